@@ -1,0 +1,38 @@
+package dev.profiledrollout.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code java -jar cli/target/profiled-rollout.jar <command>}: the command-line face of Profiled Rollout.
+ *
+ * <ul>
+ *   <li>{@code analyze [--format table|json] PATH...}: kernel and GPU-busy summary of trace files</li>
+ *   <li>{@code simulate --backend sglang --port 30000 --tp 2}: run the engine simulator as a server</li>
+ * </ul>
+ */
+@Command(name = "profiled-rollout", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Profile LLM inference engines (SGLang, vLLM): analyse traces, run the engine simulator.",
+        subcommands = {AnalyzeCommand.class, SimulateCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Main()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: analyze or simulate");
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"profiled-rollout " + (v == null ? "development build" : v)};
+        }
+    }
+}

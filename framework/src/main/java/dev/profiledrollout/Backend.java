@@ -1,0 +1,20 @@
+package dev.profiledrollout;
+
+/**
+ * The inference engine whose profiler a {@link ProfiledRollout} test drives.
+ *
+ * <p>The wire contract of each backend is in {@code docs/PROTOCOLS.md} of the project's shared documents:
+ * SGLang §1, vLLM §2.
+ */
+public enum Backend {
+
+    /** SGLang ({@code sgl-project/sglang}): {@code /start_profile} takes a JSON body; auto-stops after {@code num_steps}. */
+    SGLANG,
+
+    /**
+     * vLLM ({@code vllm-project/vllm}): {@code /start_profile} takes no body and exists only when the server was started
+     * with {@code --profiler-config}. Not supported yet by the extension: a test that asks for it fails with a
+     * configuration error.
+     */
+    VLLM
+}

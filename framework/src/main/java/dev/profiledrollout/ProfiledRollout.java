@@ -1,0 +1,85 @@
+package dev.profiledrollout;
+
+import dev.profiledrollout.junit.ProfiledRolloutExtension;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs each test method of the annotated class (or the annotated method) inside an engine profile window while a
+ * load generator sends completion requests, then hands the test a {@link RolloutResult} with latency histograms and
+ * the analysed traces of every rank.
+ *
+ * <pre>{@code
+ * @ProfiledRollout(backend = SGLANG, numSteps = 10, activities = {GPU, CPU})
+ * class DecodeBudgetTest {
+ *     @Test
+ *     void decodeStaysWithinBudget(RolloutSession session) {
+ *         RolloutResult result = session.awaitResult();
+ *         assertThat(result.trace()).kernels(matching(".*gemm.*")).share().isLessThan(0.60);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Invocation contract</h2>
+ * For every test method: the engine is resolved once per class (see {@code profiledrollout.engine}: the embedded
+ * simulator by default, or {@code attach} to {@code profiledrollout.engine.url}) and awaited on {@code /health}; the
+ * {@link RolloutLoad#warmupRequests() warm-up requests} are sent outside the window; then {@code POST /start_profile}
+ * with the body these attributes describe, the load starts, the test body runs, the load finishes,
+ * {@code /stop_profile} is sent (SGLang answers 500 when it already stopped by itself after {@link #numSteps()} steps;
+ * both are handled), the extension waits until every expected rank's trace file exists and has stopped growing, and
+ * reads them. A test body that never calls {@link RolloutSession#awaitResult()} still gets the whole window; the
+ * profiler is stopped even when the body throws.
+ *
+ * <p>Defaults follow SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py}; PROTOCOLS.md §1.1)
+ * where it has them. The numeric "unset" values ({@code 0} steps, {@code -1} start step, empty strings) mean "omit the
+ * field", so the server's own default applies.
+ */
+@Target({ElementType.TYPE, ElementType.METHOD})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(ProfiledRolloutExtension.class)
+public @interface ProfiledRollout {
+
+    /** The engine's wire protocol. Default {@link Backend#SGLANG}. */
+    Backend backend() default Backend.SGLANG;
+
+    /**
+     * SGLang {@code num_steps}: profile this many scheduler steps (one step = one forward batch), then the engine stops
+     * and writes the traces by itself at the start of the following batch. {@code 0} (the default) omits the field:
+     * the capture runs until {@code /stop_profile} at the end of the window.
+     */
+    int numSteps() default 0;
+
+    /**
+     * SGLang {@code start_step}: the absolute scheduler step (counted from server start, warm-up batches included) at
+     * which the capture begins. {@code -1} (the default) omits it: the capture begins with the next batch.
+     */
+    int startStep() default -1;
+
+    /** SGLang {@code activities}. Default {@code {CPU, GPU}}, SGLang's default. Must not be empty. */
+    Activity[] activities() default {Activity.CPU, Activity.GPU};
+
+    /** SGLang {@code profile_by_stage}: separate {@code -EXTEND} and {@code -DECODE} captures; needs {@link #numSteps()}. */
+    boolean profileByStage() default false;
+
+    /** SGLang {@code with_stack}. SGLang's effective default is {@code true}. */
+    boolean withStack() default true;
+
+    /** SGLang {@code record_shapes}. SGLang's effective default is {@code true}. */
+    boolean recordShapes() default true;
+
+    /**
+     * SGLang {@code output_dir}, a path on the <em>server's</em> filesystem. Empty (the default): a fresh directory per
+     * test under the test's output directory, {@code <profiledrollout.output.dir>/<Class>/<method>/traces}.
+     */
+    String outputDir() default "";
+
+    /** SGLang {@code profile_prefix}, prepended to every trace file name. Empty (the default) omits it. */
+    String profilePrefix() default "";
+}

@@ -1,0 +1,66 @@
+package dev.profiledrollout.assertions;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import org.assertj.core.api.AbstractAssert;
+
+/**
+ * Compares one measured duration (a latency percentile, a kernel's total time) with a budget.
+ *
+ * <p>Failure messages name the measure, the actual value, the budget and the relative gap, plus what the measure can
+ * say about the budget, for example:
+ * {@code p99 TTFT was 312 ms, budget < 250 ms (+24.8%); 41 of 256 requests above budget}.
+ */
+public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAssert, Duration> {
+
+    private final String measure;
+    private final Function<Duration, String> context;
+
+    /**
+     * @param actual  the measured value, not null
+     * @param measure what was measured, e.g. {@code "p99 TTFT"}
+     * @param context given the budget, extra facts for the failure message (or null for none); may be null
+     */
+    public DurationBudgetAssert(Duration actual, String measure, Function<Duration, String> context) {
+        super(actual, DurationBudgetAssert.class);
+        this.measure = measure;
+        this.context = context;
+    }
+
+    /** Passes when the measured duration is strictly below {@code budget}. */
+    public DurationBudgetAssert isLessThan(Duration budget) {
+        return check(actual.compareTo(budget) < 0, "<", budget);
+    }
+
+    public DurationBudgetAssert isLessThanOrEqualTo(Duration budget) {
+        return check(actual.compareTo(budget) <= 0, "≤", budget);
+    }
+
+    public DurationBudgetAssert isGreaterThan(Duration floor) {
+        return check(actual.compareTo(floor) > 0, ">", floor);
+    }
+
+    public DurationBudgetAssert isGreaterThanOrEqualTo(Duration floor) {
+        return check(actual.compareTo(floor) >= 0, "≥", floor);
+    }
+
+    /** Passes when {@code low ≤ actual ≤ high}. */
+    public DurationBudgetAssert isBetween(Duration low, Duration high) {
+        isGreaterThanOrEqualTo(low);
+        return isLessThanOrEqualTo(high);
+    }
+
+    private DurationBudgetAssert check(boolean ok, String relation, Duration budget) {
+        isNotNull();
+        Objects.requireNonNull(budget, "budget");
+        if (!ok) {
+            String extra = context == null ? null : context.apply(budget);
+            String message = measure + " was " + Formats.duration(actual) + ", budget " + relation + " "
+                    + Formats.duration(budget) + " (" + Formats.gap(actual.toNanos(), budget.toNanos()) + ")"
+                    + (extra == null || extra.isEmpty() ? "" : "; " + extra);
+            failWithActualExpectedAndMessage(actual, budget, "%s", message);
+        }
+        return myself;
+    }
+}

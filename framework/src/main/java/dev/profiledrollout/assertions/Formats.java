@@ -1,0 +1,58 @@
+package dev.profiledrollout.assertions;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/** Number formats shared by the failure messages, so every message reads the same way. */
+final class Formats {
+
+    private Formats() {
+    }
+
+    /** {@code 1.234 s}, {@code 12.3 ms}, {@code 456 µs}, {@code 789 ns}: three significant digits. */
+    static String duration(Duration d) {
+        long ns = d.toNanos();
+        double abs = Math.abs((double) ns);
+        if (abs >= 1e9) {
+            return significant(ns / 1e9) + " s";
+        }
+        if (abs >= 1e6) {
+            return significant(ns / 1e6) + " ms";
+        }
+        if (abs >= 1e3) {
+            return significant(ns / 1e3) + " µs";
+        }
+        return ns + " ns";
+    }
+
+    static String percent(double fraction) {
+        return String.format(Locale.ROOT, "%.1f%%", 100 * fraction);
+    }
+
+    static String plain(double value) {
+        return significant(value);
+    }
+
+    /** The relative gap to a budget, signed: {@code +25%}, {@code -3.1%}; {@code n/a} for a zero budget. */
+    static String gap(double actual, double budget) {
+        if (budget == 0) {
+            return "n/a";
+        }
+        double g = 100 * (actual - budget) / Math.abs(budget);
+        return String.format(Locale.ROOT, "%+.1f%%", g);
+    }
+
+    private static String significant(double v) {
+        double abs = Math.abs(v);
+        if (abs >= 100 || v == Math.rint(v) && abs < 1e15) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (abs >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        if (abs >= 1) {
+            return String.format(Locale.ROOT, "%.2f", v);
+        }
+        return String.format(Locale.ROOT, "%.3g", v);
+    }
+}

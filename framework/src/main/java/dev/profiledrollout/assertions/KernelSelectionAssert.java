@@ -1,0 +1,79 @@
+package dev.profiledrollout.assertions;
+
+import dev.profiledrollout.trace.KernelSelection;
+import dev.profiledrollout.trace.KernelStats;
+import java.time.Duration;
+import java.util.stream.Collectors;
+import org.assertj.core.api.AbstractAssert;
+
+/**
+ * Assertions on the kernels a name filter selected from a trace (one rank or all ranks): how many ran, how long, and
+ * their share of all GPU kernel time.
+ *
+ * <pre>{@code
+ * assertThat(result.trace()).kernels(matching(".*gemm.*")).share().isLessThan(0.60);
+ * assertThat(result.trace()).kernels(glob("*all_reduce*")).totalTime().isLessThan(Duration.ofMillis(5));
+ * }</pre>
+ */
+public final class KernelSelectionAssert extends AbstractAssert<KernelSelectionAssert, KernelSelection> {
+
+    private final String selection;
+
+    KernelSelectionAssert(KernelSelection actual, String selection) {
+        super(actual, KernelSelectionAssert.class);
+        this.selection = selection;
+    }
+
+    /** Fails when the filter selected no kernel at all: a budget on nothing passes vacuously, so say so. */
+    public KernelSelectionAssert isNotEmpty() {
+        isNotNull();
+        if (actual.kernels().isEmpty()) {
+            failWithMessage("%s", "no kernel matched " + selection + "; check the pattern against the kernel names "
+                    + "in the trace (e.g. `profiled-rollout analyze <trace>`)");
+        }
+        return myself;
+    }
+
+    /** Σ kernel durations of the selection over Σ of all kernel durations (kernel events only, no memcpy/memset). */
+    public NumberBudgetAssert share() {
+        isNotNull();
+        return new NumberBudgetAssert(actual.share(), "GPU kernel-time share of " + selection, Formats::percent,
+                Formats.duration(Duration.ofNanos(actual.totalNs())) + " of "
+                        + Formats.duration(Duration.ofNanos(actual.kernelTotalNs())) + " kernel time in "
+                        + actual.kernels().size() + " distinct kernel(s)" + top());
+    }
+
+    /** Σ kernel durations of the selection. */
+    public DurationBudgetAssert totalTime() {
+        isNotNull();
+        return new DurationBudgetAssert(Duration.ofNanos(actual.totalNs()), "total time of " + selection,
+                budget -> actual.count() + " launches" + top());
+    }
+
+    /** Mean duration of one kernel execution in the selection. */
+    public DurationBudgetAssert meanTime() {
+        isNotNull();
+        return new DurationBudgetAssert(Duration.ofNanos(Math.round(actual.meanNs())), "mean time of " + selection,
+                budget -> actual.count() + " launches" + top());
+    }
+
+    /** Number of kernel executions in the selection. */
+    public NumberBudgetAssert count() {
+        isNotNull();
+        return new NumberBudgetAssert(actual.count(), "launch count of " + selection,
+                v -> String.valueOf((long) v), actual.kernels().size() + " distinct kernel(s)" + top());
+    }
+
+    private String top() {
+        if (actual.kernels().isEmpty()) {
+            return " (no kernel matched)";
+        }
+        return "; largest: " + actual.kernels().stream().limit(3)
+                .map(KernelSelectionAssert::describe).collect(Collectors.joining(", "));
+    }
+
+    private static String describe(KernelStats k) {
+        String name = k.name().length() > 60 ? k.name().substring(0, 59) + "…" : k.name();
+        return name + " " + Formats.duration(Duration.ofNanos(k.totalNs())) + " ×" + k.count();
+    }
+}

@@ -1,0 +1,69 @@
+package dev.profiledrollout.assertions;
+
+import java.util.function.DoubleFunction;
+import org.assertj.core.api.AbstractAssert;
+
+/**
+ * Compares one measured number (a kernel-time share, a busy fraction, an imbalance ratio, a throughput, a count) with
+ * a budget.
+ *
+ * <p>Failure messages name the measure, the actual value, the budget and the relative gap, plus extra facts, for
+ * example: {@code GPU kernel-time share of kernels matching /.*gemm.*}/ was 64.2%, budget < 60.0% (+7.0%); 1.23 s
+ * of 1.92 s kernel time in 3 distinct kernels}.
+ */
+public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert, Double> {
+
+    private final String measure;
+    private final DoubleFunction<String> format;
+    private final String context;
+
+    /**
+     * @param actual  the measured value
+     * @param measure what was measured, e.g. {@code "busy imbalance (max/mean GPU busy time over ranks)"}
+     * @param format  how values print (a percentage, a plain number with a unit)
+     * @param context extra facts for the failure message, or null
+     */
+    public NumberBudgetAssert(double actual, String measure, DoubleFunction<String> format, String context) {
+        super(actual, NumberBudgetAssert.class);
+        this.measure = measure;
+        this.format = format;
+        this.context = context;
+    }
+
+    public NumberBudgetAssert isLessThan(double budget) {
+        return check(actual < budget, "<", budget);
+    }
+
+    public NumberBudgetAssert isLessThanOrEqualTo(double budget) {
+        return check(actual <= budget, "≤", budget);
+    }
+
+    public NumberBudgetAssert isGreaterThan(double floor) {
+        return check(actual > floor, ">", floor);
+    }
+
+    public NumberBudgetAssert isGreaterThanOrEqualTo(double floor) {
+        return check(actual >= floor, "≥", floor);
+    }
+
+    /** Passes when {@code low ≤ actual ≤ high}. */
+    public NumberBudgetAssert isBetween(double low, double high) {
+        isGreaterThanOrEqualTo(low);
+        return isLessThanOrEqualTo(high);
+    }
+
+    /** Passes when the value equals {@code expected} exactly (for counts). */
+    public NumberBudgetAssert isEqualTo(long expected) {
+        return check(actual == expected, "=", expected);
+    }
+
+    private NumberBudgetAssert check(boolean ok, String relation, double budget) {
+        if (!ok) {
+            String message = measure + " was " + format.apply(actual) + ", budget " + relation + " "
+                    + format.apply(budget) + " (" + Formats.gap(actual, budget) + ")"
+                    + (context == null || context.isEmpty() ? "" : "; " + context);
+            failWithActualExpectedAndMessage(actual, budget, "%s", message);
+        }
+        return myself;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.profiledrollout.assertions;
+
+import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.trace.KernelMatchers;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
+import java.util.function.Predicate;
+import org.assertj.core.api.Assertions;
+
+/**
+ * The one entry point for Profiled Rollout's AssertJ assertions; extends AssertJ's {@link Assertions}, so a single
+ * static import serves both.
+ *
+ * <pre>{@code
+ * import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.*;
+ *
+ * assertThat(result.latency()).ttft().percentile(99).isLessThan(Duration.ofMillis(250));
+ * assertThat(result.trace()).kernels(matching(".*gemm.*")).share().isLessThan(0.60);
+ * }</pre>
+ *
+ * Every failure message states the measure, the actual value, the budget and the gap, e.g.
+ * {@code p99 TTFT was 312 ms, budget < 250 ms (+24.8%); 41 of 256 requests above budget}.
+ */
+public class ProfiledRolloutAssertions extends Assertions {
+
+    protected ProfiledRolloutAssertions() {
+    }
+
+    public static LatencyReportAssert assertThat(LatencyReport actual) {
+        return new LatencyReportAssert(actual);
+    }
+
+    public static TraceSetAssert assertThat(TraceSet actual) {
+        return new TraceSetAssert(actual);
+    }
+
+    public static TraceSummaryAssert assertThat(TraceSummary actual) {
+        return new TraceSummaryAssert(actual);
+    }
+
+    /** Kernel names matching a regular expression; see {@link KernelMatchers#matching(String)}. */
+    public static Predicate<String> matching(String regex) {
+        return KernelMatchers.matching(regex);
+    }
+
+    /** Kernel names matching a glob ({@code *}, {@code ?}); see {@link KernelMatchers#glob(String)}. */
+    public static Predicate<String> glob(String glob) {
+        return KernelMatchers.glob(glob);
+    }
+}

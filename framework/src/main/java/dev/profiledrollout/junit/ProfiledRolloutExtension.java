@@ -1,0 +1,154 @@
+package dev.profiledrollout.junit;
+
+import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.SimulatedEngine;
+import dev.profiledrollout.junit.internal.EngineHandle;
+import dev.profiledrollout.junit.internal.ProfileWindow;
+import dev.profiledrollout.junit.internal.Settings;
+import dev.profiledrollout.junit.internal.WindowSpec;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/**
+ * The JUnit 5 extension behind {@link ProfiledRollout}: wraps each test method in an engine profile window and
+ * resolves the {@link RolloutSession} parameter.
+ *
+ * <h2>Lifecycle</h2>
+ * <ul>
+ *   <li>The engine (see {@link Settings#ENGINE}) is opened once per test class, on first use, and kept in the class's
+ *       {@link ExtensionContext.Store}; JUnit closes it (stopping the embedded simulator) after the class.</li>
+ *   <li>Each test method gets a {@link ProfileWindow} in its own store, opened right before the body
+ *       (warm-up, {@code /start_profile}, load) and completed right after it ({@code RolloutSession#awaitResult()}
+ *       if the body did not call it). A body that throws still gets the profiler stopped, the load cancelled and
+ *       the partial results written; its exception is what the test reports.</li>
+ * </ul>
+ * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
+ */
+public final class ProfiledRolloutExtension implements ParameterResolver, InvocationInterceptor {
+
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(ProfiledRolloutExtension.class);
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        return parameterContext.getParameter().getType() == RolloutSession.class
+                && extensionContext.getTestMethod().isPresent();
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        if (profiledRollout(extensionContext).isEmpty()) {
+            throw new ParameterResolutionException("A RolloutSession parameter needs @ProfiledRollout on the test "
+                    + "method or its class");
+        }
+        return window(extensionContext);
+    }
+
+    @Override
+    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
+            ExtensionContext extensionContext) throws Throwable {
+        if (profiledRollout(extensionContext).isEmpty()) {
+            invocation.proceed();
+            return;
+        }
+        ProfileWindow window = window(extensionContext);
+        window.open();
+        try {
+            invocation.proceed();
+        } catch (Throwable bodyFailure) {
+            window.abort(bodyFailure);
+            throw bodyFailure;
+        }
+        window.awaitResult();
+    }
+
+    private static ProfileWindow window(ExtensionContext context) {
+        ExtensionContext.Store store = context.getStore(NAMESPACE);
+        return store.getOrComputeIfAbsent(ProfileWindow.class, key -> newWindow(context), ProfileWindow.class);
+    }
+
+    private static ProfileWindow newWindow(ExtensionContext context) {
+        ProfiledRollout profile = profiledRollout(context).orElseThrow();
+        RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
+        WindowSpec spec = WindowSpec.of(profile, load);
+        Settings settings = settings(context);
+        EngineHandle engine = engine(context, settings);
+        Path output = outputDirectory(context, settings);
+        String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
+        return new ProfileWindow(engine, spec, settings, output, testName);
+    }
+
+    private static EngineHandle engine(ExtensionContext context, Settings settings) {
+        ExtensionContext classContext = classContext(context);
+        Optional<SimulatedEngine> shape = AnnotationSupport.findAnnotation(context.getRequiredTestClass(),
+                SimulatedEngine.class);
+        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class,
+                key -> EngineHandle.open(settings, shape), EngineHandle.class);
+    }
+
+    private static ExtensionContext classContext(ExtensionContext context) {
+        ExtensionContext current = context;
+        while (current.getTestMethod().isPresent() && current.getParent().isPresent()) {
+            current = current.getParent().get();
+        }
+        return current;
+    }
+
+    /** {@code <output.dir>/<TestClass>/<method>}, with a numeric suffix for repeated or parameterized invocations. */
+    private static Path outputDirectory(ExtensionContext context, Settings settings) {
+        String className = context.getRequiredTestClass().getName();
+        className = className.substring(className.lastIndexOf('.') + 1);
+        String method = context.getRequiredTestMethod().getName();
+        @SuppressWarnings("unchecked")
+        Set<String> used = context.getRoot().getStore(NAMESPACE)
+                .getOrComputeIfAbsent("usedOutputDirectories", key -> new HashSet<String>(), Set.class);
+        String name = method;
+        synchronized (used) {
+            for (int i = 2; !used.add(className + "/" + name); i++) {
+                name = method + "-" + i;
+            }
+        }
+        return settings.outputDir().resolve(className).resolve(name);
+    }
+
+    private static Settings settings(ExtensionContext context) {
+        return new Settings(context::getConfigurationParameter, System.getenv());
+    }
+
+    private static Optional<ProfiledRollout> profiledRollout(ExtensionContext context) {
+        return closest(context, ProfiledRollout.class);
+    }
+
+    /** The annotation on the test method, else on its class (or an enclosing class for {@code @Nested} tests). */
+    private static <A extends java.lang.annotation.Annotation> Optional<A> closest(ExtensionContext context,
+            Class<A> type) {
+        Optional<A> onMethod = context.getTestMethod().flatMap(m -> AnnotationSupport.findAnnotation(m, type));
+        if (onMethod.isPresent()) {
+            return onMethod;
+        }
+        Optional<ExtensionContext> current = Optional.of(context);
+        while (current.isPresent()) {
+            Optional<Class<?>> testClass = current.get().getTestClass();
+            if (testClass.isPresent()) {
+                Optional<A> found = AnnotationSupport.findAnnotation(testClass.get(), type);
+                if (found.isPresent()) {
+                    return found;
+                }
+            }
+            current = current.get().getParent();
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.profiledrollout.junit.internal;
+
+import dev.profiledrollout.ProfiledRolloutException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Waits until a profiler output directory holds the expected number of trace files and none of them is still growing.
+ *
+ * <p>Why: SGLang writes auto-stopped captures at the start of a later batch, and some vLLM variants export on a
+ * background thread after answering {@code /stop_profile} (PROTOCOLS.md §1.1, §2.3), so a file can exist before it is
+ * complete. A file counts as complete when its size is non-zero and unchanged over {@code stableFor}.
+ */
+final class TraceFileWatcher {
+
+    private static final Duration POLL = Duration.ofMillis(100);
+
+    private final Path directory;
+    private final int expected;
+    private final Duration timeout;
+    private final Duration stableFor;
+
+    TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor) {
+        this.directory = directory;
+        this.expected = expected;
+        this.timeout = timeout;
+        this.stableFor = stableFor;
+    }
+
+    /** Trace files directly in a directory: {@code *.trace.json.gz} and {@code *.trace.json}, sorted by name. */
+    static List<Path> list(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> {
+                        String name = p.getFileName().toString();
+                        return name.endsWith(".trace.json.gz") || name.endsWith(".trace.json");
+                    })
+                    .sorted()
+                    .collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not list trace directory " + directory, e);
+        }
+    }
+
+    /**
+     * @param hint what to suggest when the files never appear
+     * @return the complete trace files, sorted by name
+     * @throws ProfiledRolloutException when fewer than the expected files are complete after the timeout
+     */
+    List<Path> await(String hint) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<Path, Long> sizes = new HashMap<>();
+        Map<Path, Long> stableSince = new HashMap<>();
+        List<Path> files = List.of();
+        while (true) {
+            long now = System.nanoTime();
+            files = list(directory);
+            int complete = 0;
+            for (Path file : files) {
+                long size = size(file);
+                Long previous = sizes.put(file, size);
+                if (previous == null || previous != size || size == 0) {
+                    stableSince.put(file, now);
+                } else if (now - stableSince.get(file) >= stableFor.toNanos()) {
+                    complete++;
+                }
+            }
+            if (files.size() >= expected && complete == files.size()) {
+                return files;
+            }
+            if (now > deadline) {
+                throw new ProfiledRolloutException(String.format(
+                        "Waited %s for %d trace file(s) in %s; found %d (%d complete): %s. %s "
+                                + "Raise %s if the export is slow.",
+                        timeout, expected, directory, files.size(), complete,
+                        files.stream().map(p -> p.getFileName() + " (" + size(p) + " bytes)")
+                                .collect(Collectors.toList()),
+                        hint, Settings.TRACE_TIMEOUT));
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0; // vanished or unreadable between list and stat: treat as not yet complete
+        }
+    }
+}

@@ -1,0 +1,252 @@
+package dev.profiledrollout.report;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.engine.ProfileRequest;
+import dev.profiledrollout.engine.ServerInfo;
+import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.metrics.LatencyDistribution;
+import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.trace.DeviceStats;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * Writes one profile window's results under its output directory and prints the console summary.
+ *
+ * <h2>Files</h2>
+ * <ul>
+ *   <li>{@code requests.jsonl}: one JSON object per request, in index order: {@code index},
+ *       {@code inputTokensRequested}, {@code outputTokensRequested}, {@code promptTokens} and
+ *       {@code completionTokens} (from the server's usage; −1 when absent), {@code ttftNs}, {@code e2eNs}
+ *       (−1 when not reached), {@code chunks}, {@code error} and {@code errorMessage} (null on success).</li>
+ *   <li>{@code latency.hlog}: HdrHistogram log, one interval histogram per metric tagged TTFT, ITL, TPOT, E2E, in ns.</li>
+ *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code url}, {@code kind}: {@code simulator} or
+ *       {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
+ *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
+ *       kind), {@code trace} (per rank: file, rank label, kernel events, kernel total ns, devices with busy/span ns,
+ *       top 20 kernels; the busy imbalance across ranks), and {@code error} when the window did not complete.</li>
+ * </ul>
+ * Nothing secret is written: the API key is never part of any of these objects.
+ */
+public final class RunReport {
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+    private static final double[] PERCENTILES = {50, 90, 99};
+    private static final int TOP_KERNELS_IN_SUMMARY = 20;
+    private static final int TOP_KERNELS_ON_CONSOLE = 8;
+
+    private final Path directory;
+    private final String testName;
+    private final URI engineUri;
+    private final boolean simulator;
+    private final ServerInfo serverInfo;
+    private final LoadSpec load;
+    private final ProfileRequest profileRequest;
+
+    public RunReport(Path directory, String testName, URI engineUri, boolean simulator, ServerInfo serverInfo,
+            LoadSpec load, ProfileRequest profileRequest) {
+        this.directory = directory;
+        this.testName = testName;
+        this.engineUri = engineUri;
+        this.simulator = simulator;
+        this.serverInfo = serverInfo;
+        this.load = load;
+        this.profileRequest = profileRequest;
+    }
+
+    /** Writes {@code requests.jsonl} and {@code latency.hlog}. */
+    public void writeRequests(LatencyReport latency) {
+        try {
+            Files.createDirectories(directory);
+            try (BufferedWriter out = Files.newBufferedWriter(directory.resolve("requests.jsonl"),
+                    StandardCharsets.UTF_8)) {
+                for (RequestRecord r : latency.records()) {
+                    ObjectNode line = JSON.createObjectNode();
+                    line.put("index", r.index());
+                    line.put("inputTokensRequested", r.inputTokensRequested());
+                    line.put("outputTokensRequested", r.outputTokensRequested());
+                    line.put("promptTokens", r.promptTokens());
+                    line.put("completionTokens", r.completionTokens());
+                    line.put("ttftNs", r.firstTokenNanos() >= 0 ? r.firstTokenNanos() - r.startNanos() : -1);
+                    line.put("e2eNs", r.succeeded() ? r.endNanos() - r.startNanos() : -1);
+                    line.put("chunks", r.chunkNanos() == null ? 0 : r.chunkNanos().length);
+                    line.put("error", r.error() == null ? null : r.error().name());
+                    line.put("errorMessage", r.errorMessage());
+                    out.write(JSON.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(line));
+                    out.write('\n');
+                }
+            }
+            try (OutputStream out = Files.newOutputStream(directory.resolve("latency.hlog"))) {
+                latency.writeHistogramLog(out);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write the request records to " + directory, e);
+        }
+    }
+
+    /**
+     * Writes {@code summary.json}.
+     *
+     * @param trace the analysed capture, or null when it could not be read
+     * @param error why the window did not complete, or null
+     */
+    public void writeSummary(LatencyReport latency, TraceSet trace, String error) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("test", testName);
+        ObjectNode engine = root.putObject("engine");
+        engine.put("url", engineUri.toString());
+        engine.put("kind", simulator || serverInfo.simulator() ? "simulator" : "attached");
+        engine.put("model", serverInfo.servedModelName());
+        engine.put("tpSize", serverInfo.tpSize());
+        engine.put("dpSize", serverInfo.dpSize());
+        engine.put("ppSize", serverInfo.ppSize());
+        engine.put("epSize", serverInfo.epSize());
+        root.set("load", JSON.valueToTree(load));
+        try {
+            root.set("profileRequest", JSON.readTree(profileRequest.toJson()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        root.set("latency", latencyNode(latency));
+        if (trace != null) {
+            root.set("trace", traceNode(trace));
+        }
+        root.put("error", error);
+        try {
+            Files.createDirectories(directory);
+            JSON.writeValue(directory.resolve("summary.json").toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + directory.resolve("summary.json"), e);
+        }
+    }
+
+    private static ObjectNode latencyNode(LatencyReport latency) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("completed", latency.completed());
+        node.put("failed", latency.failed());
+        node.put("durationMs", latency.duration().toNanos() / 1e6);
+        node.put("requestThroughput", latency.requestThroughput());
+        node.put("outputTokenThroughput", latency.outputTokenThroughput());
+        node.put("totalTokenThroughput", latency.totalTokenThroughput());
+        node.put("inputTokens", latency.inputTokens());
+        node.put("outputTokens", latency.outputTokens());
+        ObjectNode errors = node.putObject("errors");
+        latency.errors().forEach((kind, count) -> errors.put(kind.name(), count));
+        metric(node, "ttft", latency.ttft());
+        metric(node, "itl", latency.itl());
+        metric(node, "tpot", latency.tpot());
+        metric(node, "e2e", latency.e2e());
+        return node;
+    }
+
+    private static void metric(ObjectNode parent, String name, LatencyDistribution d) {
+        ObjectNode node = parent.putObject(name);
+        node.put("definition", d.definition());
+        node.put("count", d.count());
+        if (d.count() > 0) {
+            node.put("meanMs", millis(d.mean().toNanos()));
+            for (double p : PERCENTILES) {
+                node.put("p" + (int) p + "Ms", millis(d.percentile(p).toNanos()));
+            }
+            node.put("maxMs", millis(d.max().toNanos()));
+        }
+    }
+
+    private static ObjectNode traceNode(TraceSet trace) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("kernelTotalNs", trace.kernelTotalNs());
+        node.put("busyImbalance", trace.busyImbalance());
+        ArrayNode ranks = node.putArray("ranks");
+        for (TraceSummary t : trace.traces()) {
+            ObjectNode rank = ranks.addObject();
+            rank.put("file", t.file().getFileName().toString());
+            rank.put("rank", t.rank().map(r -> r.label()).orElse(null));
+            rank.put("kernelEvents", t.kernelEvents());
+            rank.put("memoryEvents", t.memoryEvents());
+            rank.put("distinctKernels", t.distinctKernels());
+            rank.put("kernelTotalNs", t.kernelTotalNs());
+            ArrayNode devices = rank.putArray("devices");
+            for (DeviceStats d : t.devices()) {
+                devices.addObject().put("id", d.id()).put("busyNs", d.busyNs()).put("spanNs", d.spanNs());
+            }
+            ArrayNode kernels = rank.putArray("kernels");
+            t.kernels().stream().limit(TOP_KERNELS_IN_SUMMARY).forEach(k -> kernels.addObject()
+                    .put("name", k.name()).put("count", k.count()).put("totalNs", k.totalNs())
+                    .put("minNs", k.minNs()).put("maxNs", k.maxNs()));
+            ArrayNode warnings = rank.putArray("warnings");
+            t.warnings().forEach(warnings::add);
+        }
+        return node;
+    }
+
+    /** Prints the latency table, the top kernels over all ranks and each rank's GPU busy time. */
+    public void printConsoleSummary(LatencyReport latency, TraceSet trace, PrintStream out) {
+        StringBuilder text = new StringBuilder();
+        text.append("\n=== Profiled rollout: ").append(testName).append(" — engine ")
+                .append(simulator || serverInfo.simulator() ? "simulator" : engineUri.toString())
+                .append(" (TP ").append(serverInfo.tpSize()).append(")\n");
+        text.append(latency.toTable()).append('\n');
+        if (trace != null && !trace.traces().isEmpty()) {
+            long total = trace.kernelTotalNs();
+            text.append(String.format(Locale.ROOT, "Kernels over %d rank file(s), %.3f ms of kernel time:%n",
+                    trace.traces().size(), total / 1e6));
+            text.append(String.format(Locale.ROOT, "  %8s %10s %7s  %s%n", "count", "total ms", "share", "kernel"));
+            for (KernelStats k : trace.kernels().stream().limit(TOP_KERNELS_ON_CONSOLE).toList()) {
+                text.append(String.format(Locale.ROOT, "  %8d %10.3f %6.1f%%  %s%n", k.count(), k.totalNs() / 1e6,
+                        total == 0 ? 0.0 : 100.0 * k.totalNs() / total, abbreviate(k.name(), 90)));
+            }
+            for (TraceSummary t : trace.traces()) {
+                for (DeviceStats d : t.devices()) {
+                    text.append(String.format(Locale.ROOT, "  %-10s GPU %-3s busy %9.3f ms of %9.3f ms (%.1f%%)%n",
+                            t.rank().map(r -> r.label()).orElse(t.file().getFileName().toString()), d.id(),
+                            d.busyNs() / 1e6, d.spanNs() / 1e6, 100 * d.busyFraction()));
+                }
+            }
+            text.append(String.format(Locale.ROOT, "  busy imbalance (max/mean over ranks): %.3f%n",
+                    trace.busyImbalance()));
+        }
+        text.append("  results: ").append(directory).append('\n');
+        out.print(text);
+        out.flush();
+    }
+
+    private static String abbreviate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max - 1) + "…";
+    }
+
+    private static double millis(long nanos) {
+        return nanos / 1e6;
+    }
+
+    /** Deletes a directory tree if it exists (a previous run's results for the same test). */
+    public static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

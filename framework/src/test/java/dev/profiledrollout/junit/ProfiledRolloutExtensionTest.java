@@ -1,0 +1,278 @@
+package dev.profiledrollout.junit;
+
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.testkit.engine.EventConditions.event;
+import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
+import static org.junit.platform.testkit.engine.EventConditions.test;
+import static org.junit.platform.testkit.engine.TestExecutionResultConditions.instanceOf;
+import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.Activity;
+import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutResult;
+import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.SimulatedEngine;
+import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.simulator.SimulatorConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.testkit.engine.EngineExecutionResults;
+import org.junit.platform.testkit.engine.EngineTestKit;
+
+/**
+ * The extension end to end against the embedded simulator, run through {@link EngineTestKit}: each nested
+ * {@code …TestCase} is a user's test class, and these tests assert on its outcome and on what it left on disk.
+ */
+class ProfiledRolloutExtensionTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path output;
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout(numSteps = 4, activities = {Activity.GPU, Activity.CPU})
+    @RolloutLoad(concurrency = 4, requests = 8, inputTokens = 64, outputTokens = 8, warmupRequests = 1)
+    static class PassingTestCase {
+        static final AtomicReference<RolloutResult> RESULT = new AtomicReference<>();
+
+        @Test
+        void profiled(RolloutSession session) {
+            RolloutResult result = session.awaitResult();
+            RESULT.set(result);
+            assertThat(session.awaitResult()).isSameAs(result);
+        }
+    }
+
+    @Test
+    void should_run_the_window_and_leave_traces_histograms_and_a_summary() throws IOException {
+        // WHEN
+        EngineExecutionResults results = run(PassingTestCase.class);
+
+        // THEN
+        results.testEvents().assertStatistics(stats -> stats.started(1).succeeded(1).failed(0));
+        RolloutResult result = PassingTestCase.RESULT.get();
+        Path dir = output.resolve("ProfiledRolloutExtensionTest$PassingTestCase").resolve("profiled");
+        assertThat(result.outputDirectory()).isEqualTo(dir);
+        assertThat(result.latency().completed()).isEqualTo(8);
+        assertThat(result.latency().outputTokens()).isEqualTo(8 * 8);
+        assertThat(result.latency().ttft().count()).isEqualTo(8);
+        assertThat(result.traceFiles()).hasSize(1);
+        assertThat(result.traceFiles().get(0)).hasParent(dir.resolve("traces"));
+        assertThat(result.traceFiles().get(0).getFileName().toString()).matches(".+-TP-0\\.trace\\.json\\.gz");
+        assertThat(result.trace()).kernels(matching(".*")).count().isGreaterThan(0);
+        assertThat(dir.resolve("requests.jsonl")).exists();
+        assertThat(Files.readAllLines(dir.resolve("requests.jsonl"))).hasSize(8);
+        assertThat(dir.resolve("latency.hlog")).isNotEmptyFile();
+        JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+        assertThat(summary.path("engine").path("kind").asText()).isEqualTo("simulator");
+        assertThat(summary.path("profileRequest").path("num_steps").asInt()).isEqualTo(4);
+        assertThat(summary.path("profileRequest").path("activities").toString()).isEqualTo("[\"CPU\",\"GPU\"]");
+        assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(8);
+        assertThat(summary.path("trace").path("ranks")).hasSize(1);
+        assertThat(summary.path("error").isNull()).isTrue();
+        assertNoThreadsLeft();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout(numSteps = 6, activities = Activity.GPU)
+    @SimulatedEngine(tpSize = 2, slowKernel = "BatchDecode", slowKernelFactor = 30)
+    @RolloutLoad(concurrency = 4, requests = 8, inputTokens = 64, outputTokens = 16, warmupRequests = 0)
+    static class MissedBudgetTestCase {
+        @Test
+        void attentionBudget(RolloutSession session) {
+            assertThat(session.awaitResult().trace()).kernels(matching(".*BatchDecode.*")).share().isLessThan(0.05);
+        }
+    }
+
+    @Test
+    void should_fail_a_missed_kernel_budget_with_kernel_actual_and_budget_in_the_message() {
+        // WHEN
+        EngineExecutionResults results = run(MissedBudgetTestCase.class);
+
+        // THEN
+        results.testEvents().assertStatistics(stats -> stats.started(1).failed(1));
+        results.testEvents().assertThatEvents().haveExactly(1, event(test("attentionBudget"), finishedWithFailure(
+                instanceOf(AssertionError.class),
+                message(m -> m.startsWith("GPU kernel-time share of kernels matching /.*BatchDecode.*/ was ")
+                        && m.contains("budget < 5.0% (+")
+                        && m.contains("kernel time in")))));
+        Path traces = output.resolve("ProfiledRolloutExtensionTest$MissedBudgetTestCase/attentionBudget/traces");
+        assertThat(traces.toFile().list()).hasSize(2);
+        assertNoThreadsLeft();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout
+    @RolloutLoad(concurrency = 2, requests = 6, inputTokens = 32, outputTokens = 32, warmupRequests = 0)
+    static class ThrowingBodyTestCase {
+        @Test
+        void bodyThrows(RolloutSession session) {
+            throw new IllegalStateException("boom in the body");
+        }
+    }
+
+    @Test
+    void should_stop_the_profiler_and_keep_partial_results_when_the_body_throws() throws IOException {
+        // WHEN
+        EngineExecutionResults results = run(ThrowingBodyTestCase.class);
+
+        // THEN the body's own exception is what the test reports
+        results.testEvents().assertThatEvents().haveExactly(1, event(test("bodyThrows"),
+                finishedWithFailure(instanceOf(IllegalStateException.class), message("boom in the body"))));
+        Path dir = output.resolve("ProfiledRolloutExtensionTest$ThrowingBodyTestCase/bodyThrows");
+        JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+        assertThat(summary.path("error").asText()).contains("test body failed").contains("boom in the body");
+        assertThat(dir.resolve("requests.jsonl")).exists();
+        // the stop made the simulator export the capture it was running
+        assertThat(dir.resolve("traces").toFile().list()).hasSize(1);
+        assertNoThreadsLeft();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout(numSteps = -1)
+    static class InvalidAnnotationTestCase {
+        @Test
+        void never(RolloutSession session) {
+        }
+    }
+
+    @Test
+    void should_reject_invalid_attributes_before_starting_anything() {
+        EngineExecutionResults results = run(InvalidAnnotationTestCase.class);
+
+        results.testEvents().assertThatEvents().haveExactly(1, event(test("never"), finishedWithFailure(
+                instanceOf(ExtensionConfigurationException.class),
+                message(m -> m.contains("@ProfiledRollout(numSteps = -1) is invalid")))));
+        assertThat(output.resolve("ProfiledRolloutExtensionTest$InvalidAnnotationTestCase")).doesNotExist();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout(activities = Activity.GPU)
+    @RolloutLoad(concurrency = 3, requests = 5, inputTokens = 16, outputTokens = 4, warmupRequests = 1)
+    static class NoSessionParameterTestCase {
+        @Test
+        void bodyIgnoresTheSession() {
+        }
+    }
+
+    @Test
+    void should_complete_the_window_after_a_body_that_never_asks_for_the_result() throws IOException {
+        run(NoSessionParameterTestCase.class).testEvents().assertStatistics(stats -> stats.succeeded(1));
+
+        JsonNode summary = JSON.readTree(output
+                .resolve("ProfiledRolloutExtensionTest$NoSessionParameterTestCase/bodyIgnoresTheSession/summary.json")
+                .toFile());
+        assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(5);
+        assertThat(summary.path("trace").path("ranks").get(0).path("kernelEvents").asLong()).isPositive();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout(numSteps = 3, activities = Activity.GPU)
+    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 0)
+    static class AttachTestCase {
+        static final AtomicReference<URI> ENGINE = new AtomicReference<>();
+
+        @Test
+        void attached(RolloutSession session) {
+            ENGINE.set(session.engineUri());
+            assertThat(session.awaitResult().latency().completed()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void should_attach_to_a_running_engine_given_its_url() throws Exception {
+        try (EngineSimulator engine = EngineSimulator.start(SimulatorConfig.builder().build())) {
+            long before = engine.forwardCount();
+
+            EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                    .selectors(selectClass(AttachTestCase.class))
+                    .configurationParameter("profiledrollout.output.dir", output.toString())
+                    .configurationParameter("profiledrollout.engine", "attach")
+                    .configurationParameter("profiledrollout.engine.url", engine.baseUri().toString())
+                    .execute();
+
+            results.testEvents().assertStatistics(stats -> stats.succeeded(1));
+            assertThat(AttachTestCase.ENGINE.get()).isEqualTo(engine.baseUri());
+            assertThat(engine.forwardCount()).isGreaterThan(before);
+            // the profiler of the attached engine is not left running: a stop now finds nothing in progress
+            HttpResponse<String> stop = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    engine.baseUri().resolve("/stop_profile")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(stop.statusCode()).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void should_name_the_key_to_set_when_attach_has_no_url() {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(AttachTestCase.class))
+                .configurationParameter("profiledrollout.output.dir", output.toString())
+                .configurationParameter("profiledrollout.engine", "attach")
+                .execute();
+
+        results.testEvents().assertThatEvents().haveExactly(1, event(test("attached"), finishedWithFailure(
+                instanceOf(ExtensionConfigurationException.class),
+                message(m -> m.contains("profiledrollout.engine.url")))));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    private EngineExecutionResults run(Class<?> testCase) {
+        return EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(testCase))
+                .configurationParameter("profiledrollout.output.dir", output.toString())
+                .execute();
+    }
+
+    /** No load-generator or simulator thread outlives the test class that started it. */
+    private static void assertNoThreadsLeft() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<String> left;
+        do {
+            left = liveThreadNames().stream()
+                    .filter(n -> n.startsWith("profiledrollout-load") || n.startsWith("simulator-"))
+                    .collect(Collectors.toList());
+        } while (!left.isEmpty() && System.nanoTime() < deadline && pause());
+        assertThat(left).as("threads left running").isEmpty();
+    }
+
+    private static Set<String> liveThreadNames() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .collect(Collectors.toSet());
+    }
+
+    private static boolean pause() {
+        try {
+            Thread.sleep(50);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
