@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import dev.profiledrollout.trace.internal.IntervalUnion;
 import dev.profiledrollout.trace.internal.MicrosToNanos;
+import dev.profiledrollout.trace.internal.NonFiniteLiteralReader;
 import dev.profiledrollout.trace.internal.Ordering;
 
 import java.io.BufferedInputStream;
@@ -16,7 +17,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,9 +95,13 @@ public final class KinetoTraceReader {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
              InputStream in = isGzip(raw) ? new GZIPInputStream(raw, 1 << 16) : raw;
              // A decoding Reader replaces invalid UTF-8 instead of failing mid-file.
-             Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8);
+             NonFiniteLiteralReader reader = new NonFiniteLiteralReader(
+                     new InputStreamReader(in, StandardCharsets.UTF_8));
              JsonParser parser = JSON.createParser(reader)) {
             parse(file, parser, acc);
+            if (reader.repairs() > 0) {
+                acc.warnings.add("read " + reader.repairs() + " bare inf/nan literals (invalid JSON) as non-finite numbers");
+            }
         }
         return acc.summary(file);
     }
