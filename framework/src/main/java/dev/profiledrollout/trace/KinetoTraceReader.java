@@ -93,7 +93,7 @@ public final class KinetoTraceReader {
     public static TraceSummary read(Path file) throws IOException {
         Accumulator acc = new Accumulator();
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-             InputStream in = isGzip(raw) ? new GZIPInputStream(raw, 1 << 16) : raw;
+             InputStream in = decompressed(file, raw);
              // A decoding Reader replaces invalid UTF-8 instead of failing mid-file.
              NonFiniteLiteralReader reader = new NonFiniteLiteralReader(
                      new InputStreamReader(in, StandardCharsets.UTF_8));
@@ -104,6 +104,17 @@ public final class KinetoTraceReader {
             }
         }
         return acc.summary(file);
+    }
+
+    private static InputStream decompressed(Path file, InputStream raw) throws IOException {
+        if (!isGzip(raw)) {
+            return raw;
+        }
+        try {
+            return new GZIPInputStream(raw, 1 << 16);
+        } catch (ZipException | EOFException e) {
+            throw new TraceFormatException(file, "it starts like gzip but its header is damaged (" + e.getMessage() + ")", e);
+        }
     }
 
     private static boolean isGzip(InputStream in) throws IOException {
