@@ -1,0 +1,36 @@
+package dev.profiledrollout.trace;
+
+import java.util.Comparator;
+import java.util.Objects;
+
+/**
+ * Aggregate of all GPU kernel events ({@code cat} {@code kernel}) sharing one name in a trace or a set of
+ * traces. Durations are ns.
+ *
+ * @param name    the kernel name exactly as in the trace, not null
+ * @param count   number of kernel events with this name
+ * @param totalNs sum of their {@code dur}
+ * @param minNs   shortest {@code dur}
+ * @param maxNs   longest {@code dur}
+ */
+public record KernelStats(String name, long count, long totalNs, long minNs, long maxNs) {
+
+    /** {@code totalNs} descending, ties by name: the order of every kernel list in this package. */
+    static final Comparator<KernelStats> BY_TOTAL_DESCENDING =
+            Comparator.comparingLong(KernelStats::totalNs).reversed().thenComparing(KernelStats::name);
+
+    public KernelStats {
+        Objects.requireNonNull(name, "name");
+    }
+
+    /** Mean duration in ns ({@code totalNs / count}), 0 when {@code count} is 0. */
+    public double meanNs() {
+        return count == 0 ? 0 : (double) totalNs / count;
+    }
+
+    /** Combines two aggregates of the same kernel name (for example from two ranks). */
+    KernelStats plus(KernelStats other) {
+        return new KernelStats(name, count + other.count, totalNs + other.totalNs,
+                Math.min(minNs, other.minNs), Math.max(maxNs, other.maxNs));
+    }
+}

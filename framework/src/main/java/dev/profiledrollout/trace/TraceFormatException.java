@@ -1,0 +1,31 @@
+package dev.profiledrollout.trace;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Thrown when a file is not a Kineto / Chrome trace at all: not JSON, or JSON that is neither an array of
+ * events nor an object with a {@code traceEvents} array. Damage inside a trace (truncation, bad values)
+ * does not throw; it is reported in {@link TraceSummary#warnings()}.
+ */
+public class TraceFormatException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient Path file;
+
+    /**
+     * @param file    the file that was read, not null
+     * @param problem what is wrong, phrased to complete "{@code <file> is not a Kineto trace: }"
+     * @param cause   the parser error, or null
+     */
+    public TraceFormatException(Path file, String problem, Throwable cause) {
+        super(file + " is not a Kineto trace: " + problem, cause);
+        this.file = file;
+    }
+
+    /** The file that could not be read as a trace. */
+    public Path file() {
+        return file;
+    }
+}

@@ -1,0 +1,44 @@
+/**
+ * Kernel and GPU-time analysis of PyTorch profiler (Kineto) trace files, as written by SGLang's and vLLM's
+ * {@code /start_profile} … {@code /stop_profile}.
+ *
+ * <h2>Usage</h2>
+ * <pre>{@code
+ * TraceSummary tp0 = KinetoTraceReader.read(Path.of("1773999986.4851577-TP-0.trace.json.gz"));
+ * KernelStats top = tp0.kernels().get(0);                       // largest total kernel time
+ * double attention = tp0.kernels(KernelMatchers.glob("*attention*")).share();
+ * double gpuBusy = tp0.devices().get(0).busyFraction();         // 1 − idle share of the GPU's span
+ *
+ * TraceSet capture = TraceSet.read(List.of(tp0File, tp1File));   // one file per rank, read in parallel
+ * double imbalance = capture.busyImbalance();                    // 1.0 = balanced
+ * }</pre>
+ *
+ * <h2>Definitions</h2>
+ * Exactly those used for the reference summaries in {@code shared/traces/SOURCE.md}:
+ * <ul>
+ *   <li>GPU events are {@code "ph":"X"} events whose {@code cat} is {@code kernel}, {@code gpu_memcpy} or
+ *       {@code gpu_memset}, case-insensitively (old traces: {@code Kernel}, {@code Memcpy}, {@code Memset}).</li>
+ *   <li>Per kernel name (kernel events only): count, Σ{@code dur}, min and max; the kernel total is the sum
+ *       over names.</li>
+ *   <li>Per device (the event's {@code pid}, kept as text because SGLang merged traces use pids such as
+ *       {@code "[TP01] 0"}): busy = length of the union of {@code [ts, ts + dur)} of all GPU events;
+ *       span = last GPU event end − first GPU event start.</li>
+ * </ul>
+ * Unlike HTA (TRACES.md §3.1) nothing is rounded to µs and no profiler step is dropped; unlike TraceLens
+ * (§4) GPU events without a CPU launch, such as CUDA-graph replays, are counted.
+ *
+ * <h2>Units</h2>
+ * Every time is a {@code long} in <b>nanoseconds</b>. Kineto's {@code ts}/{@code dur} are µs written with
+ * three decimals; they are converted from their decimal text, never through {@code double} (absolute epoch
+ * µs need 19 digits). {@code displayTimeUnit} is a viewer hint and is ignored.
+ *
+ * <h2>Memory</h2>
+ * Readers stream the file (gzip or plain) and keep no events: O(GPU events × 16 bytes) for the device
+ * intervals, plus one entry per distinct kernel name.
+ *
+ * <h2>Thread safety</h2>
+ * Results ({@link dev.profiledrollout.trace.TraceSummary}, {@link dev.profiledrollout.trace.TraceSet},
+ * {@link dev.profiledrollout.trace.KernelStats}, …) are immutable and may be shared between threads.
+ * {@link dev.profiledrollout.trace.KinetoTraceReader} is stateless. {@code internal} is not public API.
+ */
+package dev.profiledrollout.trace;

@@ -1,0 +1,69 @@
+package dev.profiledrollout.trace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+class TraceSetTest {
+
+    @Test
+    void should_equal_per_file_results_for_the_two_trace_filter_ranks() throws IOException {
+        // GIVEN
+        Path rank0 = SharedTraces.traceFilter(0);
+        Path rank1 = SharedTraces.traceFilter(1);
+        TraceSummary alone0 = KinetoTraceReader.read(rank0);
+        TraceSummary alone1 = KinetoTraceReader.read(rank1);
+        // WHEN
+        TraceSet set = TraceSet.read(List.of(rank1, rank0));
+        // THEN
+        assertThat(set.traces()).containsExactly(alone0, alone1);
+        assertThat(set.kernelTotalNs()).isEqualTo(606_519_000L + 651_026_000L);
+
+        long max = Math.max(alone0.busyNs(), alone1.busyNs());
+        double mean = (alone0.busyNs() + alone1.busyNs()) / 2.0;
+        assertThat(set.busyImbalance()).isEqualTo(max / mean);
+        assertThat(set.busyImbalance()).isEqualTo(580_050_000 / ((547_656_000 + 580_050_000) / 2.0));
+
+        KernelStats nccl = set.kernels().get(0);
+        assertThat(nccl.name()).startsWith("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t");
+        assertThat(nccl.count()).isEqualTo(20);
+        assertThat(nccl.totalNs()).isEqualTo(396_199_000L + 379_053_000L);
+        assertThat(set.kernels()).isSortedAccordingTo(KernelStats.BY_TOTAL_DESCENDING);
+        assertThat(set.kernels().stream().mapToLong(KernelStats::totalNs).sum()).isEqualTo(set.kernelTotalNs());
+        assertThat(set.kernels(KernelMatchers.glob("nccl*")).share())
+                .isEqualTo((396_199_000.0 + 379_053_000.0) / set.kernelTotalNs());
+        assertThat(set.rank(0)).as("trace_filter names carry no SGLang rank").isEmpty();
+    }
+
+    @Test
+    void should_order_sglang_ranks_numerically_and_find_them_by_tp(@TempDir Path dir) throws IOException {
+        String event = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"ts\":0,\"dur\":%d}]";
+        Path tp10 = Files.writeString(dir.resolve("1773999986.48-TP-10.trace.json.gz"), event.formatted(4));
+        Path tp2 = Files.writeString(dir.resolve("1773999986.48-TP-2.trace.json.gz"), event.formatted(2));
+
+        TraceSet set = TraceSet.read(List.of(tp10, tp2));
+
+        assertThat(set.traces()).extracting(t -> t.rank().orElseThrow().tp()).containsExactly(2, 10);
+        assertThat(set.rank(10)).get().extracting(TraceSummary::kernelTotalNs).isEqualTo(4_000L);
+        assertThat(set.rank(3)).isEmpty();
+        assertThat(set.busyImbalance()).isEqualTo(4_000 / 3_000.0);
+        assertThat(set.kernels()).containsExactly(new KernelStats("k", 2, 6_000, 2_000, 4_000));
+    }
+
+    @Test
+    void should_report_balance_for_one_rank_and_fail_on_a_non_trace(@TempDir Path dir) throws IOException {
+        assertThat(TraceSet.read(List.of(SharedTraces.traceFilter(0))).busyImbalance()).isEqualTo(1.0);
+        assertThat(TraceSet.read(List.of()).busyImbalance()).isEqualTo(1.0);
+
+        Path bad = Files.writeString(dir.resolve("bad.json"), "{}");
+        assertThatThrownBy(() -> TraceSet.read(List.of(SharedTraces.traceFilter(0), bad)))
+                .isInstanceOf(TraceFormatException.class).hasMessageContaining("bad.json");
+    }
+}
