@@ -22,8 +22,11 @@ public final class KernelMatchers {
      * @throws java.util.regex.PatternSyntaxException when the expression is invalid
      */
     public static Predicate<String> matching(String regex) {
-        Pattern pattern = Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-        return name -> pattern.matcher(name).matches();
+        return new NamePattern("matching /" + regex + "/", compile(regex));
+    }
+
+    private static Pattern compile(String regex) {
+        return Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
     }
 
     /**
@@ -49,6 +52,20 @@ public final class KernelMatchers {
         if (literal.length() > 0) {
             regex.append(Pattern.quote(literal.toString()));
         }
-        return matching(regex.toString());
+        return new NamePattern("matching glob '" + glob + "'", compile(regex.toString()));
+    }
+
+    /** A name predicate that describes itself in failure messages, e.g. {@code matching /.*gemm.*}/}. */
+    private record NamePattern(String description, Pattern pattern) implements Predicate<String> {
+
+        @Override
+        public boolean test(String name) {
+            return pattern.matcher(name).matches();
+        }
+
+        @Override
+        public String toString() {
+            return description;
+        }
     }
 }
