@@ -114,7 +114,11 @@ public final class SglangClient implements AutoCloseable {
                 lastBody = snippet(response);
                 lastError = null;
             } catch (IOException e) {
-                lastError = e;
+                boolean cutByDeadline = System.nanoTime() - deadline >= 0 && (lastStatus >= 0 || lastError != null);
+                if (!cutByDeadline) {
+                    // a poll cut short by our own deadline says nothing new; report the previous answer
+                    lastError = e;
+                }
             }
             long sleep = Math.min(healthPollInterval.toNanos(), deadline - System.nanoTime());
             if (sleep > 0) {
