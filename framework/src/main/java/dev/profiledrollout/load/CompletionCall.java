@@ -67,7 +67,7 @@ final class CompletionCall {
                 .post(RequestBody.create(body(request), JSON_TYPE))
                 .build();
         Call call = http.newCall(httpRequest);
-        StreamListener listener = new StreamListener(request);
+        StreamListener listener = new StreamListener(request, call);
         if (!inFlight.register(call)) {
             call.cancel();
         }
@@ -77,16 +77,16 @@ final class CompletionCall {
                 if (response.code() != 200) {
                     listener.fail(System.nanoTime(), ErrorKind.HTTP_STATUS, "HTTP " + response.code() + " from POST "
                             + url + ": " + snippet(response));
-                    return listener.toRecord(call);
+                    return listener.toRecord();
                 }
                 EventSources.processResponse(response, listener);
             }
         } catch (IOException e) {
-            listener.failure(System.nanoTime(), call, e);
+            listener.failure(System.nanoTime(), e);
         } finally {
             inFlight.unregister(call);
         }
-        return listener.toRecord(call);
+        return listener.toRecord();
     }
 
     private static String snippet(Response response) {
@@ -114,6 +114,7 @@ final class CompletionCall {
     /** Collects timestamps and usage from SSE events; used by one worker thread only. */
     private static final class StreamListener extends EventSourceListener {
         private final CompletionRequest request;
+        private final Call call;
         private long startNanos;
         private long[] chunks = new long[16];
         private int chunkCount;
@@ -124,8 +125,9 @@ final class CompletionCall {
         private String errorMessage;
         private long failedAtNanos;
 
-        StreamListener(CompletionRequest request) {
+        StreamListener(CompletionRequest request, Call call) {
             this.request = request;
+            this.call = call;
         }
 
         @Override
@@ -176,7 +178,7 @@ final class CompletionCall {
                 return;
             }
             if (t instanceof IOException io) {
-                failure(now, null, io);
+                failure(now, io);
             } else if (t == null && response != null) {
                 fail(now, ErrorKind.HTTP_STATUS, "HTTP " + response.code());
             } else {
@@ -186,12 +188,11 @@ final class CompletionCall {
             }
         }
 
-        void failure(long now, Call call, IOException e) {
+        void failure(long now, IOException e) {
             if (error != null) {
                 return;
             }
-            if (call != null && call.isCanceled() || "Canceled".equalsIgnoreCase(e.getMessage())
-                    || "canceled".equalsIgnoreCase(e.getMessage())) {
+            if (call.isCanceled()) {
                 fail(now, ErrorKind.CANCELLED, "cancelled after " + chunkCount + " chunks");
             } else if (e instanceof InterruptedIOException) {
                 fail(now, ErrorKind.TIMEOUT, "timed out after " + chunkCount + " chunks: " + e);
@@ -208,10 +209,10 @@ final class CompletionCall {
             }
         }
 
-        RequestRecord toRecord(Call call) {
+        RequestRecord toRecord() {
             long[] chunkNanos = Arrays.copyOf(chunks, chunkCount);
             int in = request.promptTokenIds().length;
-            if (error == null && call != null && call.isCanceled()) {
+            if (error == null && call.isCanceled()) {
                 fail(System.nanoTime(), ErrorKind.CANCELLED, "cancelled after " + chunkCount + " chunks");
             }
             if (error == null && chunkCount == 0) {
