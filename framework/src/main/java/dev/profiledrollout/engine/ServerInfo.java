@@ -1,0 +1,66 @@
+package dev.profiledrollout.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.Objects;
+
+/**
+ * The parallelism layout and identity of an SGLang server, read from {@code GET /server_info}
+ * (PROTOCOLS.md §1.5). Sizes absent from the answer default to 1.
+ *
+ * @param tpSize          {@code tp_size}: tensor-parallel size; under DP attention it is global (spans all DP ranks)
+ * @param dpSize          {@code dp_size}
+ * @param ppSize          {@code pp_size}
+ * @param epSize          {@code ep_size}
+ * @param servedModelName {@code served_model_name}, or {@code model_path} when absent; may be null
+ * @param simulator       true when the answer comes from the Profiled Rollout simulator (it sets
+ *                        {@code "engine":"simulator"} or {@code "simulator":true}); a real engine never does
+ * @param raw             the whole answer, for fields not modelled here; not null
+ */
+public record ServerInfo(int tpSize, int dpSize, int ppSize, int epSize, String servedModelName, boolean simulator,
+                         JsonNode raw) {
+
+    public ServerInfo {
+        Objects.requireNonNull(raw, "raw");
+    }
+
+    /**
+     * Parses a {@code /server_info} answer.
+     *
+     * @param raw the JSON object, not null
+     * @return the parsed info
+     */
+    public static ServerInfo fromJson(JsonNode raw) {
+        String model = raw.path("served_model_name").isTextual()
+                ? raw.path("served_model_name").asText()
+                : raw.path("model_path").isTextual() ? raw.path("model_path").asText() : null;
+        boolean simulator = "simulator".equals(raw.path("engine").asText(null)) || raw.path("simulator").asBoolean(false);
+        return new ServerInfo(size(raw, "tp_size"), size(raw, "dp_size"), size(raw, "pp_size"), size(raw, "ep_size"),
+                model, simulator, raw);
+    }
+
+    private static int size(JsonNode raw, String field) {
+        int value = raw.path(field).asInt(1);
+        return value < 1 ? 1 : value;
+    }
+
+    /**
+     * The number of per-rank trace files one torch-profiler capture writes (per stage when
+     * {@code profile_by_stage} is set), before any merge.
+     *
+     * <p>Reasoning from PROTOCOLS.md §1.4: one file is written per scheduler process, named
+     * {@code …-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}]}. EP ranks live inside the TP group (the EP label is a
+     * second name of the same process), so EP adds no files. Under DP attention ({@code enable_dp_attention}),
+     * {@code tp} is global and {@code dp} merely labels the attention-DP slice of those same TP processes, so
+     * the count is {@code tp_size × pp_size}. With plain data parallelism ({@code dp_size > 1} without DP
+     * attention) each of the {@code dp_size} replicas has its own {@code tp_size × pp_size} processes, so the
+     * count is {@code dp_size × tp_size × pp_size}.
+     *
+     * @return the expected number of {@code *.trace.json.gz} files per capture and stage
+     */
+    public int expectedRankFiles() {
+        boolean dpAttention = raw.path("enable_dp_attention").asBoolean(false);
+        int replicas = dpSize > 1 && !dpAttention ? dpSize : 1;
+        return replicas * tpSize * ppSize;
+    }
+}

@@ -1,0 +1,29 @@
+/**
+ * Per-request timing records and the latency report built from them: TTFT, ITL, TPOT and E2E latency as
+ * {@code vllm bench serve} defines them (METRICS.md §1–§2), plus throughput and error counts.
+ *
+ * <h2>Usage</h2>
+ * <pre>{@code
+ * LatencyReport report = LatencyReport.of(run.await(Duration.ofMinutes(10)));
+ * System.out.println(report.toTable());
+ * Duration p99Ttft = report.ttft().percentile(99);
+ * try (OutputStream out = Files.newOutputStream(dir.resolve("latency.hlog"))) { report.writeHistogramLog(out); }
+ * }</pre>
+ *
+ * <h2>Units</h2>
+ * Every timestamp in a {@link dev.profiledrollout.metrics.RequestRecord} is a {@link System#nanoTime()} reading
+ * (nanoseconds, only differences are meaningful, comparable within one JVM). Histograms hold nanoseconds;
+ * the public API returns {@link java.time.Duration}s; {@link dev.profiledrollout.metrics.LatencyReport#toTable()}
+ * prints milliseconds. Token counts come from the server's {@code usage}, never from the request.
+ *
+ * <h2>Percentiles</h2>
+ * {@link dev.profiledrollout.metrics.LatencyDistribution#percentile(double)} returns HdrHistogram's recorded
+ * value at 3-significant-digit precision, not numpy's linear interpolation (METRICS.md §2, histogram note);
+ * {@link dev.profiledrollout.metrics.LatencyDistribution#interpolatedPercentile(double)} gives the numpy value
+ * from the raw samples when exact agreement with {@code vllm bench serve} matters (small samples).
+ *
+ * <h2>Thread safety and memory</h2>
+ * Records, distributions and reports are immutable and safe to share; accessors returning arrays or histograms
+ * return copies. A distribution keeps its raw samples (8 bytes each) beside the histogram (a few tens of KB).
+ */
+package dev.profiledrollout.metrics;

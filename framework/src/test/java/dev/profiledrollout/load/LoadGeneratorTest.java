@@ -1,0 +1,168 @@
+package dev.profiledrollout.load;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.metrics.ErrorKind;
+import dev.profiledrollout.metrics.RequestRecord;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LoadGeneratorTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private MockWebServer server;
+    private OkHttpClient client;
+    private URI base;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        server = new MockWebServer();
+        server.start();
+        client = new OkHttpClient();
+        base = server.url("/").uri();
+    }
+
+    @AfterEach
+    void tearDown() {
+        server.close();
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+    }
+
+    static String chunk(String text) {
+        return "data: {\"id\":\"c1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+                + "\"text\":\"" + text + "\",\"logprobs\":null,\"finish_reason\":null}],\"usage\":null}\n\n";
+    }
+
+    static String usage(int prompt, int completion) {
+        return "data: {\"id\":\"c1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[],"
+                + "\"usage\":{\"prompt_tokens\":" + prompt + ",\"completion_tokens\":" + completion
+                + ",\"total_tokens\":" + (prompt + completion) + "}}\n\n";
+    }
+
+    static final String DONE = "data: [DONE]\n\n";
+
+    private static MockResponse sse(String body) {
+        return new MockResponse.Builder().code(200).addHeader("Content-Type", "text/event-stream").body(body).build();
+    }
+
+    private RequestRecord runOne(MockResponse response) throws Exception {
+        server.enqueue(response);
+        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+            List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
+            assertThat(records).hasSize(1);
+            return records.get(0);
+        }
+    }
+
+    @Test
+    void should_record_chunks_and_usage_of_a_successful_stream() throws Exception {
+        // GIVEN 3 choices chunks (one carries 2 tokens), then the usage chunk and [DONE]
+        RequestRecord record = runOne(sse(chunk("a") + chunk("b") + chunk("cd") + usage(8, 4) + DONE));
+        // THEN
+        assertThat(record.succeeded()).as(record.toString()).isTrue();
+        assertThat(record.chunkNanos()).hasSize(3);
+        assertThat(record.firstTokenNanos()).isEqualTo(record.chunkNanos()[0]).isGreaterThanOrEqualTo(record.startNanos());
+        assertThat(record.endNanos()).isEqualTo(record.chunkNanos()[2]);
+        assertThat(record.chunkNanos()).isSorted();
+        assertThat(record.promptTokens()).isEqualTo(8);
+        assertThat(record.completionTokens()).isEqualTo(4);
+        assertThat(record.inputTokensRequested()).isEqualTo(8);
+        assertThat(record.outputTokensRequested()).isEqualTo(4);
+    }
+
+    @Test
+    void should_send_vllm_payload_to_v1_completions() throws Exception {
+        runOne(sse(chunk("a") + usage(8, 1) + DONE));
+        RecordedRequest recorded = server.takeRequest(5, TimeUnit.SECONDS);
+        assertThat(recorded.getMethod()).isEqualTo("POST");
+        assertThat(recorded.getUrl().encodedPath()).isEqualTo("/v1/completions");
+        JsonNode body = JSON.readTree(recorded.getBody().utf8());
+        assertThat(body.get("model").asText()).isEqualTo("m");
+        assertThat(body.get("prompt").isArray()).isTrue();
+        assertThat(body.get("prompt")).hasSize(8);
+        assertThat(body.get("prompt").get(0).isInt()).isTrue();
+        assertThat(body.get("max_tokens").asInt()).isEqualTo(4);
+        assertThat(body.get("stream").asBoolean()).isTrue();
+        assertThat(body.get("stream_options").get("include_usage").asBoolean()).isTrue();
+        assertThat(body.get("ignore_eos").asBoolean()).isTrue();
+        assertThat(body.get("temperature").asDouble()).isZero();
+    }
+
+    @Test
+    void should_classify_an_in_stream_error() throws Exception {
+        RequestRecord nested = runOne(sse(chunk("a")
+                + "data: {\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"invalid_request_error\",\"code\":400}}\n\n"
+                + DONE));
+        assertThat(nested.error()).isEqualTo(ErrorKind.IN_STREAM_ERROR);
+        assertThat(nested.errorMessage()).contains("CUDA out of memory");
+        assertThat(nested.chunkNanos()).hasSize(1);
+
+        RequestRecord flat = runOne(sse("data: {\"object\":\"error\",\"message\":\"boom\",\"type\":\"BadRequest\",\"code\":400}\n\n"));
+        assertThat(flat.error()).isEqualTo(ErrorKind.IN_STREAM_ERROR);
+        assertThat(flat.errorMessage()).contains("boom");
+    }
+
+    @Test
+    void should_classify_malformed_json_without_crashing_the_run() throws Exception {
+        server.enqueue(sse(chunk("a") + "data: {not json\n\n" + DONE));
+        server.enqueue(sse(chunk("a") + chunk("b") + usage(8, 2) + DONE));
+        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(1, 2, 8, 4, 0.0, 0, 1L))) {
+            List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
+            assertThat(records).extracting(RequestRecord::index).containsExactly(0, 1);
+            assertThat(records.get(0).error()).isEqualTo(ErrorKind.MALFORMED_STREAM);
+            assertThat(records.get(0).errorMessage()).contains("{not json");
+            assertThat(records.get(1).succeeded()).isTrue();
+        }
+    }
+
+    @Test
+    void should_classify_a_non_200_status_with_a_body_snippet() throws Exception {
+        RequestRecord record = runOne(new MockResponse.Builder().code(500)
+                .body("{\"object\":\"error\",\"message\":\"scheduler died\"}").build());
+        assertThat(record.error()).isEqualTo(ErrorKind.HTTP_STATUS);
+        assertThat(record.errorMessage()).contains("500").contains("scheduler died");
+        assertThat(record.firstTokenNanos()).isEqualTo(-1);
+    }
+
+    @Test
+    void should_classify_a_stream_without_choices_chunks() throws Exception {
+        RequestRecord record = runOne(sse(usage(8, 0) + DONE));
+        assertThat(record.error()).isEqualTo(ErrorKind.NO_CHUNKS);
+        assertThat(record.errorMessage()).contains("Never received a valid chunk");
+        assertThat(record.promptTokens()).isEqualTo(8);
+    }
+
+    @Test
+    void should_classify_a_non_sse_body_as_malformed() throws Exception {
+        RequestRecord record = runOne(new MockResponse.Builder().code(200).addHeader("Content-Type", "application/json")
+                .body("{\"choices\":[]}").build());
+        assertThat(record.error()).isEqualTo(ErrorKind.MALFORMED_STREAM);
+    }
+
+    @Test
+    void should_warm_up_with_distinct_negative_indices() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
+        }
+        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(2, 1, 8, 4, 0.0, 3, 1L))) {
+            List<RequestRecord> warmup = load.warmup();
+            assertThat(warmup).extracting(RequestRecord::index).containsExactly(-3, -2, -1);
+            assertThat(warmup).allMatch(RequestRecord::succeeded);
+        }
+    }
+}
