@@ -1,0 +1,186 @@
+package dev.profiledrollout.simulator;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.profiledrollout.simulator.internal.EpochClock;
+import dev.profiledrollout.simulator.internal.HttpApi;
+import dev.profiledrollout.simulator.internal.Profiler;
+import dev.profiledrollout.simulator.internal.Scheduler;
+import dev.profiledrollout.simulator.internal.SimRequest;
+import dev.profiledrollout.simulator.internal.TraceWriter;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An embedded SGLang "engine twin": an HTTP server that speaks SGLang's API, a continuous-batching scheduler whose
+ * steps take the time the {@link CostModel} gives them, and a profiler that writes Kineto traces with SGLang's file
+ * names. Needs no GPU.
+ *
+ * <pre>{@code
+ * try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().tpSize(2).build())) {
+ *     URI base = sim.baseUri();   // POST base + "/start_profile", "/v1/completions", …
+ * }
+ * }</pre>
+ *
+ * <h2>Endpoints</h2>
+ * As PROTOCOLS.md §1 describes SGLang's ({@code python/sglang/srt/entrypoints/http_server.py}):
+ * {@code GET /health}, {@code /health_generate} (one generated token, so one scheduler step; 200 with an empty body,
+ * 503 while starting or closing; unlike SGLang it does not wait for its 1 s poll); {@code GET /server_info},
+ * {@code /get_server_info} (flat server args plus {@code "engine":"simulator"}); {@code GET /v1/models};
+ * {@code POST /v1/completions}; {@code POST /generate}; {@code /flush_cache}; {@code /start_profile} and
+ * {@code /stop_profile} (GET or POST) with SGLang's step semantics, status codes and file names (§1.1–1.4).
+ *
+ * <h2>Step counting</h2>
+ * {@link #forwardCount()} is SGLang's {@code forward_ct}: it counts every batch since start, including the warm-up
+ * request ({@code "The capital city of France is"}, 8 new tokens: one prefill and seven decode steps) that
+ * {@link #start} runs before it returns.
+ *
+ * <h2>Not simulated</h2>
+ * The {@code MEM} activity's memory-history pickle and the {@code CUDA_PROFILER} range write no file; {@code RPD}
+ * writes a Kineto-layout file under the RPD name; {@code DP}/{@code PP}/{@code EP} sizes are 1; no prefix cache, no
+ * chunked prefill, no auth, no {@code /metrics}, no chat endpoint. A capture still open at {@link #close()} is
+ * dropped unwritten.
+ *
+ * <h2>Threads</h2>
+ * One scheduler thread ({@code simulator-scheduler}) and a pool of HTTP handler threads ({@code simulator-http-N});
+ * the JDK's {@code HttpServer} adds its own dispatcher thread, which its {@code stop} joins. {@link #close()} stops
+ * and joins all of them. Methods of this class are thread-safe.
+ */
+public final class EngineSimulator implements AutoCloseable {
+
+    private static final String WARMUP_PROMPT = "The capital city of France is";
+    private static final int WARMUP_NEW_TOKENS = 8;
+
+    private final SimulatorConfig config;
+    private final HttpServer server;
+    private final ExecutorService httpExecutor;
+    private final Scheduler scheduler;
+    private final Profiler profiler;
+    private final HttpApi api;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private EngineSimulator(SimulatorConfig config, HttpServer server, ExecutorService httpExecutor,
+                            Scheduler scheduler, Profiler profiler, HttpApi api) {
+        this.config = config;
+        this.server = server;
+        this.httpExecutor = httpExecutor;
+        this.scheduler = scheduler;
+        this.profiler = profiler;
+        this.api = api;
+    }
+
+    /**
+     * Starts the server, runs the warm-up request, and returns once {@code /health} would answer 200.
+     *
+     * @param config not null
+     * @throws IOException if the port cannot be bound or the warm-up fails; nothing is left running then
+     */
+    public static EngineSimulator start(SimulatorConfig config) throws IOException {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        EpochClock clock = new EpochClock();
+        Profiler profiler = new Profiler(config, clock, new TraceWriter(config));
+        CostModel costModel = new CostModel(config.model(), config.gpu(), config.tpSize());
+        Scheduler scheduler = new Scheduler(config, costModel, profiler, clock);
+        AtomicInteger threadIds = new AtomicInteger();
+        ExecutorService executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "simulator-http-" + threadIds.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 128);
+        } catch (IOException e) {
+            executor.shutdownNow();
+            throw new IOException("simulator could not bind " + config.host() + ":" + config.port() + ": " + e, e);
+        }
+        HttpApi api = new HttpApi(config, scheduler, profiler, () -> server.getAddress().getPort());
+        server.createContext("/", api);
+        server.setExecutor(executor);
+        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, profiler, api);
+        scheduler.start();
+        server.start();
+        try {
+            SimRequest warmup = scheduler.submit((WARMUP_PROMPT.length() + 3) / 4, WARMUP_NEW_TOKENS, true);
+            SimRequest.Event e;
+            do {
+                e = warmup.events().poll(60, TimeUnit.SECONDS);
+            } while (e != null && !e.last());
+            if (e == null || e.error() != null) {
+                throw new IOException("simulator warm-up request did not finish: " + (e == null ? "timeout" : e.error()));
+            }
+        } catch (InterruptedException ie) {
+            sim.close();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted during simulator warm-up", ie);
+        } catch (IOException | RuntimeException ex) {
+            sim.close();
+            throw ex;
+        }
+        api.markReady();
+        return sim;
+    }
+
+    /** Base URI of the HTTP server, e.g. {@code http://127.0.0.1:41234}. */
+    public URI baseUri() {
+        String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+        return URI.create("http://" + host + ":" + port());
+    }
+
+    /** The bound port (the ephemeral one when the config asked for 0). */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public SimulatorConfig config() {
+        return config;
+    }
+
+    /** Scheduler steps (batches) completed since start, warm-up included: SGLang's {@code forward_ct}. */
+    public long forwardCount() {
+        return scheduler.forwardCount();
+    }
+
+    /**
+     * Stops the HTTP server, the scheduler (aborting queued and running requests) and any profiler export, and
+     * joins every thread this simulator started. An open capture is dropped. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        api.markClosing();
+        profiler.close();
+        scheduler.close();
+        server.stop(0);
+        httpExecutor.shutdownNow();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (httpExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EngineSimulator{" + baseUri() + ", engine=simulator, backend=" + config.backend() + ", tp="
+                + config.tpSize() + "}";
+    }
+}

@@ -1,0 +1,291 @@
+package dev.profiledrollout.simulator;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * How an {@link EngineSimulator} is launched: the engine it imitates, the server arguments it reports, the hardware
+ * its cost model assumes, and the faults it injects. Immutable; built with {@link #builder()}.
+ *
+ * <pre>{@code
+ * SimulatorConfig config = SimulatorConfig.builder()
+ *         .tpSize(2)
+ *         .profilerDir(tempDir)
+ *         .slowRank(1, 1.5)                        // TP rank 1 runs every kernel 1.5x slower
+ *         .slowKernel("flashinfer::norm", 3.0)     // regressed kernel
+ *         .build();
+ * }</pre>
+ *
+ * <p>Defaults follow SGLang's server arguments: port 0 means an ephemeral port; {@code profilerDir} defaults to
+ * {@code $SGLANG_TORCH_PROFILER_DIR}, else {@code java.io.tmpdir} (SGLang defaults to the root temp dir,
+ * PROTOCOLS.md §1.1).
+ */
+public final class SimulatorConfig {
+
+    /** The backends the simulator can imitate. */
+    public static final List<String> BACKENDS = List.of("sglang");
+
+    private final String backend;
+    private final String host;
+    private final int port;
+    private final int tpSize;
+    private final int maxRunningRequests;
+    private final String servedModelName;
+    private final Path profilerDir;
+    private final ModelSpec model;
+    private final GpuSpec gpu;
+    private final Map<String, Double> kernelSlowdowns;
+    private final Map<Integer, Double> rankSlowdowns;
+    private final long seed;
+
+    private SimulatorConfig(Builder b) {
+        this.backend = b.backend;
+        this.host = b.host;
+        this.port = b.port;
+        this.tpSize = b.tpSize;
+        this.maxRunningRequests = b.maxRunningRequests;
+        this.servedModelName = b.servedModelName;
+        this.profilerDir = b.profilerDir != null ? b.profilerDir : defaultProfilerDir();
+        this.model = b.model;
+        this.gpu = b.gpu;
+        this.kernelSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.kernelSlowdowns));
+        this.rankSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.rankSlowdowns));
+        this.seed = b.seed;
+    }
+
+    /** A builder with every default set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private static Path defaultProfilerDir() {
+        String env = System.getenv("SGLANG_TORCH_PROFILER_DIR");
+        return Path.of(env != null && !env.isBlank() ? env : System.getProperty("java.io.tmpdir"));
+    }
+
+    /** The engine imitated; one of {@link #BACKENDS}. Default {@code "sglang"}. */
+    public String backend() {
+        return backend;
+    }
+
+    /** Address the HTTP server binds to. Default {@code "127.0.0.1"}. */
+    public String host() {
+        return host;
+    }
+
+    /** Port the HTTP server binds to; 0 (default) picks an ephemeral port, see {@link EngineSimulator#port()}. */
+    public int port() {
+        return port;
+    }
+
+    /** Tensor-parallel size: the number of simulated GPUs, and of trace files per capture. Default 1. */
+    public int tpSize() {
+        return tpSize;
+    }
+
+    /** Most requests in one decode batch (SGLang {@code --max-running-requests}). Default 64. */
+    public int maxRunningRequests() {
+        return maxRunningRequests;
+    }
+
+    /** Model name reported by {@code /v1/models} and {@code /server_info}. */
+    public String servedModelName() {
+        return servedModelName;
+    }
+
+    /** Default {@code output_dir} of {@code /start_profile}, on this machine's filesystem. */
+    public Path profilerDir() {
+        return profilerDir;
+    }
+
+    /** The model the cost model assumes. Default {@link ModelSpec#LLAMA_3_1_8B}. */
+    public ModelSpec model() {
+        return model;
+    }
+
+    /** The GPU the cost model assumes, one per TP rank. Default {@link GpuSpec#H100_SXM}. */
+    public GpuSpec gpu() {
+        return gpu;
+    }
+
+    /**
+     * Regressed-kernel faults: a regular expression found ({@link java.util.regex.Matcher#find()}) in a kernel name,
+     * mapped to the factor its duration is multiplied by. When several match, the factors multiply.
+     */
+    public Map<String, Double> kernelSlowdowns() {
+        return kernelSlowdowns;
+    }
+
+    /** Straggler faults: TP rank mapped to the factor every kernel on that rank is multiplied by. */
+    public Map<Integer, Double> rankSlowdowns() {
+        return rankSlowdowns;
+    }
+
+    /** Seed for every random choice (output lengths without {@code ignore_eos}, token ids). Default 0. */
+    public long seed() {
+        return seed;
+    }
+
+    @Override
+    public String toString() {
+        return "SimulatorConfig{backend=" + backend + ", host=" + host + ", port=" + port + ", tpSize=" + tpSize
+                + ", maxRunningRequests=" + maxRunningRequests + ", model=" + model.name() + ", gpu=" + gpu.name()
+                + ", profilerDir=" + profilerDir + ", kernelSlowdowns=" + kernelSlowdowns
+                + ", rankSlowdowns=" + rankSlowdowns + ", seed=" + seed + "}";
+    }
+
+    /** Fluent builder for {@link SimulatorConfig}; every setter validates its argument at once. Not thread-safe. */
+    public static final class Builder {
+        private String backend = "sglang";
+        private String host = "127.0.0.1";
+        private int port = 0;
+        private int tpSize = 1;
+        private int maxRunningRequests = 64;
+        private String servedModelName = "meta-llama/Llama-3.1-8B-Instruct";
+        private Path profilerDir;
+        private ModelSpec model = ModelSpec.LLAMA_3_1_8B;
+        private GpuSpec gpu = GpuSpec.H100_SXM;
+        private final Map<String, Double> kernelSlowdowns = new LinkedHashMap<>();
+        private final Map<Integer, Double> rankSlowdowns = new LinkedHashMap<>();
+        private long seed = 0;
+
+        private Builder() {
+        }
+
+        /** @throws IllegalArgumentException unless {@code backend} is one of {@link #BACKENDS} */
+        public Builder backend(String backend) {
+            if (!BACKENDS.contains(backend)) {
+                throw new IllegalArgumentException("unsupported simulator backend '" + backend
+                        + "'; allowed values: " + BACKENDS);
+            }
+            this.backend = backend;
+            return this;
+        }
+
+        /** @param host bind address, not null */
+        public Builder host(String host) {
+            if (host == null || host.isBlank()) {
+                throw new IllegalArgumentException("host must not be blank");
+            }
+            this.host = host;
+            return this;
+        }
+
+        /** @param port 0..65535; 0 = ephemeral */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** @param tpSize at least 1 */
+        public Builder tpSize(int tpSize) {
+            if (tpSize < 1) {
+                throw new IllegalArgumentException("tpSize must be at least 1, was " + tpSize);
+            }
+            this.tpSize = tpSize;
+            return this;
+        }
+
+        /** @param maxRunningRequests at least 1 */
+        public Builder maxRunningRequests(int maxRunningRequests) {
+            if (maxRunningRequests < 1) {
+                throw new IllegalArgumentException("maxRunningRequests must be at least 1, was " + maxRunningRequests);
+            }
+            this.maxRunningRequests = maxRunningRequests;
+            return this;
+        }
+
+        /** @param servedModelName not blank */
+        public Builder servedModelName(String servedModelName) {
+            if (servedModelName == null || servedModelName.isBlank()) {
+                throw new IllegalArgumentException("servedModelName must not be blank");
+            }
+            this.servedModelName = servedModelName;
+            return this;
+        }
+
+        /** @param profilerDir default trace directory; null restores the environment default */
+        public Builder profilerDir(Path profilerDir) {
+            this.profilerDir = profilerDir;
+            return this;
+        }
+
+        /** @param model not null */
+        public Builder model(ModelSpec model) {
+            if (model == null) {
+                throw new IllegalArgumentException("model must not be null");
+            }
+            this.model = model;
+            return this;
+        }
+
+        /** @param gpu not null */
+        public Builder gpu(GpuSpec gpu) {
+            if (gpu == null) {
+                throw new IllegalArgumentException("gpu must not be null");
+            }
+            this.gpu = gpu;
+            return this;
+        }
+
+        /**
+         * Multiplies the duration of every kernel whose name contains a match of {@code regex}.
+         *
+         * @throws IllegalArgumentException if the regex does not compile or the factor is not positive and finite
+         */
+        public Builder slowKernel(String regex, double factor) {
+            try {
+                Pattern.compile(regex);
+            } catch (PatternSyntaxException | NullPointerException e) {
+                throw new IllegalArgumentException("slowKernel regex does not compile: " + regex, e);
+            }
+            checkFactor(factor);
+            kernelSlowdowns.put(regex, factor);
+            return this;
+        }
+
+        /**
+         * Multiplies the duration of every kernel on TP rank {@code tp}. Validated against {@code tpSize} in
+         * {@link #build()}.
+         */
+        public Builder slowRank(int tp, double factor) {
+            if (tp < 0) {
+                throw new IllegalArgumentException("slowRank tp must not be negative, was " + tp);
+            }
+            checkFactor(factor);
+            rankSlowdowns.put(tp, factor);
+            return this;
+        }
+
+        /** @param seed seed for the simulator's random choices */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if a slowed rank is not below {@code tpSize} */
+        public SimulatorConfig build() {
+            for (int tp : rankSlowdowns.keySet()) {
+                if (tp >= tpSize) {
+                    throw new IllegalArgumentException("slowRank(" + tp + ", …) names a rank outside tpSize "
+                            + tpSize + "; use a rank in 0.." + (tpSize - 1));
+                }
+            }
+            return new SimulatorConfig(this);
+        }
+
+        private static void checkFactor(double factor) {
+            if (!(factor > 0) || Double.isInfinite(factor)) {
+                throw new IllegalArgumentException("slowdown factor must be positive and finite, was " + factor);
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package dev.profiledrollout.simulator.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import dev.profiledrollout.simulator.SimulatorConfig;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * Routes SGLang's HTTP API (PROTOCOLS.md §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match exactly;
+ * anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
+ */
+public final class HttpApi implements HttpHandler {
+
+    /** The version {@code /server_info} reports. */
+    public static final String VERSION = "0.1.0-simulator";
+    private static final System.Logger LOG = System.getLogger(HttpApi.class.getName());
+    private static final long HEALTH_TIMEOUT_SECONDS = 20;
+
+    private final SimulatorConfig config;
+    private final Scheduler scheduler;
+    private final Profiler profiler;
+    private final GenerationHandlers generation;
+    private final IntSupplier port;
+    private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
+    private volatile boolean ready;
+    private volatile boolean closing;
+
+    public HttpApi(SimulatorConfig config, Scheduler scheduler, Profiler profiler, IntSupplier port) {
+        this.config = config;
+        this.scheduler = scheduler;
+        this.profiler = profiler;
+        this.port = port;
+        this.generation = new GenerationHandlers(scheduler, config.servedModelName());
+    }
+
+    /** Marks the warm-up done: {@code /health} answers 200 from now on. */
+    public void markReady() {
+        ready = true;
+    }
+
+    /** Marks shutdown: {@code /health} answers 503 from now on. */
+    public void markClosing() {
+        closing = true;
+    }
+
+    @Override
+    public void handle(HttpExchange ex) throws IOException {
+        try {
+            route(ex);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "client connection failed", e);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "handler failed", e);
+            try {
+                Http.text(ex, 500, "Internal Server Error");
+            } catch (IOException | RuntimeException ignored) {
+                // the response may already have started; nothing more can be sent
+            }
+        } finally {
+            ex.close();
+        }
+    }
+
+    private void route(HttpExchange ex) throws IOException, InterruptedException {
+        String path = ex.getRequestURI().getPath();
+        String method = ex.getRequestMethod();
+        boolean get = method.equals("GET") || method.equals("HEAD");
+        switch (path) {
+            case "/health", "/health_generate" -> {
+                if (!get) {
+                    Http.detail(ex, 405, "Method Not Allowed");
+                } else {
+                    health(ex);
+                }
+            }
+            case "/server_info", "/get_server_info" -> {
+                if (!get) {
+                    Http.detail(ex, 405, "Method Not Allowed");
+                } else {
+                    Http.json(ex, 200, serverInfo());
+                }
+            }
+            case "/v1/models" -> Http.json(ex, 200, models());
+            case "/v1/completions" -> generation.completions(ex);
+            case "/generate" -> generation.generate(ex);
+            case "/flush_cache" -> flushCache(ex);
+            case "/start_profile" -> startProfile(ex);
+            case "/stop_profile" -> stopProfile(ex);
+            default -> {
+                if (path.startsWith("/v1/models/")) {
+                    model(ex, path.substring("/v1/models/".length()));
+                } else {
+                    Http.detail(ex, 404, "Not Found");
+                }
+            }
+        }
+    }
+
+    private void health(HttpExchange ex) throws IOException, InterruptedException {
+        if (!ready || closing) {
+            Http.empty(ex, 503);
+            return;
+        }
+        SimRequest r;
+        try {
+            r = scheduler.submit(1, 1, true);
+        } catch (IllegalStateException e) {
+            Http.empty(ex, 503);
+            return;
+        }
+        SimRequest.Event e = r.events().poll(HEALTH_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Http.empty(ex, e != null && e.error() == null ? 200 : 503);
+    }
+
+    private ObjectNode serverInfo() {
+        ObjectNode n = Http.MAPPER.createObjectNode();
+        n.put("model_path", config.servedModelName());
+        n.put("tokenizer_path", config.servedModelName());
+        n.put("served_model_name", config.servedModelName());
+        n.put("host", config.host());
+        n.put("port", port.getAsInt());
+        n.put("tp_size", config.tpSize());
+        n.put("dp_size", 1);
+        n.put("pp_size", 1);
+        n.put("ep_size", 1);
+        n.put("enable_dp_attention", false);
+        n.put("base_gpu_id", 0);
+        n.put("max_running_requests", config.maxRunningRequests());
+        n.put("max_prefill_tokens", Scheduler.MAX_PREFILL_TOKENS);
+        n.put("context_length", 131072);
+        n.put("dtype", "bfloat16");
+        n.put("attention_backend", "flashinfer");
+        n.put("random_seed", config.seed());
+        n.put("version", VERSION);
+        n.put("engine", "simulator");
+        n.put("simulated_gpu", config.gpu().name());
+        ObjectNode state = n.putArray("internal_states").addObject();
+        state.put("last_gen_throughput", scheduler.lastGenThroughput());
+        state.put("forward_ct", scheduler.forwardCount());
+        state.putObject("memory_usage").put("weight", config.model().totalParams()
+                * config.model().bytesPerParam() / (double) config.tpSize() / (1L << 30));
+        return n;
+    }
+
+    private ObjectNode models() {
+        ObjectNode n = Http.MAPPER.createObjectNode();
+        n.put("object", "list");
+        modelCard(n.putArray("data").addObject());
+        return n;
+    }
+
+    private void modelCard(ObjectNode m) {
+        m.put("id", config.servedModelName());
+        m.put("object", "model");
+        m.put("created", createdEpochSeconds);
+        m.put("owned_by", "sglang");
+        m.put("root", config.servedModelName());
+        m.putNull("parent");
+        m.put("max_model_len", 131072);
+    }
+
+    private void model(HttpExchange ex, String name) throws IOException {
+        if (name.equals(config.servedModelName())) {
+            ObjectNode m = Http.MAPPER.createObjectNode();
+            modelCard(m);
+            Http.json(ex, 200, m);
+        } else {
+            Http.openAiError(ex, 404, "model_not_found", "The model '" + name + "' does not exist");
+        }
+    }
+
+    private void flushCache(HttpExchange ex) throws IOException {
+        if (scheduler.idle()) {
+            Http.text(ex, 200, "Cache flushed.\nPlease check backend logs for more details. (When there are running "
+                    + "or waiting requests, the operation will not be performed.)\n");
+        } else {
+            Http.text(ex, 400, "Cache not flushed. Please check backend logs for more details. (When there are "
+                    + "running or waiting requests, the operation will not be performed.)\n");
+        }
+    }
+
+    private synchronized void startProfile(HttpExchange ex) throws IOException {
+        if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("POST")) {
+            Http.detail(ex, 405, "Method Not Allowed");
+            return;
+        }
+        ProfileRequest req;
+        try {
+            req = ProfileRequest.parse(Http.body(ex), Http.MAPPER);
+        } catch (ProfileRequest.BadRequest e) {
+            Http.openAiError(ex, 400, "Bad Request", e.getMessage());
+            return;
+        }
+        String refusal = profiler.start(req);
+        if (refusal != null) {
+            LOG.log(System.Logger.Level.ERROR, "start_profile refused: " + refusal);
+            Http.text(ex, 500, "Internal Server Error");
+        } else {
+            Http.text(ex, 200, "Start profiling.\n");
+        }
+    }
+
+    private synchronized void stopProfile(HttpExchange ex) throws IOException, InterruptedException {
+        if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("POST")) {
+            Http.detail(ex, 405, "Method Not Allowed");
+            return;
+        }
+        Http.body(ex);
+        String refusal;
+        try {
+            refusal = profiler.stop();
+        } catch (IOException e) {
+            refusal = "trace export failed: " + e;
+        }
+        if (refusal != null) {
+            LOG.log(System.Logger.Level.ERROR, "stop_profile refused: " + refusal);
+            Http.text(ex, 500, "Internal Server Error");
+        } else {
+            Http.text(ex, 200, "Stop profiling. This will take some time.\n");
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package dev.profiledrollout.simulator.internal;
+
+import dev.profiledrollout.simulator.SimulatorConfig;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, PROTOCOLS.md §1.1–1.4):
+ * which batches a capture records, when it starts and stops, and exporting it to one file per TP rank.
+ *
+ * <p>The scheduler calls {@link #beforeBatch} before, and {@link #afterBatch} after, every step; HTTP threads call
+ * {@link #start} and {@link #stop}. A stop waits until the batch in flight is finished (SGLang handles it between
+ * batches), then writes every rank's file before it returns. Auto-stopped captures are written on the scheduler
+ * thread at the start of the batch after the last recorded one, as SGLang does.
+ */
+public final class Profiler {
+
+    private static final System.Logger LOG = System.getLogger(Profiler.class.getName());
+
+    private final SimulatorConfig config;
+    private final EpochClock clock;
+    private final TraceWriter writer;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition batchDone = lock.newCondition();
+    private Capture active;
+    private Armed armed;
+    private long lastHookedBatch;
+    private boolean inFlightRecorded;
+    private volatile boolean closed;
+
+    private static final class Capture {
+        final ProfileRequest request;
+        final String profileId;
+        final String stage;
+        final long stopAtBatch;
+        final long baseEpochNs;
+        final List<StepRecord> steps = new ArrayList<>();
+        long counted;
+
+        Capture(ProfileRequest request, String profileId, String stage, long stopAtBatch, long baseEpochNs) {
+            this.request = request;
+            this.profileId = profileId;
+            this.stage = stage;
+            this.stopAtBatch = stopAtBatch;
+            this.baseEpochNs = baseEpochNs;
+        }
+    }
+
+    private static final class Armed {
+        final ProfileRequest request;
+        final String profileId;
+        final long startStep;
+        boolean extendDone;
+        boolean decodeStarted;
+
+        Armed(ProfileRequest request, String profileId, long startStep) {
+            this.request = request;
+            this.profileId = profileId;
+            this.startStep = startStep;
+        }
+    }
+
+    public Profiler(SimulatorConfig config, EpochClock clock, TraceWriter writer) {
+        this.config = config;
+        this.clock = clock;
+        this.writer = writer;
+    }
+
+    /**
+     * Handles {@code /start_profile}.
+     *
+     * @return null on success, else the reason for a 500 (as SGLang logs it)
+     */
+    public String start(ProfileRequest request) {
+        lock.lock();
+        try {
+            if (active != null || armed != null) {
+                return "Profiling is already in progress. Call /stop_profile first.";
+            }
+            if (!request.startsAnything()) {
+                LOG.log(System.Logger.Level.INFO, "start_profile: no known activity, nothing started");
+                return null;
+            }
+            String id = request.profileId() != null ? request.profileId() : pythonTime(clock.nowEpochNs());
+            long current = lastHookedBatch;
+            if (request.profileByStage()) {
+                armed = new Armed(request, id, Long.MAX_VALUE);
+            } else if (request.startStep() != null) {
+                armed = new Armed(request, id, Math.max(request.startStep(), current + 1));
+            } else {
+                long stopAt = request.numSteps() != null ? current + 1 + request.numSteps() : Long.MAX_VALUE;
+                active = new Capture(request, id, null, stopAt, clock.nowEpochNs());
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Handles {@code /stop_profile}: waits for the batch in flight, then writes every rank's file.
+     *
+     * @return null on success, else the reason for a 500
+     * @throws IOException if a trace file cannot be written
+     */
+    public String stop() throws IOException, InterruptedException {
+        lock.lock();
+        try {
+            if (active == null) {
+                return "Profiling is not in progress. Call /start_profile first.";
+            }
+            while (inFlightRecorded && !closed) {
+                batchDone.await();
+            }
+            if (active == null) {
+                return "Profiling is not in progress. Call /start_profile first.";
+            }
+            Capture capture = active;
+            active = null;
+            armed = null;
+            export(capture);
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Called by the scheduler before batch {@code batch}: exports a capture whose stop step is reached, starts an
+     * armed one whose start step is reached.
+     *
+     * @return true when this batch is recorded
+     */
+    boolean beforeBatch(long batch, boolean extend) {
+        lock.lock();
+        try {
+            lastHookedBatch = batch;
+            if (active != null) {
+                boolean stop;
+                if (active.stage == null) {
+                    stop = batch >= active.stopAtBatch;
+                } else if (active.stage.equals("EXTEND")) {
+                    stop = !extend || active.counted >= active.request.numSteps();
+                } else {
+                    stop = active.counted >= active.request.numSteps();
+                }
+                if (stop) {
+                    Capture done = active;
+                    active = null;
+                    if (armed != null && "DECODE".equals(done.stage)) {
+                        armed = null;
+                    } else if (armed != null) {
+                        armed.extendDone = true;
+                    }
+                    exportQuietly(done);
+                }
+            }
+            if (armed != null && active == null) {
+                startArmed(batch, extend);
+            }
+            if (active != null && active.stage != null && active.stage.equals(extend ? "EXTEND" : "DECODE")) {
+                active.counted++;
+            }
+            inFlightRecorded = active != null;
+            return inFlightRecorded;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void startArmed(long batch, boolean extend) {
+        Armed a = armed;
+        long now = clock.nowEpochNs();
+        if (!a.request.profileByStage()) {
+            if (batch >= a.startStep) {
+                long stopAt = a.request.numSteps() != null ? a.startStep + a.request.numSteps() : Long.MAX_VALUE;
+                active = new Capture(a.request, a.profileId, null, stopAt, now);
+                armed = null;
+            }
+            return;
+        }
+        if (a.request.numSteps() == null) {
+            LOG.log(System.Logger.Level.ERROR, "profile_by_stage without num_steps: TypeError: '>' not supported "
+                    + "between instances of 'int' and 'NoneType' (as SGLang's scheduler raises); no capture");
+            armed = null;
+        } else if (extend && !a.extendDone && !a.decodeStarted) {
+            active = new Capture(a.request, a.profileId, "EXTEND", Long.MAX_VALUE, now);
+        } else if (!extend && !a.decodeStarted) {
+            a.decodeStarted = true;
+            active = new Capture(a.request, a.profileId, "DECODE", Long.MAX_VALUE, now);
+        }
+    }
+
+    /** Called by the scheduler after the batch; {@code step} is null when the batch was not recorded. */
+    void afterBatch(StepRecord step) {
+        lock.lock();
+        try {
+            if (step != null && active != null && inFlightRecorded) {
+                active.steps.add(step);
+            }
+            inFlightRecorded = false;
+            batchDone.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops any capture without writing it and wakes a waiting stop. */
+    public void close() {
+        closed = true;
+        lock.lock();
+        try {
+            active = null;
+            armed = null;
+            inFlightRecorded = false;
+            batchDone.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void exportQuietly(Capture capture) {
+        try {
+            export(capture);
+        } catch (IOException | UncheckedIOException e) {
+            LOG.log(System.Logger.Level.ERROR, "profiler export failed", e);
+        }
+    }
+
+    private void export(Capture capture) throws IOException {
+        ProfileRequest req = capture.request;
+        if (!req.writesTrace() || closed) {
+            return;
+        }
+        Path dir = outputDir(req);
+        Files.createDirectories(dir);
+        List<Path> written = new ArrayList<>();
+        boolean rpd = req.activities().contains("RPD");
+        String rpdTime = pythonTime(clock.nowEpochNs());
+        for (int tp = 0; tp < config.tpSize(); tp++) {
+            String name;
+            if (rpd) {
+                name = "rpd-" + rpdTime + "-TP-" + tp + ".trace.json.gz";
+            } else {
+                name = (req.profilePrefix() != null ? req.profilePrefix() + "-" : "") + capture.profileId + "-TP-" + tp
+                        + (capture.stage != null ? "-" + capture.stage : "") + ".trace.json.gz";
+            }
+            Path file = dir.resolve(name);
+            writer.write(file, tp, capture.baseEpochNs, capture.steps, req, () -> closed);
+            written.add(file);
+        }
+        LOG.log(System.Logger.Level.INFO, "profiler wrote " + written);
+        if (req.mergeProfiles() && !rpd) {
+            TraceMerger.merge(dir, capture.profileId, config.tpSize());
+        }
+    }
+
+    private Path outputDir(ProfileRequest req) {
+        String dir = req.outputDir();
+        if (dir == null) {
+            return config.profilerDir();
+        }
+        if (dir.equals("~") || dir.startsWith("~/")) {
+            dir = System.getProperty("user.home") + dir.substring(1);
+        }
+        return Path.of(dir);
+    }
+
+    /** Python's {@code str(time.time())}-like text: seconds with a 7-digit fraction, e.g. "1773999986.4851577". */
+    static String pythonTime(long epochNs) {
+        return String.format("%d.%07d", epochNs / 1_000_000_000L, (epochNs % 1_000_000_000L) / 100);
+    }
+}

@@ -1,0 +1,263 @@
+package dev.profiledrollout.simulator.internal;
+
+import dev.profiledrollout.simulator.CostModel;
+import dev.profiledrollout.simulator.KernelCost;
+import dev.profiledrollout.simulator.SimulatorConfig;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
+
+/**
+ * The continuous-batching scheduler: one thread ({@code simulator-scheduler}) that runs one batch per step.
+ *
+ * <p>Like SGLang's default policy, waiting requests are admitted first, as one prefill (EXTEND) batch of at most
+ * {@link #MAX_PREFILL_TOKENS} prompt tokens while fewer than {@code maxRunningRequests} run; otherwise all running
+ * requests form a decode batch. A prefill yields each request's first token, a decode one more token. Each step
+ * really takes its simulated time (the thread parks until the step's deadline), so clients measure real latencies.
+ * An idle scheduler blocks and does not step.
+ */
+public final class Scheduler {
+
+    /** SGLang's default {@code --max-prefill-tokens}. */
+    public static final int MAX_PREFILL_TOKENS = 16384;
+
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+
+    private final SimulatorConfig config;
+    private final CostModel costModel;
+    private final Profiler profiler;
+    private final EpochClock clock;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition workArrived = lock.newCondition();
+    private final Deque<SimRequest> waiting = new ArrayDeque<>();
+    private final List<SimRequest> running = new ArrayList<>();
+    private final AtomicLong forwardCount = new AtomicLong();
+    private final AtomicLong nextId = new AtomicLong();
+    private final Random lengthRandom;
+    private final Map<String, Double> kernelFactorCache = new ConcurrentHashMap<>();
+    private final List<Map.Entry<Pattern, Double>> kernelPatterns = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile double lastGenThroughput;
+
+    public Scheduler(SimulatorConfig config, CostModel costModel, Profiler profiler, EpochClock clock) {
+        this.config = config;
+        this.costModel = costModel;
+        this.profiler = profiler;
+        this.clock = clock;
+        this.lengthRandom = new Random(config.seed());
+        for (Map.Entry<String, Double> e : config.kernelSlowdowns().entrySet()) {
+            kernelPatterns.add(Map.entry(Pattern.compile(e.getKey()), e.getValue()));
+        }
+        this.thread = new Thread(this::loop, "simulator-scheduler");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Steps completed since start, the warm-up included (SGLang {@code forward_ct}). */
+    public long forwardCount() {
+        return forwardCount.get();
+    }
+
+    /** Output tokens per second over the last decode step. */
+    public double lastGenThroughput() {
+        return lastGenThroughput;
+    }
+
+    /** True when no request is waiting or running. */
+    public boolean idle() {
+        lock.lock();
+        try {
+            return waiting.isEmpty() && running.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Queues a request.
+     *
+     * @param promptTokens at least 1
+     * @param maxNewTokens at least 1
+     * @param ignoreEos    true: exactly {@code maxNewTokens}; false: a seeded random length in [1, maxNewTokens]
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public SimRequest submit(int promptTokens, int maxNewTokens, boolean ignoreEos) {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the simulator is shutting down");
+            }
+            int target = ignoreEos ? maxNewTokens : 1 + lengthRandom.nextInt(maxNewTokens);
+            String reason = target == maxNewTokens ? "length" : "stop";
+            long id = nextId.incrementAndGet();
+            SimRequest r = new SimRequest(id, Math.max(1, promptTokens), target, reason, clock.nowEpochNs(),
+                    config.seed() * 31 + id);
+            waiting.add(r);
+            workArrived.signalAll();
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the thread, aborts every request still queued or running, and joins. Idempotent. */
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            workArrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        thread.interrupt();
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        lock.lock();
+        try {
+            for (SimRequest r : waiting) {
+                r.abort("The server is shutting down");
+            }
+            for (SimRequest r : running) {
+                r.abort("The server is shutting down");
+            }
+            waiting.clear();
+            running.clear();
+        } finally {
+            lock.unlock();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void loop() {
+        try {
+            while (true) {
+                List<SimRequest> batch = new ArrayList<>();
+                boolean extend;
+                lock.lock();
+                try {
+                    while (!closed && waiting.isEmpty() && running.isEmpty()) {
+                        workArrived.await();
+                    }
+                    if (closed) {
+                        return;
+                    }
+                    extend = admit(batch);
+                    if (!extend) {
+                        batch.addAll(running);
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                if (!runStep(batch, extend)) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.ERROR, "simulator scheduler crashed", e);
+        }
+    }
+
+    /** Moves waiting requests into {@code batch}; returns true when that makes a prefill batch. Holds the lock. */
+    private boolean admit(List<SimRequest> batch) {
+        long tokens = 0;
+        while (!waiting.isEmpty() && running.size() + batch.size() < config.maxRunningRequests()) {
+            SimRequest next = waiting.peekFirst();
+            if (!batch.isEmpty() && tokens + next.promptTokens() > MAX_PREFILL_TOKENS) {
+                break;
+            }
+            batch.add(waiting.pollFirst());
+            tokens += next.promptTokens();
+        }
+        return !batch.isEmpty();
+    }
+
+    private boolean runStep(List<SimRequest> batch, boolean extend) throws InterruptedException {
+        long stepNumber = forwardCount.get() + 1;
+        boolean recorded = profiler.beforeBatch(stepNumber, extend);
+        int[] shape = new int[batch.size()];
+        long tokens = 0;
+        for (int i = 0; i < shape.length; i++) {
+            shape[i] = extend ? batch.get(i).promptTokens() : batch.get(i).contextTokens();
+            tokens += extend ? shape[i] : 1;
+        }
+        List<KernelCost> kernels = extend ? costModel.extendStep(shape) : costModel.decodeStep(shape);
+        long[][] durations = new long[config.tpSize()][kernels.size()];
+        for (int tp = 0; tp < durations.length; tp++) {
+            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0);
+            for (int k = 0; k < kernels.size(); k++) {
+                KernelCost kc = kernels.get(k);
+                durations[tp][k] = Math.max(1, Math.round(kc.durationNs() * rankFactor * kernelFactor(kc.name())));
+            }
+        }
+        long start = clock.nowEpochNs();
+        StepRecord step = new StepRecord(stepNumber, start, CostModel.CPU_OVERHEAD_NS, extend, batch.size(), tokens,
+                kernels, durations);
+        long deadline = clock.toNanoTime(start + step.durationNs());
+        long remaining;
+        while ((remaining = deadline - System.nanoTime()) > 0) {
+            if (closed) {
+                profiler.afterBatch(null);
+                return false;
+            }
+            LockSupport.parkNanos(this, remaining);
+        }
+        forwardCount.set(stepNumber);
+        profiler.afterBatch(recorded ? step : null);
+        if (!extend) {
+            lastGenThroughput = batch.size() * 1e9 / step.durationNs();
+        }
+        lock.lock();
+        try {
+            for (SimRequest r : batch) {
+                boolean done = r.emitToken();
+                if (extend && !done) {
+                    running.add(r);
+                } else if (!extend && done) {
+                    running.remove(r);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return true;
+    }
+
+    private double kernelFactor(String name) {
+        if (kernelPatterns.isEmpty()) {
+            return 1.0;
+        }
+        return kernelFactorCache.computeIfAbsent(name, n -> {
+            double f = 1.0;
+            for (Map.Entry<Pattern, Double> e : kernelPatterns) {
+                if (e.getKey().matcher(n).find()) {
+                    f *= e.getValue();
+                }
+            }
+            return f;
+        });
+    }
+}

@@ -1,0 +1,304 @@
+package dev.profiledrollout.simulator.internal;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.profiledrollout.simulator.GpuSpec;
+import dev.profiledrollout.simulator.KernelCost;
+import dev.profiledrollout.simulator.SimulatorConfig;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Streams one TP rank's capture to a gzip Kineto trace (TRACES.md §1): top-level keys in Kineto's order, relative
+ * {@code ts} in µs with exactly three decimals, and per step a CPU {@code user_annotation} and a
+ * {@code gpu_user_annotation} named like SGLang's step span, the kernels on stream 7 of {@code pid = tp}, and
+ * (with the CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
+ * and an {@code ac2g} flow. The file is written under a temporary name and renamed when complete.
+ */
+public final class TraceWriter {
+
+    /** CUDA compute stream the kernels run on. */
+    public static final int STREAM = 7;
+    private static final int CUDA_LAUNCH_KERNEL_CBID = 211;
+
+    private final SimulatorConfig config;
+    private final JsonFactory factory = new JsonFactory();
+    private final long cpuPidBase = ProcessHandle.current().pid();
+
+    public TraceWriter(SimulatorConfig config) {
+        this.config = config;
+    }
+
+    /** The simulated host process id of a rank (one process per TP rank, as SGLang runs them). */
+    public long cpuPid(int tp) {
+        return cpuPidBase * 10 + tp;
+    }
+
+    /**
+     * Writes {@code file} for rank {@code tp}.
+     *
+     * @param baseEpochNs capture start, epoch ns; written as {@code baseTimeNanoseconds}
+     * @param cancelled   polled between steps; when true the partial file is deleted and an
+     *                    {@link InterruptedIOException} thrown
+     */
+    public void write(Path file, int tp, long baseEpochNs, List<StepRecord> steps, ProfileRequest req,
+                      BooleanSupplier cancelled) throws IOException {
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+        boolean cpu = req.activities().contains("CPU");
+        boolean gpu = req.activities().contains("GPU");
+        try (OutputStream out = new GZIPOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)), 1 << 16);
+             JsonGenerator g = factory.createGenerator(out, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeNumberField("schemaVersion", 1);
+            writeDeviceProperties(g, tp, gpu);
+            g.writeObjectFieldStart("distributedInfo");
+            g.writeStringField("backend", "nccl");
+            g.writeNumberField("rank", tp);
+            g.writeNumberField("world_size", config.tpSize());
+            g.writeNumberField("pg_count", 1);
+            g.writeStringField("nccl_version", "2.27.3");
+            g.writeEndObject();
+            g.writeBooleanField("record_shapes", req.recordShapes());
+            g.writeBooleanField("with_stack", req.withStack());
+            g.writeStringField("engine", "simulator");
+            g.writeStringField("displayTimeUnit", "ms");
+            g.writeNumberField("baseTimeNanoseconds", baseEpochNs);
+            g.writeArrayFieldStart("traceEvents");
+            writeMetadata(g, tp, cpu, gpu);
+            long correlation = 1;
+            long externalId = 1;
+            long pid = cpuPid(tp);
+            for (StepRecord step : steps) {
+                if (cancelled.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException("trace export cancelled: the simulator is closing");
+                }
+                long stepTs = step.startEpochNs() - baseEpochNs;
+                long gpuTs = stepTs + step.cpuOverheadNs();
+                String span = step.spanName();
+                if (cpu) {
+                    complete(g, "user_annotation", span, pid, pid, stepTs, step.durationNs());
+                    g.writeObjectFieldStart("args");
+                    g.writeNumberField("External id", externalId++);
+                    g.writeEndObject();
+                    g.writeEndObject();
+                }
+                if (gpu) {
+                    complete(g, "gpu_user_annotation", span, tp, STREAM, gpuTs - 1, step.busyNs(tp) + 2);
+                    g.writeObjectFieldStart("args");
+                    g.writeNumberField("device", tp);
+                    g.writeNumberField("stream", STREAM);
+                    g.writeEndObject();
+                    g.writeEndObject();
+                }
+                List<KernelCost> kernels = step.kernels();
+                long slot = Math.max(2, step.cpuOverheadNs() / (kernels.size() + 2));
+                long kernelTs = gpuTs;
+                for (int k = 0; k < kernels.size(); k++) {
+                    KernelCost kc = kernels.get(k);
+                    long dur = step.durationsNs()[tp][k];
+                    long launchTs = stepTs + (k + 1) * slot;
+                    long corr = correlation++;
+                    long ext = externalId++;
+                    if (cpu) {
+                        complete(g, "cpu_op", cpuOpName(kc), pid, pid, launchTs, slot * 8 / 10);
+                        g.writeObjectFieldStart("args");
+                        g.writeNumberField("External id", ext);
+                        g.writeNumberField("Record function id", 0);
+                        g.writeEndObject();
+                        g.writeEndObject();
+                    }
+                    if (cpu && gpu) {
+                        long runtimeTs = launchTs + slot / 10;
+                        complete(g, "cuda_runtime", "cudaLaunchKernel", pid, pid, runtimeTs, slot * 6 / 10);
+                        g.writeObjectFieldStart("args");
+                        g.writeNumberField("External id", ext);
+                        g.writeNumberField("cbid", CUDA_LAUNCH_KERNEL_CBID);
+                        g.writeNumberField("correlation", corr);
+                        g.writeEndObject();
+                        g.writeEndObject();
+                        flow(g, "s", corr, pid, pid, runtimeTs);
+                        flow(g, "f", corr, tp, STREAM, kernelTs);
+                    }
+                    if (gpu) {
+                        writeKernel(g, kc, tp, kernelTs, dur, corr, cpu ? ext : 0);
+                    }
+                    kernelTs += dur;
+                }
+            }
+            g.writeEndArray();
+            g.writeStringField("traceName", file.toString());
+            g.writeEndObject();
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Kineto's {@code fmtTs}: integer µs, a dot, then the ns remainder as exactly three digits. */
+    public static String formatUs(long ns) {
+        String sign = ns < 0 ? "-" : "";
+        long abs = Math.abs(ns);
+        long frac = abs % 1000;
+        return sign + (abs / 1000) + "." + (frac < 10 ? "00" : frac < 100 ? "0" : "") + frac;
+    }
+
+    private void writeDeviceProperties(JsonGenerator g, int tp, boolean gpuActivity) throws IOException {
+        g.writeArrayFieldStart("deviceProperties");
+        if (gpuActivity) {
+            GpuSpec spec = config.gpu();
+            g.writeStartObject();
+            g.writeNumberField("id", tp);
+            g.writeStringField("name", spec.name());
+            g.writeNumberField("totalGlobalMem", spec.totalGlobalMemBytes());
+            // Compute capability and per-SM limits are Hopper's (sm_90); GpuSpec does not model them.
+            g.writeNumberField("computeMajor", 9);
+            g.writeNumberField("computeMinor", 0);
+            g.writeNumberField("maxThreadsPerBlock", 1024);
+            g.writeNumberField("maxThreadsPerMultiprocessor", 2048);
+            g.writeNumberField("regsPerBlock", 65536);
+            g.writeNumberField("regsPerMultiprocessor", 65536);
+            g.writeNumberField("warpSize", 32);
+            g.writeNumberField("sharedMemPerBlock", 49152);
+            g.writeNumberField("sharedMemPerMultiprocessor", 233472);
+            g.writeNumberField("numSms", spec.numSms());
+            g.writeNumberField("sharedMemPerBlockOptin", 232448);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    private void writeMetadata(JsonGenerator g, int tp, boolean cpu, boolean gpu) throws IOException {
+        long pid = cpuPid(tp);
+        if (cpu) {
+            meta(g, "process_name", pid, null, "name", "python3");
+            meta(g, "process_labels", pid, null, "labels", "CPU");
+            meta(g, "thread_name", pid, pid, "name", "thread " + pid + " (python3)");
+        }
+        if (gpu) {
+            meta(g, "process_name", tp, null, "name", "python3");
+            meta(g, "process_labels", tp, null, "labels", "GPU " + tp);
+            g.writeStartObject();
+            g.writeStringField("name", "process_sort_index");
+            g.writeStringField("ph", "M");
+            g.writeNumberField("ts", 0);
+            g.writeNumberField("pid", tp);
+            g.writeNumberField("tid", 0);
+            g.writeObjectFieldStart("args");
+            g.writeNumberField("sort_index", 5000000 + tp);
+            g.writeEndObject();
+            g.writeEndObject();
+            meta(g, "thread_name", tp, (long) STREAM, "name", "stream " + STREAM + " ");
+        }
+    }
+
+    private static void meta(JsonGenerator g, String name, long pid, Long tid, String key, String value)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("name", name);
+        g.writeStringField("ph", "M");
+        g.writeNumberField("ts", 0);
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", tid == null ? 0 : tid);
+        g.writeObjectFieldStart("args");
+        g.writeStringField(key, value);
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    /** Opens an X event and writes everything but {@code args}; the caller writes args and closes it. */
+    private static void complete(JsonGenerator g, String cat, String name, long pid, long tid, long tsNs, long durNs)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("ph", "X");
+        g.writeStringField("cat", cat);
+        g.writeStringField("name", name);
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", tid);
+        g.writeFieldName("ts");
+        g.writeNumber(formatUs(tsNs));
+        g.writeFieldName("dur");
+        g.writeNumber(formatUs(Math.max(0, durNs)));
+    }
+
+    private static void flow(JsonGenerator g, String ph, long id, long pid, long tid, long tsNs) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("ph", ph);
+        g.writeNumberField("id", id);
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", tid);
+        g.writeFieldName("ts");
+        g.writeNumber(formatUs(tsNs));
+        g.writeStringField("cat", "ac2g");
+        g.writeStringField("name", "ac2g");
+        if (ph.equals("f")) {
+            g.writeStringField("bp", "e");
+        }
+        g.writeEndObject();
+    }
+
+    private void writeKernel(JsonGenerator g, KernelCost kc, int tp, long tsNs, long durNs, long corr, long ext)
+            throws IOException {
+        complete(g, "kernel", kc.name(), tp, STREAM, tsNs, durNs);
+        g.writeObjectFieldStart("args");
+        if (ext > 0) {
+            g.writeNumberField("External id", ext);
+        }
+        g.writeNumberField("queued", 0);
+        g.writeNumberField("device", tp);
+        g.writeNumberField("context", 1);
+        g.writeNumberField("stream", STREAM);
+        g.writeNumberField("correlation", corr);
+        g.writeNumberField("registers per thread", 128);
+        g.writeNumberField("shared memory", 0);
+        long blocks = (long) kc.grid().x() * kc.grid().y() * kc.grid().z();
+        int threads = kc.block().x() * kc.block().y() * kc.block().z();
+        double blocksPerSm = (double) blocks / config.gpu().numSms();
+        g.writeNumberField("blocks per SM", Math.round(blocksPerSm * 1e6) / 1e6);
+        g.writeNumberField("warps per SM", Math.round(blocksPerSm * Math.ceil(threads / 32.0) * 1e6) / 1e6);
+        g.writeArrayFieldStart("grid");
+        g.writeNumber(kc.grid().x());
+        g.writeNumber(kc.grid().y());
+        g.writeNumber(kc.grid().z());
+        g.writeEndArray();
+        g.writeArrayFieldStart("block");
+        g.writeNumber(kc.block().x());
+        g.writeNumber(kc.block().y());
+        g.writeNumber(kc.block().z());
+        g.writeEndArray();
+        g.writeNumberField("est. achieved occupancy %", (int) Math.min(100, Math.round(blocksPerSm * 25)));
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private static String cpuOpName(KernelCost kc) {
+        switch (kc.kind()) {
+            case EMBEDDING:
+                return "aten::embedding";
+            case NORM:
+                return "sgl_kernel::fused_add_rmsnorm";
+            case GEMM:
+                return "aten::mm";
+            case ROTARY:
+                return "sgl_kernel::apply_rope_pos_ids_cos_sin_cache";
+            case ATTENTION:
+                return "flashinfer::paged_attention";
+            case ACTIVATION:
+                return "sgl_kernel::silu_and_mul";
+            case ALL_REDUCE:
+                return "sgl_kernel::all_reduce";
+            default:
+                return "sgl_kernel::top_k_top_p_sampling_from_probs";
+        }
+    }
+}

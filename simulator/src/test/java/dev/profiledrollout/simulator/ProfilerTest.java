@@ -1,0 +1,247 @@
+package dev.profiledrollout.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProfilerTest {
+
+    @TempDir
+    Path dir;
+
+    private EngineSimulator start(int tp) throws Exception {
+        return EngineSimulator.start(SimulatorConfig.builder().tpSize(tp).profilerDir(dir.resolve("default")).build());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void should_write_one_file_per_rank_at_the_batch_after_num_steps(int tp) throws Exception {
+        try (EngineSimulator sim = start(tp)) {
+            SimClient client = new SimClient(sim);
+            Path out = dir.resolve("run");
+            // GIVEN a capture of the next 3 steps
+            HttpResponse<String> started = client.post("/start_profile", "{\"output_dir\":\"" + out
+                    + "\",\"num_steps\":\"3\",\"profile_id\":\"pid42\",\"unknown_key\":1}");
+            assertThat(started.statusCode()).isEqualTo(200);
+            assertThat(started.body()).isEqualTo("Start profiling.\n");
+            // WHEN exactly 3 batches run (1 prefill + 2 decode) and the server goes idle
+            client.complete(3);
+            Thread.sleep(300);
+            // THEN no file yet: nothing runs batch c+4
+            assertThat(SimClient.traceFiles(out)).isEmpty();
+            // WHEN one more batch runs
+            assertThat(client.get("/health").statusCode()).isEqualTo(200);
+            // THEN every rank's file appears, with SGLang's name
+            List<Path> files = SimClient.awaitTraceFiles(out, tp);
+            Thread.sleep(100);
+            files = SimClient.traceFiles(out);
+            assertThat(SimClient.names(files)).containsExactlyElementsOf(
+                    tp == 1 ? List.of("pid42-TP-0.trace.json.gz")
+                            : List.of("pid42-TP-0.trace.json.gz", "pid42-TP-1.trace.json.gz"));
+            for (int rank = 0; rank < tp; rank++) {
+                checkTrace(SimClient.readTrace(out.resolve("pid42-TP-" + rank + ".trace.json.gz")), rank, tp);
+            }
+            // a stop after the auto-stop is refused
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
+
+    private static void checkTrace(JsonNode trace, int rank, int tp) {
+        Iterator<String> keys = trace.fieldNames();
+        List<String> order = new java.util.ArrayList<>();
+        keys.forEachRemaining(order::add);
+        assertThat(order.get(0)).isEqualTo("schemaVersion");
+        assertThat(order.get(order.size() - 1)).isEqualTo("traceName");
+        assertThat(order.get(order.size() - 2)).isEqualTo("traceEvents");
+        assertThat(trace.get("engine").asText()).isEqualTo("simulator");
+        assertThat(trace.at("/distributedInfo/rank").asInt()).isEqualTo(rank);
+        assertThat(trace.at("/distributedInfo/world_size").asInt()).isEqualTo(tp);
+        assertThat(trace.at("/deviceProperties/0/id").asInt()).isEqualTo(rank);
+        assertThat(trace.at("/deviceProperties/0/numSms").asInt()).isEqualTo(132);
+        assertThat(trace.get("baseTimeNanoseconds").asLong()).isGreaterThan(1_600_000_000_000_000_000L);
+
+        List<JsonNode> steps = SimClient.events(trace, "user_annotation");
+        assertThat(steps).extracting(e -> e.get("name").asText()).containsExactly(
+                "step[EXTEND bs=1 toks=8]", "step[DECODE bs=1]", "step[DECODE bs=1]");
+        assertThat(SimClient.events(trace, "gpu_user_annotation")).hasSize(3);
+        List<JsonNode> kernels = SimClient.events(trace, "kernel");
+        assertThat(kernels).isNotEmpty().allSatisfy(k -> {
+            assertThat(k.get("pid").asInt()).isEqualTo(rank);
+            assertThat(k.get("tid").asInt()).isEqualTo(7);
+            assertThat(k.get("ts").decimalValue().scale()).isEqualTo(3);
+            assertThat(k.get("dur").decimalValue().scale()).isEqualTo(3);
+        });
+        assertThat(kernels).anySatisfy(k -> assertThat(k.get("name").asText()).contains("nvjet"));
+        assertThat(kernels).anySatisfy(k -> assertThat(k.get("name").asText())
+                .contains("BatchPrefillWithPagedKVCacheKernel"));
+        assertThat(kernels).anySatisfy(k -> assertThat(k.get("name").asText())
+                .contains("BatchDecodeWithPagedKVCacheKernel"));
+        boolean allReduce = kernels.stream().anyMatch(k -> k.get("name").asText().contains("cross_device_reduce"));
+        assertThat(allReduce).isEqualTo(tp > 1);
+        // kernels on the stream do not overlap
+        long end = Long.MIN_VALUE;
+        for (JsonNode k : kernels) {
+            assertThat(SimClient.ns(k.get("ts"))).isGreaterThanOrEqualTo(end);
+            end = SimClient.ns(k.get("ts")) + SimClient.ns(k.get("dur"));
+        }
+        // every launch's correlation matches exactly one kernel
+        List<JsonNode> launches = SimClient.events(trace, "cuda_runtime");
+        assertThat(launches).hasSameSizeAs(kernels);
+        assertThat(launches).extracting(l -> l.at("/args/correlation").asLong())
+                .containsExactlyElementsOf(kernels.stream().map(k -> k.at("/args/correlation").asLong()).toList());
+        assertThat(SimClient.events(trace, "ac2g")).hasSize(2 * kernels.size());
+        assertThat(trace.get("traceEvents")).anySatisfy(e -> {
+            assertThat(e.get("name").asText()).isEqualTo("thread_name");
+            assertThat(e.at("/args/name").asText()).isEqualTo("stream 7 ");
+        });
+    }
+
+    @Test
+    void should_record_from_start_step_and_clamp_a_past_one() throws Exception {
+        try (EngineSimulator sim = start(1)) {
+            SimClient client = new SimClient(sim);
+            long c = sim.forwardCount();
+            Path out = dir.resolve("future");
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"start_step\":" + (c + 3)
+                    + ",\"num_steps\":2}").statusCode()).isEqualTo(200);
+            // batches c+1 (prefill) .. c+6; recorded c+3, c+4; written at the start of c+5
+            client.complete(6);
+            JsonNode trace = SimClient.readTrace(SimClient.awaitTraceFiles(out, 1).get(0));
+            assertThat(SimClient.events(trace, "user_annotation")).extracting(e -> e.get("name").asText())
+                    .containsExactly("step[DECODE bs=1]", "step[DECODE bs=1]");
+
+            Path past = dir.resolve("past");
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + past
+                    + "\",\"start_step\":1,\"num_steps\":1}").statusCode()).isEqualTo(200);
+            client.complete(2);
+            JsonNode clamped = SimClient.readTrace(SimClient.awaitTraceFiles(past, 1).get(0));
+            assertThat(SimClient.events(clamped, "user_annotation")).extracting(e -> e.get("name").asText())
+                    .containsExactly("step[EXTEND bs=1 toks=8]");
+        }
+    }
+
+    @Test
+    void should_refuse_stop_without_start_and_a_second_start() throws Exception {
+        try (EngineSimulator sim = start(2)) {
+            SimClient client = new SimClient(sim);
+            HttpResponse<String> stop = client.get("/stop_profile");
+            assertThat(stop.statusCode()).isEqualTo(500);
+            assertThat(stop.body()).isEqualTo("Internal Server Error");
+
+            Path out = dir.resolve("manual");
+            assertThat(client.get("/start_profile").statusCode()).isEqualTo(200);
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\"}").statusCode())
+                    .isEqualTo(500);
+            client.complete(4);
+            // the first (default-directory) capture is still open; its stop writes before answering
+            HttpResponse<String> stopped = client.post("/stop_profile", "{\"ignored\":true}");
+            assertThat(stopped.statusCode()).isEqualTo(200);
+            assertThat(stopped.body()).isEqualTo("Stop profiling. This will take some time.\n");
+            List<Path> files = SimClient.traceFiles(dir.resolve("default"));
+            assertThat(files).hasSize(2);
+            assertThat(SimClient.names(files)).allMatch(n -> n.matches("\\d+\\.\\d{7}-TP-[01]\\.trace\\.json\\.gz"));
+            assertThat(SimClient.events(SimClient.readTrace(files.get(1)), "user_annotation")).hasSize(4);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void should_block_stop_until_files_are_written_under_load() throws Exception {
+        try (EngineSimulator sim = start(2)) {
+            SimClient client = new SimClient(sim);
+            Path out = dir.resolve("load");
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"profile_prefix\":\"pre\","
+                    + "\"profile_id\":\"x\"}").statusCode()).isEqualTo(200);
+            Thread load = new Thread(() -> {
+                try {
+                    client.complete(40);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            load.start();
+            Thread.sleep(50);
+            HttpResponse<String> stopped = client.post("/stop_profile", "");
+            List<Path> files = SimClient.traceFiles(out);
+            assertThat(stopped.statusCode()).isEqualTo(200);
+            assertThat(SimClient.names(files)).containsExactly("pre-x-TP-0.trace.json.gz", "pre-x-TP-1.trace.json.gz");
+            for (Path f : files) {
+                assertThat(SimClient.events(SimClient.readTrace(f), "user_annotation")).isNotEmpty();
+            }
+            load.join();
+        }
+    }
+
+    @Test
+    void should_write_extend_and_decode_files_by_stage() throws Exception {
+        try (EngineSimulator sim = start(1)) {
+            SimClient client = new SimClient(sim);
+            Path out = dir.resolve("stage");
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"profile_by_stage\":true,"
+                    + "\"num_steps\":2,\"profile_id\":\"s\"}").statusCode()).isEqualTo(200);
+            client.complete(6);
+            List<Path> files = SimClient.awaitTraceFiles(out, 2);
+            assertThat(SimClient.names(files)).containsExactly("s-TP-0-DECODE.trace.json.gz",
+                    "s-TP-0-EXTEND.trace.json.gz");
+            assertThat(SimClient.events(SimClient.readTrace(out.resolve("s-TP-0-EXTEND.trace.json.gz")),
+                    "user_annotation")).extracting(e -> e.get("name").asText())
+                    .containsExactly("step[EXTEND bs=1 toks=8]");
+            assertThat(SimClient.events(SimClient.readTrace(out.resolve("s-TP-0-DECODE.trace.json.gz")),
+                    "user_annotation")).hasSize(2);
+
+            // without num_steps the start is accepted but nothing is captured
+            Path none = dir.resolve("none");
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + none
+                    + "\",\"profile_by_stage\":true}").statusCode()).isEqualTo(200);
+            client.complete(3);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+            assertThat(SimClient.traceFiles(none)).isEmpty();
+        }
+    }
+
+    @Test
+    void should_answer_400_to_mistyped_fields() throws Exception {
+        try (EngineSimulator sim = start(1)) {
+            SimClient client = new SimClient(sim);
+            for (String body : List.of("{\"num_steps\":\"five\"}", "{\"activities\":\"CPU\"}",
+                    "{\"output_dir\":5}", "{\"profile_by_stage\":\"maybe\"}", "[1,2]", "{not json")) {
+                HttpResponse<String> r = client.post("/start_profile", body);
+                assertThat(r.statusCode()).as(body).isEqualTo(400);
+                JsonNode err = SimClient.EXACT.readTree(r.body());
+                assertThat(err.get("object").asText()).isEqualTo("error");
+                assertThat(err.get("code").asInt()).isEqualTo(400);
+            }
+            // nothing was started by the rejected requests
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void should_write_merged_file_and_cpu_only_traces() throws Exception {
+        try (EngineSimulator sim = start(2)) {
+            SimClient client = new SimClient(sim);
+            Path out = dir.resolve("merge");
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"num_steps\":2,"
+                    + "\"merge_profiles\":true,\"profile_id\":\"m\",\"activities\":[\"CPU\",\"BOGUS\"]}")
+                    .statusCode()).isEqualTo(200);
+            client.complete(3);
+            List<Path> files = SimClient.awaitTraceFiles(out, 3);
+            assertThat(SimClient.names(files)).containsExactly("m-TP-0.trace.json.gz", "m-TP-1.trace.json.gz",
+                    "merged-m.trace.json.gz");
+            JsonNode merged = SimClient.readTrace(out.resolve("merged-m.trace.json.gz"));
+            assertThat(merged.get("traceEvents")).allSatisfy(e -> assertThat(e.get("pid").asText())
+                    .matches("\\[TP0[01]] \\d+"));
+            assertThat(SimClient.events(merged, "user_annotation")).hasSize(4);
+            assertThat(SimClient.events(merged, "kernel")).isEmpty();
+        }
+    }
+}
