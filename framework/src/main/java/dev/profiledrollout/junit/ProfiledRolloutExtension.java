@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -36,10 +37,21 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * </ul>
  * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
  */
-public final class ProfiledRolloutExtension implements ParameterResolver, InvocationInterceptor {
+public final class ProfiledRolloutExtension implements BeforeEachCallback, ParameterResolver, InvocationInterceptor {
 
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(ProfiledRolloutExtension.class);
+
+    /**
+     * Validates the annotations and resolves the engine before the test's parameters are resolved, so that a
+     * configuration error surfaces as itself rather than wrapped in a parameter-resolution failure.
+     */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        if (profiledRollout(context).isPresent()) {
+            window(context);
+        }
+    }
 
     @Override
     public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
