@@ -244,4 +244,27 @@ class ProfilerTest {
             assertThat(SimClient.events(merged, "kernel")).isEmpty();
         }
     }
+
+    @Test
+    void should_name_rpd_files_and_write_nothing_for_mem_or_unknown_activities() throws Exception {
+        try (EngineSimulator sim = start(2)) {
+            SimClient client = new SimClient(sim);
+            Path rpd = dir.resolve("rpd");
+            client.post("/start_profile", "{\"output_dir\":\"" + rpd + "\",\"activities\":[\"RPD\"]}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(SimClient.names(SimClient.traceFiles(rpd)))
+                    .hasSize(2).allMatch(n -> n.matches("rpd-\\d+\\.\\d+-TP-[01]\\.trace\\.json\\.gz"));
+
+            Path mem = dir.resolve("mem");
+            client.post("/start_profile", "{\"output_dir\":\"" + mem + "\",\"activities\":[\"MEM\"]}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(SimClient.traceFiles(mem)).isEmpty();
+
+            // activities that start nothing: 200, then the stop gets 500
+            assertThat(client.post("/start_profile", "{\"activities\":[\"TPU\"]}").statusCode()).isEqualTo(200);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
 }
