@@ -69,6 +69,9 @@ class ProfilerTest {
         assertThat(trace.at("/deviceProperties/0/numSms").asInt()).isEqualTo(132);
         assertThat(trace.get("baseTimeNanoseconds").asLong()).isGreaterThan(1_600_000_000_000_000_000L);
 
+        // Kineto's fmtTs: every timestamp is µs with exactly three decimals
+        assertThat(trace.get("traceEvents")).allSatisfy(e -> assertThat(e.get("ts").decimalValue().scale())
+                .isEqualTo(3));
         List<JsonNode> steps = SimClient.events(trace, "user_annotation");
         assertThat(steps).extracting(e -> e.get("name").asText()).containsExactly(
                 "step[EXTEND bs=1 toks=8]", "step[DECODE bs=1]", "step[DECODE bs=1]");
