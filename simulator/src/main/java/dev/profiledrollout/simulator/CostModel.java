@@ -203,29 +203,40 @@ public final class CostModel {
         if (tp > 1) {
             out.add(allReduce(activationBytes));
         }
+
+        // Every layer launches the same kernels, so one instance of each is shared by all layers (a captured step
+        // then costs a list of references, not ~300 objects).
+        KernelCost firstNorm = roofline(RMS_NORM, Kind.NORM, 4.0 * tokens * hidden, 2 * activationBytes, normGrid,
+                dim(512, 1));
+        KernelCost addNorm = roofline(FUSED_ADD_RMS_NORM, Kind.NORM, 4.0 * tokens * hidden, 4 * activationBytes,
+                normGrid, dim(512, 1));
+        KernelCost qkv = gemm(gemmName, tokens, qkvOut, hidden);
+        KernelCost rotary = roofline(ROTARY, Kind.ROTARY, 6.0 * tokens * qkvOut, 2.0 * tokens * qkvOut * b,
+                dim(ceilDiv(tokens, 4), 1), dim(16, 8));
+        KernelCost oProj = gemm(gemmName, tokens, hidden, oIn);
+        KernelCost gateUp = gemm(gemmName, tokens, 2 * inter, hidden);
+        KernelCost act = roofline(SILU_AND_MUL, Kind.ACTIVATION, 4.0 * tokens * inter, 3.0 * tokens * inter * b,
+                dim(tokens, 1), dim(1024, 1));
+        KernelCost down = gemm(gemmName, tokens, hidden, inter);
+        KernelCost reduce = tp > 1 ? allReduce(activationBytes) : null;
         for (int layer = 0; layer < model.layers(); layer++) {
-            out.add(roofline(layer == 0 ? RMS_NORM : FUSED_ADD_RMS_NORM, Kind.NORM, 4.0 * tokens * hidden,
-                    (layer == 0 ? 2 : 4) * activationBytes, normGrid, dim(512, 1)));
-            out.add(gemm(gemmName, tokens, qkvOut, hidden));
-            out.add(roofline(ROTARY, Kind.ROTARY, 6.0 * tokens * qkvOut, 2.0 * tokens * qkvOut * b,
-                    dim(ceilDiv(tokens, 4), 1), dim(16, 8)));
+            out.add(layer == 0 ? firstNorm : addNorm);
+            out.add(qkv);
+            out.add(rotary);
             out.add(attention);
-            out.add(gemm(gemmName, tokens, hidden, oIn));
-            if (tp > 1) {
-                out.add(allReduce(activationBytes));
+            out.add(oProj);
+            if (reduce != null) {
+                out.add(reduce);
             }
-            out.add(roofline(FUSED_ADD_RMS_NORM, Kind.NORM, 4.0 * tokens * hidden, 4 * activationBytes, normGrid,
-                    dim(512, 1)));
-            out.add(gemm(gemmName, tokens, 2 * inter, hidden));
-            out.add(roofline(SILU_AND_MUL, Kind.ACTIVATION, 4.0 * tokens * inter, 3.0 * tokens * inter * b,
-                    dim(tokens, 1), dim(1024, 1)));
-            out.add(gemm(gemmName, tokens, hidden, inter));
-            if (tp > 1) {
-                out.add(allReduce(activationBytes));
+            out.add(addNorm);
+            out.add(gateUp);
+            out.add(act);
+            out.add(down);
+            if (reduce != null) {
+                out.add(reduce);
             }
         }
-        out.add(roofline(FUSED_ADD_RMS_NORM, Kind.NORM, 4.0 * tokens * hidden, 4 * activationBytes, normGrid,
-                dim(512, 1)));
+        out.add(addNorm);
         long vocabShard = model.vocabSize() / tp;
         out.add(gemm(LM_HEAD_GEMM, requests, vocabShard, hidden));
         double logitsBytes = (double) requests * model.vocabSize() * 4;

@@ -69,6 +69,9 @@ class ProfilerTest {
         assertThat(trace.at("/deviceProperties/0/numSms").asInt()).isEqualTo(132);
         assertThat(trace.get("baseTimeNanoseconds").asLong()).isGreaterThan(1_600_000_000_000_000_000L);
 
+        // Kineto's fmtTs: every timestamp is µs with exactly three decimals
+        assertThat(trace.get("traceEvents")).allSatisfy(e -> assertThat(e.get("ts").decimalValue().scale())
+                .isEqualTo(3));
         List<JsonNode> steps = SimClient.events(trace, "user_annotation");
         assertThat(steps).extracting(e -> e.get("name").asText()).containsExactly(
                 "step[EXTEND bs=1 toks=8]", "step[DECODE bs=1]", "step[DECODE bs=1]");
@@ -242,6 +245,29 @@ class ProfilerTest {
                     .matches("\\[TP0[01]] \\d+"));
             assertThat(SimClient.events(merged, "user_annotation")).hasSize(4);
             assertThat(SimClient.events(merged, "kernel")).isEmpty();
+        }
+    }
+
+    @Test
+    void should_name_rpd_files_and_write_nothing_for_mem_or_unknown_activities() throws Exception {
+        try (EngineSimulator sim = start(2)) {
+            SimClient client = new SimClient(sim);
+            Path rpd = dir.resolve("rpd");
+            client.post("/start_profile", "{\"output_dir\":\"" + rpd + "\",\"activities\":[\"RPD\"]}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(SimClient.names(SimClient.traceFiles(rpd)))
+                    .hasSize(2).allMatch(n -> n.matches("rpd-\\d+\\.\\d+-TP-[01]\\.trace\\.json\\.gz"));
+
+            Path mem = dir.resolve("mem");
+            client.post("/start_profile", "{\"output_dir\":\"" + mem + "\",\"activities\":[\"MEM\"]}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(SimClient.traceFiles(mem)).isEmpty();
+
+            // activities that start nothing: 200, then the stop gets 500
+            assertThat(client.post("/start_profile", "{\"activities\":[\"TPU\"]}").statusCode()).isEqualTo(200);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
         }
     }
 }

@@ -199,7 +199,7 @@ public final class HttpApi implements HttpHandler {
         }
         String refusal = profiler.start(req);
         if (refusal != null) {
-            LOG.log(System.Logger.Level.ERROR, "start_profile refused: " + refusal);
+            LOG.log(System.Logger.Level.WARNING, "start_profile refused: " + refusal);
             Http.text(ex, 500, "Internal Server Error");
         } else {
             Http.text(ex, 200, "Start profiling.\n");
@@ -219,7 +219,7 @@ public final class HttpApi implements HttpHandler {
             refusal = "trace export failed: " + e;
         }
         if (refusal != null) {
-            LOG.log(System.Logger.Level.ERROR, "stop_profile refused: " + refusal);
+            LOG.log(System.Logger.Level.WARNING, "stop_profile refused: " + refusal);
             Http.text(ex, 500, "Internal Server Error");
         } else {
             Http.text(ex, 200, "Stop profiling. This will take some time.\n");

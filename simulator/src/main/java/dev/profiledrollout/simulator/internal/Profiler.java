@@ -256,7 +256,7 @@ public final class Profiler {
             writer.write(file, tp, capture.baseEpochNs, capture.steps, req, () -> closed);
             written.add(file);
         }
-        LOG.log(System.Logger.Level.INFO, "profiler wrote " + written);
+        LOG.log(System.Logger.Level.DEBUG, "profiler wrote " + written);
         if (req.mergeProfiles() && !rpd) {
             TraceMerger.merge(dir, capture.profileId, config.tpSize());
         }

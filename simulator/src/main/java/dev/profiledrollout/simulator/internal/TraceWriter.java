@@ -191,7 +191,8 @@ public final class TraceWriter {
             g.writeStartObject();
             g.writeStringField("name", "process_sort_index");
             g.writeStringField("ph", "M");
-            g.writeNumberField("ts", 0);
+            g.writeFieldName("ts");
+            g.writeNumber(formatUs(0));
             g.writeNumberField("pid", tp);
             g.writeNumberField("tid", 0);
             g.writeObjectFieldStart("args");
@@ -207,7 +208,8 @@ public final class TraceWriter {
         g.writeStartObject();
         g.writeStringField("name", name);
         g.writeStringField("ph", "M");
-        g.writeNumberField("ts", 0);
+        g.writeFieldName("ts");
+        g.writeNumber(formatUs(0));
         g.writeNumberField("pid", pid);
         g.writeNumberField("tid", tid == null ? 0 : tid);
         g.writeObjectFieldStart("args");
