@@ -1,0 +1,129 @@
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.trace.KinetoTraceReader;
+import dev.profiledrollout.trace.TraceSummary;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Measures the streaming Kineto reader against a whole-file baseline in one JVM per mode (run by trace-reader.sh).
+ *
+ * <ul>
+ *   <li>{@code generate SRC OUT COPIES}: writes a large trace by repeating SRC's traceEvents COPIES times, each copy
+ *       shifted past the previous one in time.</li>
+ *   <li>{@code streaming FILE}: {@code KinetoTraceReader.read}.</li>
+ *   <li>{@code tree FILE}: the baseline — Jackson {@code readTree} of the whole file (what json.loads-based analysers
+ *       such as HTA's default backend do), then the same per-kernel totals from the tree.</li>
+ * </ul>
+ * Prints one line: {@code mode seconds peakHeapMiB kernelTotalNs}.
+ */
+public class TraceReaderBench {
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "generate" -> generate(Path.of(args[1]), Path.of(args[2]), Integer.parseInt(args[3]));
+            case "streaming" -> measure("streaming", () -> KinetoTraceReader.read(Path.of(args[1])).kernelTotalNs());
+            case "tree" -> measure("tree", () -> treeKernelTotal(Path.of(args[1])));
+            default -> throw new IllegalArgumentException("mode: generate | streaming | tree");
+        }
+    }
+
+    interface Work {
+        long run() throws Exception;
+    }
+
+    static void measure(String mode, Work work) throws Exception {
+        long start = System.nanoTime();
+        long kernelTotalNs = work.run();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        long peak = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        System.out.printf(Locale.ROOT, "%s %.3f %.1f %d%n", mode, seconds, peak / 1048576.0, kernelTotalNs);
+    }
+
+    static long treeKernelTotal(Path file) throws Exception {
+        JsonNode root;
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(file), 1 << 16)) {
+            root = new ObjectMapper().readTree(in);
+        }
+        Map<String, Long> totals = new HashMap<>();
+        for (JsonNode e : root.path("traceEvents")) {
+            if ("X".equals(e.path("ph").asText()) && "kernel".equalsIgnoreCase(e.path("cat").asText())) {
+                long durNs = new BigDecimal(e.path("dur").asText()).movePointRight(3).longValue();
+                totals.merge(e.path("name").asText(), durNs, Long::sum);
+            }
+        }
+        return totals.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Copies SRC's top-level object, with traceEvents repeated and shifted by the source's time span per copy. */
+    static void generate(Path source, Path out, int copies) throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        JsonNode root;
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(source))) {
+            root = mapper.readTree(in);
+        }
+        JsonNode events = root.path("traceEvents");
+        BigDecimal min = null;
+        BigDecimal max = null;
+        for (JsonNode e : events) {
+            if (e.has("ts") && e.get("ts").isNumber()) {
+                BigDecimal ts = e.get("ts").decimalValue();
+                BigDecimal end = ts.add(e.has("dur") && e.get("dur").isNumber() ? e.get("dur").decimalValue()
+                        : BigDecimal.ZERO);
+                min = min == null || ts.compareTo(min) < 0 ? ts : min;
+                max = max == null || end.compareTo(max) > 0 ? end : max;
+            }
+        }
+        BigDecimal span = max.subtract(min).add(BigDecimal.ONE);
+        JsonFactory factory = mapper.getFactory();
+        try (OutputStream os = new GZIPOutputStream(Files.newOutputStream(out), 1 << 16);
+             JsonGenerator g = factory.createGenerator(os, JsonEncoding.UTF8)) {
+            g.setCodec(mapper);
+            g.writeStartObject();
+            root.properties().forEach(field -> {
+                if (!field.getKey().equals("traceEvents")) {
+                    try {
+                        g.writeFieldName(field.getKey());
+                        g.writeTree(field.getValue());
+                    } catch (Exception ex) {
+                        throw new RuntimeException(ex);
+                    }
+                }
+            });
+            g.writeArrayFieldStart("traceEvents");
+            for (int c = 0; c < copies; c++) {
+                BigDecimal shift = span.multiply(BigDecimal.valueOf(c));
+                for (JsonNode e : events) {
+                    if (c > 0 && e.has("ts") && e.get("ts").isNumber()) {
+                        com.fasterxml.jackson.databind.node.ObjectNode copy = e.deepCopy();
+                        copy.put("ts", e.get("ts").decimalValue().add(shift));
+                        g.writeTree(copy);
+                    } else {
+                        g.writeTree(e);
+                    }
+                }
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+    }
+}
