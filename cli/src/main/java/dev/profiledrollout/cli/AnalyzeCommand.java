@@ -2,9 +2,9 @@ package dev.profiledrollout.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.profiledrollout.cli.internal.SummaryJson;
 import dev.profiledrollout.cli.internal.SummaryTable;
 import dev.profiledrollout.cli.internal.TraceFiles;
+import dev.profiledrollout.report.TraceSummaryJson;
 import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.TraceFormatException;
 import dev.profiledrollout.trace.TraceSummary;
@@ -118,7 +118,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             Outcome outcome = read(input, err);
             exit = Math.max(exit, outcome.exit());
             if (outcome.summary() != null) {
-                SummaryJson.write(json, input.file().toString(), outcome.summary());
+                TraceSummaryJson.write(json, input.file().toString(), outcome.summary());
             }
         }
         json.writeEndArray();

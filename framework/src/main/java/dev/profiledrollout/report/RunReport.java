@@ -1,10 +1,12 @@
 package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.TokenBuffer;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.load.LoadSpec;
@@ -41,8 +43,8 @@ import java.util.stream.Stream;
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code url}, {@code kind}: {@code simulator} or
  *       {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
  *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
- *       kind), {@code trace} (per rank: file, rank label, kernel events, kernel total ns, devices with busy/span ns,
- *       top 20 kernels; the busy imbalance across ranks), and {@code error} when the window did not complete.</li>
+ *       kind), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, and {@code ranks}: one object per
+ *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.</li>
  * </ul>
  * Nothing secret is written: the API key is never part of any of these objects.
  */
@@ -52,7 +54,6 @@ public final class RunReport {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
     private static final double[] PERCENTILES = {50, 90, 99};
-    private static final int TOP_KERNELS_IN_SUMMARY = 20;
     private static final int TOP_KERNELS_ON_CONSOLE = 8;
 
     private final Path directory;
@@ -178,23 +179,12 @@ public final class RunReport {
         node.put("busyImbalance", trace.busyImbalance());
         ArrayNode ranks = node.putArray("ranks");
         for (TraceSummary t : trace.traces()) {
-            ObjectNode rank = ranks.addObject();
-            rank.put("file", t.file().getFileName().toString());
-            rank.put("rank", t.rank().map(r -> r.label()).orElse(null));
-            rank.put("kernelEvents", t.kernelEvents());
-            rank.put("memoryEvents", t.memoryEvents());
-            rank.put("distinctKernels", t.distinctKernels());
-            rank.put("kernelTotalNs", t.kernelTotalNs());
-            ArrayNode devices = rank.putArray("devices");
-            for (DeviceStats d : t.devices()) {
-                devices.addObject().put("id", d.id()).put("busyNs", d.busyNs()).put("spanNs", d.spanNs());
+            try (TokenBuffer buffer = new TokenBuffer(JSON, false)) {
+                TraceSummaryJson.write(buffer, t.file().getFileName().toString(), t);
+                ranks.add((JsonNode) JSON.readTree(buffer.asParser()));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            ArrayNode kernels = rank.putArray("kernels");
-            t.kernels().stream().limit(TOP_KERNELS_IN_SUMMARY).forEach(k -> kernels.addObject()
-                    .put("name", k.name()).put("count", k.count()).put("totalNs", k.totalNs())
-                    .put("minNs", k.minNs()).put("maxNs", k.maxNs()));
-            ArrayNode warnings = rank.putArray("warnings");
-            t.warnings().forEach(warnings::add);
         }
         return node;
     }

@@ -1,4 +1,4 @@
-package dev.profiledrollout.cli.internal;
+package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.profiledrollout.trace.DeviceStats;
@@ -7,16 +7,18 @@ import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TraceSummary;
 
 import java.io.IOException;
+import java.util.OptionalInt;
 
 /**
- * Writes one {@link TraceSummary} as an element of {@code analyze --format json}'s {@code "traces"} array.
+ * Writes one {@link TraceSummary} as JSON: an element of {@code analyze --format json}'s {@code "traces"} array and
+ * of {@code summary.json}'s {@code trace.ranks}, so both tools speak one shape.
  *
  * <p>The field names are a contract: later versions add fields but never rename or remove these.
  * All times are ns; kernels are all of them, sorted by {@code totalNs} descending.
  */
-public final class SummaryJson {
+public final class TraceSummaryJson {
 
-    private SummaryJson() {
+    private TraceSummaryJson() {
     }
 
     /** Writes {@code summary} as an object at the generator's current position, naming it {@code fileLabel}. */
@@ -75,7 +77,7 @@ public final class SummaryJson {
         json.writeEndObject();
     }
 
-    private static void writeOptional(JsonGenerator json, String field, java.util.OptionalInt value) throws IOException {
+    private static void writeOptional(JsonGenerator json, String field, OptionalInt value) throws IOException {
         json.writeFieldName(field);
         if (value.isPresent()) {
             json.writeNumber(value.getAsInt());
