@@ -1,0 +1,113 @@
+package dev.profiledrollout.containers;
+
+import com.github.dockerjava.api.exception.NotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Assumptions;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.utility.DockerImageName;
+
+/**
+ * The engine-simulator images the container tests run (built by {@code src/test/docker/build-simulator-image.sh}
+ * from {@code cli/target/profiled-rollout.jar}, tagged with the jar's hash so a changed jar gets a new image).
+ *
+ * <p>Without Docker the tests are skipped, except in CI ({@code CI=true}), where a missing Docker is a failure:
+ * {@code .ci/run} installs and starts it.
+ */
+final class SimulatorImage {
+
+    private static DockerImageName sglang;
+    private static DockerImageName vllm;
+
+    private SimulatorImage() {
+    }
+
+    /** {@code profiled-rollout/simulator-sglang}, declared a compatible substitute for {@code lmsysorg/sglang}. */
+    static synchronized DockerImageName sglang() {
+        build();
+        return sglang;
+    }
+
+    /** {@code profiled-rollout/simulator-vllm}, declared a compatible substitute for {@code vllm/vllm-openai}. */
+    static synchronized DockerImageName vllm() {
+        build();
+        return vllm;
+    }
+
+    /** Skips (or, in CI, fails) the calling test when there is no Docker engine. */
+    static void requireDocker() {
+        DockerApiVersion.adaptToEngine();
+        if (!DockerClientFactory.instance().isDockerAvailable()) {
+            String why = "no Docker engine is reachable (install docker.io and start dockerd, or set DOCKER_HOST)";
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError("Container tests must run in CI but " + why
+                        + "; .ci/run installs and starts Docker before the tests");
+            }
+            Assumptions.abort("Skipping container test: " + why);
+        }
+    }
+
+    private static void build() {
+        if (sglang != null) {
+            return;
+        }
+        requireDocker();
+        Path jar = Path.of(System.getProperty("simulator.jar", "../cli/target/profiled-rollout.jar"));
+        Path script = Path.of(System.getProperty("simulator.image.script", "src/test/docker/build-simulator-image.sh"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("The simulator image is built from " + jar.toAbsolutePath()
+                    + ", which does not exist: build it first (mvn -B -DskipTests package)");
+        }
+        String tag = sha256(jar).substring(0, 16);
+        DockerImageName sglangImage = DockerImageName.parse("profiled-rollout/simulator-sglang:" + tag);
+        if (!exists(sglangImage)) {
+            run(script, jar, tag);
+        }
+        sglang = sglangImage.asCompatibleSubstituteFor(SglangContainer.DEFAULT_IMAGE_NAME);
+        vllm = DockerImageName.parse("profiled-rollout/simulator-vllm:" + tag)
+                .asCompatibleSubstituteFor(VllmContainer.DEFAULT_IMAGE_NAME);
+    }
+
+    private static boolean exists(DockerImageName image) {
+        try {
+            DockerClientFactory.lazyClient().inspectImageCmd(image.asCanonicalNameString()).exec();
+            return true;
+        } catch (NotFoundException e) {
+            return false;
+        }
+    }
+
+    private static void run(Path script, Path jar, String tag) {
+        try {
+            Process process = new ProcessBuilder("bash", script.toString(), jar.toString(), tag)
+                    .inheritIO().start();
+            int exit = process.waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException(script + " failed with exit code " + exit);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("Could not run " + script + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while building the simulator image", e);
+        }
+    }
+
+    private static String sha256(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[1 << 16];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Cannot hash " + file, e);
+        }
+    }
+}
