@@ -23,6 +23,7 @@ import java.util.List;
 public final class SimulatedCluster implements AutoCloseable {
 
     private final RouterSimulator router;
+    private final List<EngineSimulator> engines = new ArrayList<>();
 
     private SimulatedCluster(RouterSimulator router) {
         this.router = router;
@@ -80,8 +81,6 @@ public final class SimulatedCluster implements AutoCloseable {
             throw e;
         }
     }
-
-    private final List<EngineSimulator> engines = new ArrayList<>();
 
     private SimulatedCluster own(List<EngineSimulator> started) {
         engines.addAll(started);

@@ -180,4 +180,16 @@ class RouterSimulatorTest {
                     .collect(Collectors.toList())).containsExactly("worker-0", "worker-1");
         }
     }
+
+    @Test
+    void should_leave_no_router_or_worker_thread_after_close() throws Exception {
+        try (RouterSimulator router = RouterSimulator.builder().workers(2)
+                .workerConfig(SimulatorConfig.builder().backend("vllm").profilerConfig(
+                        "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + dir + "\"}").build()).start()) {
+            post(router.baseUri().resolve("/v1/completions"), "{\"prompt\":\"x\",\"max_tokens\":2}");
+        }
+        assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith("router-http") || n.startsWith("simulator-"))
+                .collect(Collectors.toList())).isEmpty();
+    }
 }
