@@ -55,7 +55,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Not simulated</h2>
  * The {@code MEM} activity's memory-history pickle and the {@code CUDA_PROFILER} range write no file; {@code RPD}
- * writes a Kineto-layout file under the RPD name; {@code DP}/{@code PP}/{@code EP} sizes are 1; no prefix cache, no
+ * writes a Kineto-layout file under the RPD name; one engine is one DP replica ({@link SimulatorConfig#dpSize()} only names it), {@code PP}/{@code EP} sizes are 1; no prefix cache, no
  * chunked prefill, no auth, no {@code /metrics}, no chat endpoint. A capture still open at {@link #close()} is
  * dropped unwritten.
  *
