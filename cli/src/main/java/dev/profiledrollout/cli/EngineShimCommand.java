@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Unmatched;
 
 /**
  * {@code engine-shim sglang|vllm ARGS…}: starts the engine simulator from the command line a real engine image would
@@ -35,7 +36,8 @@ public final class EngineShimCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "sglang or vllm")
     String engine;
 
-    @Parameters(index = "1..*", arity = "0..*", description = "the engine's own arguments")
+    /** Everything after the engine name, in order: the real server's flags are not ours to declare. */
+    @Unmatched
     List<String> args = new ArrayList<>();
 
     @Override
