@@ -12,7 +12,8 @@ import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
-import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.metrics.RequestLog;
+import dev.profiledrollout.metrics.TimeSeries;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.TraceSet;
@@ -35,10 +36,11 @@ import java.util.stream.Stream;
  *
  * <h2>Files</h2>
  * <ul>
- *   <li>{@code requests.jsonl}: one JSON object per request, in index order: {@code index},
- *       {@code inputTokensRequested}, {@code outputTokensRequested}, {@code promptTokens} and
- *       {@code completionTokens} (from the server's usage; −1 when absent), {@code ttftNs}, {@code e2eNs}
- *       (−1 when not reached), {@code chunks}, {@code error} and {@code errorMessage} (null on success).</li>
+ *   <li>{@code requests.jsonl}: one JSON object per request, in index order, in the shape of
+ *       {@link RequestLog}: counts from the server's usage, intended/send/first-chunk/end timestamps in ns
+ *       relative to the earliest intended send, schedule lag, TTFT and E2E, error.</li>
+ *   <li>{@code timeseries.csv}: per second, requests started/completed/failed, output tokens and requests in
+ *       flight ({@link TimeSeries}).</li>
  *   <li>{@code latency.hlog}: HdrHistogram log, one interval histogram per metric tagged TTFT, ITL, TPOT, E2E, in ns.</li>
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code url}, {@code kind}: {@code simulator} or
  *       {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
@@ -75,27 +77,17 @@ public final class RunReport {
         this.profileRequest = profileRequest;
     }
 
-    /** Writes {@code requests.jsonl} and {@code latency.hlog}. */
+    /** Writes {@code requests.jsonl}, {@code timeseries.csv} and {@code latency.hlog}. */
     public void writeRequests(LatencyReport latency) {
         try {
             Files.createDirectories(directory);
             try (BufferedWriter out = Files.newBufferedWriter(directory.resolve("requests.jsonl"),
                     StandardCharsets.UTF_8)) {
-                for (RequestRecord r : latency.records()) {
-                    ObjectNode line = JSON.createObjectNode();
-                    line.put("index", r.index());
-                    line.put("inputTokensRequested", r.inputTokensRequested());
-                    line.put("outputTokensRequested", r.outputTokensRequested());
-                    line.put("promptTokens", r.promptTokens());
-                    line.put("completionTokens", r.completionTokens());
-                    line.put("ttftNs", r.firstTokenNanos() >= 0 ? r.firstTokenNanos() - r.startNanos() : -1);
-                    line.put("e2eNs", r.succeeded() ? r.endNanos() - r.startNanos() : -1);
-                    line.put("chunks", r.chunkNanos() == null ? 0 : r.chunkNanos().length);
-                    line.put("error", r.error() == null ? null : r.error().name());
-                    line.put("errorMessage", r.errorMessage());
-                    out.write(JSON.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(line));
-                    out.write('\n');
-                }
+                RequestLog.writeJsonl(latency.records(), out);
+            }
+            try (BufferedWriter out = Files.newBufferedWriter(directory.resolve("timeseries.csv"),
+                    StandardCharsets.UTF_8)) {
+                TimeSeries.of(latency.records(), RequestLog.origin(latency.records())).writeCsv(out);
             }
             try (OutputStream out = Files.newOutputStream(directory.resolve("latency.hlog"))) {
                 latency.writeHistogramLog(out);
