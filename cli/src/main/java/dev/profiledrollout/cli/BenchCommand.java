@@ -169,7 +169,7 @@ public final class BenchCommand implements Callable<Integer> {
                 case "random" -> { }
                 case "sharegpt" -> test.workload(PromptWorkload.fromShareGpt(dataset(), sharegptOutputLen, seed));
                 case "jsonl" -> test.workload(PromptWorkload.fromJsonl(dataset(), randomOutputLen));
-                default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                default -> throw new IllegalArgumentException(
                         "--dataset-name must be random, sharegpt or jsonl, was " + datasetName);
             }
             out.println("Benchmarking " + base + target.path() + " (" + modelId + "), " + numPrompts + " prompts, "

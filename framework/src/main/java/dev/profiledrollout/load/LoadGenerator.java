@@ -66,7 +66,7 @@ public final class LoadGenerator implements AutoCloseable {
      */
     public LoadGenerator(OkHttpClient client, URI baseUri, String model, LoadSpec spec, int vocabSize,
                          Duration readTimeout) {
-        this(client, baseUri, model, spec, new RandomTokenWorkload(spec, vocabSize), Endpoint.COMPLETIONS, readTimeout);
+        this(client, baseUri, model, spec, new RandomTokenWorkload(spec, vocabSize), spec.endpoint(), readTimeout);
     }
 
     /**

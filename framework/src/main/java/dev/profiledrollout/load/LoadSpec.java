@@ -19,13 +19,16 @@ import java.util.Objects;
  * @param arrival        when requests are released, not null; {@link ArrivalProcess#closedLoop()} by default
  * @param prefixTokens   random tokens shared by every prompt, ≥ 0 ({@code --random-prefix-len})
  * @param maxDuration    no request is issued after this much time from the run's start; null for no bound
+ * @param endpoint       where {@link LoadGenerator#LoadGenerator(okhttp3.OkHttpClient, java.net.URI, String, LoadSpec)}
+ *                       sends, not null; {@link Endpoint#COMPLETIONS} by default
  */
 public record LoadSpec(int concurrency, int requests, int inputTokens, int outputTokens, double rangeRatio,
                        int warmupRequests, long seed, ArrivalProcess arrival, int prefixTokens,
-                       Duration maxDuration) {
+                       Duration maxDuration, Endpoint endpoint) {
 
     public LoadSpec {
         Objects.requireNonNull(arrival, "arrival");
+        Objects.requireNonNull(endpoint, "endpoint");
         atLeast(arrival.isClosedLoop() ? "concurrency" : "concurrency (max-concurrency cap, 0 = none)",
                 concurrency, arrival.isClosedLoop() ? 1 : 0);
         atLeast("requests", requests, 1);
@@ -45,25 +48,31 @@ public record LoadSpec(int concurrency, int requests, int inputTokens, int outpu
     public LoadSpec(int concurrency, int requests, int inputTokens, int outputTokens, double rangeRatio,
                     int warmupRequests, long seed) {
         this(concurrency, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed,
-                ArrivalProcess.closedLoop(), 0, null);
+                ArrivalProcess.closedLoop(), 0, null, Endpoint.COMPLETIONS);
     }
 
     /** @return this spec with another arrival process (and {@code concurrency} then meaning the cap, 0 = none) */
     public LoadSpec withArrival(ArrivalProcess newArrival, int maxConcurrency) {
         return new LoadSpec(maxConcurrency, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed,
-                newArrival, prefixTokens, maxDuration);
+                newArrival, prefixTokens, maxDuration, endpoint);
     }
 
     /** @return this spec with a shared random prefix of {@code tokens} tokens */
     public LoadSpec withPrefixTokens(int tokens) {
         return new LoadSpec(concurrency, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed,
-                arrival, tokens, maxDuration);
+                arrival, tokens, maxDuration, endpoint);
     }
 
     /** @return this spec bounded by {@code duration} as well as by the request count */
     public LoadSpec withMaxDuration(Duration duration) {
         return new LoadSpec(concurrency, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed,
-                arrival, prefixTokens, duration);
+                arrival, prefixTokens, duration, endpoint);
+    }
+
+    /** @return this spec sent to another endpoint */
+    public LoadSpec withEndpoint(Endpoint target) {
+        return new LoadSpec(concurrency, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed,
+                arrival, prefixTokens, maxDuration, target);
     }
 
     private static void atLeast(String field, int value, int min) {

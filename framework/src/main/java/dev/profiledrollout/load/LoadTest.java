@@ -50,7 +50,7 @@ public final class LoadTest {
         LoadSpec base = new LoadSpec(closedConcurrency, b.requests, b.inputTokens, b.outputTokens,
                 b.rangeRatio, b.warmupRequests, b.seed);
         return base.withArrival(arrival, arrival.isClosedLoop() ? closedConcurrency : b.concurrency)
-                .withPrefixTokens(b.prefixTokens).withMaxDuration(b.duration);
+                .withPrefixTokens(b.prefixTokens).withMaxDuration(b.duration).withEndpoint(b.endpoint);
     }
 
     /**
