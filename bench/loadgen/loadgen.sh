@@ -15,6 +15,7 @@ if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
 fi
 [ -f "$jar" ] || mvn -B -q -DskipTests package
 work=$(mktemp -d)
+chmod 755 "$work"   # nginx workers run as an unprivileged user
 nginx_pid=
 cleanup() { [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
@@ -50,7 +51,7 @@ http {
 CONF
 nginx -c "$work/nginx.conf" -p "$work" &
 nginx_pid=$!
-for _ in $(seq 50); do curl -fsS -o /dev/null -X POST "http://127.0.0.1:$port/v1/completions" -d '{}' && break; sleep 0.1; done
+for _ in $(seq 50); do curl -fs -o /dev/null -X POST "http://127.0.0.1:$port/v1/completions" -d '{}' && break; sleep 0.1; done
 events=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' -d '{}' | grep -c '^data: ')
 echo "server: nginx $(nginx -v 2>&1 | sed 's/.*\///'), worker_processes auto, static body of $events SSE events ($(wc -c < "$body") bytes); $(nproc) cores"
 

@@ -188,6 +188,16 @@ final class CompletionCall {
             this.cumulative = cumulative;
         }
 
+        /**
+         * The common case, recognised without building a JSON tree so that parsing is not the client's
+         * bottleneck: an object with non-empty {@code choices}, no usage object and no error. Anything else (usage
+         * chunk, error, malformed data) takes the full parse.
+         */
+        private static boolean isPlainChoicesChunk(String data) {
+            return data.startsWith("{") && data.endsWith("}") && data.contains("\"choices\":[{")
+                    && !data.contains("\"usage\":{") && !data.contains("\"error\"");
+        }
+
         private void chunk(long now, int tokens) {
             if (chunkCount == chunks.length) {
                 chunks = Arrays.copyOf(chunks, chunkCount * 2);
@@ -228,6 +238,10 @@ final class CompletionCall {
             }
             if ("[DONE]".equals(data.strip())) {
                 done = true;
+                return;
+            }
+            if (!cumulative && isPlainChoicesChunk(data)) {
+                chunk(now, 1);
                 return;
             }
             JsonNode node;
