@@ -53,6 +53,7 @@ nginx -c "$work/nginx.conf" -p "$work" &
 nginx_pid=$!
 for _ in $(seq 50); do curl -fs -o /dev/null -X POST "http://127.0.0.1:$port/v1/completions" -d '{}' && break; sleep 0.1; done
 events=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' -d '{}' | grep -c '^data: ')
+echo "machine: $(nproc) cores, load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share these cores)"
 echo "server: nginx $(nginx -v 2>&1 | sed 's/.*\///'), worker_processes auto, static body of $events SSE events ($(wc -c < "$body") bytes); $(nproc) cores"
 
 cat > "$work/post.lua" <<'LUA'
@@ -72,6 +73,6 @@ awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" 
     -v t50="$(get closed64_ttft_p50_ms)" -v t99="$(get closed64_ttft_p99_ms)" \
     -v l500="$(get poisson500_lag_p99_ms)" -v l1000="$(get poisson1000_lag_p99_ms)" 'BEGIN {
   printf "64-way closed loop: %.0f req/s, %.0f SSE events/s = %.2fx the anchor 130,000 (goal >= 5x); %.0f%% of nginx ceiling\n", rps, ev, ev/130000, 100*rps/ng
-  printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms: %.0fx lower), p99 %.3f ms (goal < 1 ms)\n", t50, 62/t50, t99
-  printf "Poisson lag p99: %.3f ms at 500 req/s (anchor 4.2 ms: %.0fx lower), %.3f ms at 1000 req/s (anchor 25 ms: %.0fx lower; goal < 1 ms)\n", l500, 4.2/l500, l1000, 25/l1000
+  printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms; anchor/ours %.2fx), p99 %.3f ms (goal < 1 ms)\n", t50, 62/t50, t99
+  printf "Poisson lag p99: %.3f ms at 500 req/s (anchor 4.2 ms; anchor/ours %.2fx), %.3f ms at 1000 req/s (anchor 25 ms; anchor/ours %.2fx; goal < 1 ms)\n", l500, 4.2/l500, l1000, 25/l1000
 }'
