@@ -18,8 +18,8 @@ public final class LoadgenBench {
         double closedSeconds = args.length > 1 ? Double.parseDouble(args[1]) : 10;
         double poissonSeconds = args.length > 2 ? Double.parseDouble(args[2]) : 5;
 
-        // JIT warm-up, not measured: the same closed loop for a few seconds
-        closed(base, 64, 3);
+        // JIT warm-up, not measured: the same closed loop, long enough for C2 to compile the read path
+        closed(base, 64, 8);
 
         LoadTestResult c = closed(base, 64, closedSeconds);
         long events = 0;
