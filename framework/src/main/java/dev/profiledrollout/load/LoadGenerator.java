@@ -114,7 +114,7 @@ public final class LoadGenerator implements AutoCloseable {
             return List.of();
         }
         int workers = spec.concurrency() == 0 ? n : Math.min(spec.concurrency(), n);
-        LoadRun run = launch(n, slot -> workload.request(-(slot + 1)), workers, null);
+        LoadRun run = launch(n, slot -> workload.request(-(slot + 1)), workers, null, null);
         return run.awaitUninterruptibly();
     }
 
@@ -130,16 +130,16 @@ public final class LoadGenerator implements AutoCloseable {
     public LoadRun start() {
         ArrivalSchedule schedule = spec.arrival().isClosedLoop() ? null
                 : spec.arrival().schedule(spec.requests(), spec.seed());
-        return launch(spec.requests(), workload::request, spec.concurrency(), schedule);
+        return launch(spec.requests(), workload::request, spec.concurrency(), schedule, spec.maxDuration());
     }
 
     private synchronized LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
-                                        int workers, ArrivalSchedule schedule) {
+                                        int workers, ArrivalSchedule schedule, Duration maxDuration) {
         if (closed) {
             throw new IllegalStateException("LoadGenerator is closed");
         }
         LoadRun run = new LoadRun(size, requests, completionCall, workers, threadNumbers, schedule,
-                spec.concurrency(), spec.maxDuration());
+                spec.concurrency(), maxDuration);
         runs.add(run);
         run.startThreads();
         return run;

@@ -50,7 +50,8 @@ public record LoadTestResult(LoadSpec spec, Endpoint endpoint, String backend, S
     }
 
     /**
-     * Writes {@code requests.jsonl} ({@link RequestLog}), {@code latency.hlog}, {@code timeseries.csv},
+     * Writes {@code requests.jsonl} ({@link RequestLog}), {@code latency.hlog} (TTFT, ITL, TPOT, E2E),
+     * {@code schedule.hlog} (LAG, CORRECTED_TTFT, CORRECTED_E2E), {@code timeseries.csv},
      * {@code server_metrics.jsonl} (one {@code {"tNs","name","labels","value"}} per scraped sample) and
      * {@code result.json} (vLLM's keys) into {@code directory}, creating it.
      *
@@ -64,6 +65,9 @@ public record LoadTestResult(LoadSpec spec, Endpoint endpoint, String backend, S
             }
             try (OutputStream out = Files.newOutputStream(directory.resolve("latency.hlog"))) {
                 latency.writeHistogramLog(out);
+            }
+            try (OutputStream out = Files.newOutputStream(directory.resolve("schedule.hlog"))) {
+                schedule.writeHistogramLog(out);
             }
             try (BufferedWriter out = Files.newBufferedWriter(directory.resolve("timeseries.csv"), StandardCharsets.UTF_8)) {
                 series.writeCsv(out);

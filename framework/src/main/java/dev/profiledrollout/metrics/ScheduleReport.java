@@ -1,5 +1,11 @@
 package dev.profiledrollout.metrics;
 
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogWriter;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,6 +111,29 @@ public final class ScheduleReport {
                 ? "WARNING: the client, not the server, fell behind its schedule (" + figures + "); service"
                 + " latencies understate what users would see, read the schedule-corrected ones"
                 : figures;
+    }
+
+    /**
+     * Writes an HdrHistogram log with one interval histogram per distribution, tagged {@code LAG},
+     * {@code CORRECTED_TTFT} and {@code CORRECTED_E2E}; values in nanoseconds. The stream is flushed, not closed.
+     *
+     * @param out the destination, not null
+     */
+    public void writeHistogramLog(OutputStream out) {
+        PrintStream print = new PrintStream(out, false, StandardCharsets.UTF_8);
+        HistogramLogWriter writer = new HistogramLogWriter(print);
+        writer.outputComment("Profiled Rollout schedule log; values in ns; lag = actual - intended send");
+        writer.outputLogFormatVersion();
+        writer.outputLegend();
+        for (Object[] tagged : new Object[][] {{"LAG", lag}, {"CORRECTED_TTFT", correctedTtft},
+                {"CORRECTED_E2E", correctedE2e}}) {
+            Histogram h = ((LatencyDistribution) tagged[1]).histogram();
+            h.setTag((String) tagged[0]);
+            h.setStartTimeStamp(0);
+            h.setEndTimeStamp(0);
+            writer.outputIntervalHistogram(h);
+        }
+        print.flush();
     }
 
     private static long[] toArray(List<Long> values) {

@@ -59,6 +59,11 @@ class LoadTestSimulatorTest {
             assertThat(Files.readAllLines(dir.resolve("timeseries.csv")).get(0))
                     .isEqualTo("second,started,completed,failed,output_tokens,in_flight");
             assertThat(dir.resolve("latency.hlog")).isNotEmptyFile();
+            org.HdrHistogram.HistogramLogReader reader = new org.HdrHistogram.HistogramLogReader(
+                    dir.resolve("schedule.hlog").toFile());
+            org.HdrHistogram.EncodableHistogram lag = reader.nextIntervalHistogram();
+            assertThat(lag.getTag()).isEqualTo("LAG");
+            assertThat(((org.HdrHistogram.Histogram) lag).getTotalCount()).isEqualTo(24);
         }
     }
 
