@@ -13,6 +13,7 @@ import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestLog;
+import dev.profiledrollout.metrics.ScheduleReport;
 import dev.profiledrollout.metrics.TimeSeries;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
@@ -45,7 +46,8 @@ import java.util.stream.Stream;
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code url}, {@code kind}: {@code simulator} or
  *       {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
  *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
- *       kind), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, and {@code ranks}: one object per
+ *       kind; {@code scheduleLag}, {@code correctedTtft}, {@code correctedE2e} and {@code clientFellBehind} from
+ *       {@link ScheduleReport}), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, and {@code ranks}: one object per
  *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.</li>
  * </ul>
  * Nothing secret is written: the API key is never part of any of these objects.
@@ -149,6 +151,11 @@ public final class RunReport {
         metric(node, "itl", latency.itl());
         metric(node, "tpot", latency.tpot());
         metric(node, "e2e", latency.e2e());
+        ScheduleReport schedule = ScheduleReport.of(latency.records());
+        metric(node, "scheduleLag", schedule.lag());
+        metric(node, "correctedTtft", schedule.correctedTtft());
+        metric(node, "correctedE2e", schedule.correctedE2e());
+        node.put("clientFellBehind", schedule.clientFellBehind());
         return node;
     }
 
@@ -188,6 +195,10 @@ public final class RunReport {
                 .append(simulator || serverInfo.simulator() ? "simulator" : engineUri.toString())
                 .append(" (TP ").append(serverInfo.tpSize()).append(")\n");
         text.append(latency.toTable()).append('\n');
+        ScheduleReport schedule = ScheduleReport.of(latency.records());
+        if (schedule.lag().max().toNanos() > 0) {
+            text.append(schedule.verdict()).append('\n');
+        }
         if (trace != null && !trace.traces().isEmpty()) {
             long total = trace.kernelTotalNs();
             text.append(String.format(Locale.ROOT, "Kernels over %d rank file(s), %.3f ms of kernel time:%n",
