@@ -8,8 +8,10 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * The load sent through the profile window of a {@link ProfiledRollout} test: a closed loop of streaming
- * {@code /v1/completions} requests whose prompts are random token ids of an exact length.
+ * The load sent through the profile window of a {@link ProfiledRollout} test: by default a closed loop of
+ * streaming {@code /v1/completions} requests whose prompts are random token ids of an exact length; with
+ * {@link #requestRate()} an open loop (Poisson, gamma burstiness or a linear ramp, as {@code vllm bench serve}
+ * shapes it, METRICS.md §4) whose latencies are also reported from the intended send time.
  *
  * <p>Optional: without it the defaults below apply, sized so that a test against the embedded simulator takes a
  * second or two. On a method it replaces the class's annotation.
@@ -24,8 +26,35 @@ import java.lang.annotation.Target;
 @Inherited
 public @interface RolloutLoad {
 
-    /** Requests in flight at once (closed loop), on the wire. At least 1. Default 8. */
+    /** Requests in flight at once (closed loop), on the wire. At least 1. Default 8. Ignored by an open loop. */
     int concurrency() default 8;
+
+    /**
+     * Open-loop mean arrival rate in requests/s ({@code --request-rate}); {@link Double#POSITIVE_INFINITY}
+     * (default) means a closed loop of {@link #concurrency()}.
+     */
+    double requestRate() default Double.POSITIVE_INFINITY;
+
+    /** Gamma shape of the open-loop gaps ({@code --burstiness}): 1 Poisson (default), +∞ constant, &lt; 1 burstier. */
+    double burstiness() default 1.0;
+
+    /** Open loop: cap on requests in flight ({@code --max-concurrency}); 0 (default) for none. */
+    int maxConcurrency() default 0;
+
+    /** Linear ramp-up start rate, requests/s; with {@link #rampUpEndRate()} &gt; 0 it replaces {@link #requestRate()}. 0 = no ramp. */
+    double rampUpStartRate() default 0;
+
+    /** Linear ramp-up end rate, requests/s (vLLM: {@code rate_i = start + (end − start)·i/(N−1)}). 0 = no ramp. */
+    double rampUpEndRate() default 0;
+
+    /** Stop issuing requests after this many seconds; 0 (default) bounds the run by {@link #requests()} only. */
+    double durationSeconds() default 0;
+
+    /** Random tokens shared by every prompt ({@code --random-prefix-len}). Default 0. */
+    int prefixTokens() default 0;
+
+    /** Endpoint: {@code /v1/completions} (default), {@code /v1/chat/completions} or SGLang's {@code /generate}. */
+    String endpoint() default "/v1/completions";
 
     /** Requests in the profile window, warm-up excluded. At least 1. Default 32. */
     int requests() default 32;

@@ -21,7 +21,7 @@ import java.io.InterruptedIOException;
 import java.util.Arrays;
 
 /**
- * Sends one streaming {@code POST /v1/completions} on the calling thread and turns what happens into a
+ * Sends one streaming request to an {@link Endpoint} on the calling thread and turns what happens into a
  * {@link RequestRecord}. Never throws for server or network misbehaviour: every failure becomes a record.
  */
 final class CompletionCall {
@@ -33,27 +33,82 @@ final class CompletionCall {
     private final OkHttpClient http;
     private final String url;
     private final String model;
+    private final Endpoint endpoint;
 
     CompletionCall(OkHttpClient http, String url, String model) {
+        this(http, url, model, Endpoint.COMPLETIONS);
+    }
+
+    /** @param url the full URL, {@code baseUri + endpoint.path()} */
+    CompletionCall(OkHttpClient http, String url, String model, Endpoint endpoint) {
         this.http = http;
         this.url = url;
         this.model = model;
+        this.endpoint = endpoint;
     }
 
-    /** The request body vLLM's {@code bench serve} sends for random data, with token ids as the prompt. */
+    /**
+     * The request body {@code vllm bench serve} (OpenAI endpoints) or SGLang's {@code bench_serving} (native
+     * {@code /generate}) sends: greedy, {@code ignore_eos}, streamed, usage included.
+     */
     String body(CompletionRequest request) {
         ObjectNode node = JSON.createObjectNode();
-        node.put("model", model);
-        ArrayNode prompt = node.putArray("prompt");
-        for (int id : request.promptTokenIds()) {
-            prompt.add(id);
+        String text = request.promptText();
+        switch (endpoint) {
+            case COMPLETIONS -> {
+                node.put("model", model);
+                if (text != null) {
+                    node.put("prompt", text);
+                } else {
+                    ids(node.putArray("prompt"), request);
+                }
+                node.put("max_tokens", request.maxTokens());
+                openAiStreamOptions(node);
+            }
+            case CHAT_COMPLETIONS -> {
+                node.put("model", model);
+                ObjectNode message = node.putArray("messages").addObject();
+                message.put("role", "user");
+                message.put("content", text != null ? text : idsAsText(request));
+                node.put("max_completion_tokens", request.maxTokens());
+                openAiStreamOptions(node);
+            }
+            case GENERATE -> {
+                if (text != null) {
+                    node.put("text", text);
+                } else {
+                    ids(node.putArray("input_ids"), request);
+                }
+                ObjectNode sampling = node.putObject("sampling_params");
+                sampling.put("temperature", 0.0);
+                sampling.put("max_new_tokens", request.maxTokens());
+                sampling.put("ignore_eos", true);
+                node.put("stream", true);
+            }
+            default -> throw new IllegalStateException(endpoint.name());
         }
-        node.put("max_tokens", request.maxTokens());
+        return node.toString();
+    }
+
+    private static void openAiStreamOptions(ObjectNode node) {
         node.put("stream", true);
         node.putObject("stream_options").put("include_usage", true);
         node.put("ignore_eos", true);
         node.put("temperature", 0.0);
-        return node.toString();
+    }
+
+    private static void ids(ArrayNode array, CompletionRequest request) {
+        for (int id : request.promptTokenIds()) {
+            array.add(id);
+        }
+    }
+
+    private static String idsAsText(CompletionRequest request) {
+        StringBuilder sb = new StringBuilder();
+        for (int id : request.promptTokenIds()) {
+            sb.append(sb.length() == 0 ? "" : " ").append(id);
+        }
+        return sb.toString();
     }
 
     /**
@@ -67,7 +122,7 @@ final class CompletionCall {
                 .post(RequestBody.create(body(request), JSON_TYPE))
                 .build();
         Call call = http.newCall(httpRequest);
-        StreamListener listener = new StreamListener(request, call);
+        StreamListener listener = new StreamListener(request, call, endpoint == Endpoint.GENERATE);
         if (!inFlight.register(call)) {
             call.cancel();
         }
@@ -115,8 +170,10 @@ final class CompletionCall {
     private static final class StreamListener extends EventSourceListener {
         private final CompletionRequest request;
         private final Call call;
+        private final boolean cumulative;
         private long startNanos;
         private long[] chunks = new long[16];
+        private int[] chunkTokens = new int[16];
         private int chunkCount;
         private int promptTokens = -1;
         private int completionTokens = -1;
@@ -125,9 +182,52 @@ final class CompletionCall {
         private String errorMessage;
         private long failedAtNanos;
 
-        StreamListener(CompletionRequest request, Call call) {
+        StreamListener(CompletionRequest request, Call call, boolean cumulative) {
             this.request = request;
             this.call = call;
+            this.cumulative = cumulative;
+        }
+
+        /**
+         * The common case, recognised without building a JSON tree so that parsing is not the client's
+         * bottleneck: an object with non-empty {@code choices}, no usage object and no error. Anything else (usage
+         * chunk, error, malformed data) takes the full parse.
+         */
+        private static boolean isPlainChoicesChunk(String data) {
+            return data.startsWith("{") && data.endsWith("}") && data.contains("\"choices\":[{")
+                    && !data.contains("\"usage\":{") && !data.contains("\"error\"");
+        }
+
+        private void chunk(long now, int tokens) {
+            if (chunkCount == chunks.length) {
+                chunks = Arrays.copyOf(chunks, chunkCount * 2);
+                chunkTokens = Arrays.copyOf(chunkTokens, chunkCount * 2);
+            }
+            chunkTokens[chunkCount] = tokens;
+            chunks[chunkCount++] = now;
+        }
+
+        /** SGLang's cumulative stream: a chunk is an event whose {@code meta_info.completion_tokens} grew. */
+        private void onGenerateEvent(long now, JsonNode node) {
+            JsonNode meta = node.path("meta_info");
+            int total = meta.path("completion_tokens").asInt(-1);
+            if (total < 0) {
+                fail(now, ErrorKind.MALFORMED_STREAM, "/generate event without meta_info.completion_tokens after "
+                        + chunkCount + " chunks");
+                throw new StreamAborted();
+            }
+            int previous = Math.max(0, completionTokens);
+            if (total > previous) {
+                chunk(now, total - previous);
+            }
+            completionTokens = Math.max(completionTokens, total);
+            promptTokens = meta.path("prompt_tokens").asInt(promptTokens);
+            JsonNode finish = meta.path("finish_reason");
+            if (finish.isObject() && "abort".equals(finish.path("type").asText())) {
+                fail(now, ErrorKind.IN_STREAM_ERROR, "request aborted by the server after " + chunkCount
+                        + " chunks: " + shorten(finish.path("message").asText(finish.toString())));
+                throw new StreamAborted();
+            }
         }
 
         @Override
@@ -138,6 +238,10 @@ final class CompletionCall {
             }
             if ("[DONE]".equals(data.strip())) {
                 done = true;
+                return;
+            }
+            if (!cumulative && isPlainChoicesChunk(data)) {
+                chunk(now, 1);
                 return;
             }
             JsonNode node;
@@ -157,12 +261,13 @@ final class CompletionCall {
                 fail(now, ErrorKind.IN_STREAM_ERROR, "in-stream error after " + chunkCount + " chunks: " + shorten(message));
                 throw new StreamAborted();
             }
+            if (cumulative) {
+                onGenerateEvent(now, node);
+                return;
+            }
             JsonNode choices = node.path("choices");
             if (choices.isArray() && !choices.isEmpty()) {
-                if (chunkCount == chunks.length) {
-                    chunks = Arrays.copyOf(chunks, chunkCount * 2);
-                }
-                chunks[chunkCount++] = now;
+                chunk(now, 1);
             }
             JsonNode usage = node.path("usage");
             if (usage.isObject()) {
@@ -211,7 +316,8 @@ final class CompletionCall {
 
         RequestRecord toRecord() {
             long[] chunkNanos = Arrays.copyOf(chunks, chunkCount);
-            int in = request.promptTokenIds().length;
+            int[] tokens = cumulative ? Arrays.copyOf(chunkTokens, chunkCount) : new int[0];
+            int in = request.promptTokensRequested();
             if (error == null && call.isCanceled()) {
                 fail(System.nanoTime(), ErrorKind.CANCELLED, "cancelled after " + chunkCount + " chunks");
             }
@@ -221,10 +327,10 @@ final class CompletionCall {
             }
             if (error != null) {
                 return RequestRecord.failure(request.index(), in, request.maxTokens(), startNanos, chunkNanos,
-                        failedAtNanos, promptTokens, completionTokens, error, errorMessage);
+                        failedAtNanos, promptTokens, completionTokens, error, errorMessage).withChunkTokens(tokens);
             }
             return RequestRecord.success(request.index(), in, request.maxTokens(), startNanos, chunkNanos,
-                    promptTokens, completionTokens);
+                    promptTokens, completionTokens).withChunkTokens(tokens);
         }
     }
 }

@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Drives a closed-loop load of streamed {@code POST /v1/completions} requests with vLLM's random-token workload
- * and records the timing of every request.
+ * Drives a load of streamed requests (closed or open loop, {@link LoadSpec#arrival()}) against one
+ * {@link Endpoint} with a {@link Workload} (vLLM's random-token workload by default) and records the timing of
+ * every request.
  *
  * <h2>Wire concurrency</h2>
  * The generator derives its own client from the one given ({@link OkHttpClient#newBuilder()}, so interceptors
@@ -34,9 +35,11 @@ public final class LoadGenerator implements AutoCloseable {
     /** Default vocabulary bound for token ids: fits every current Llama, Qwen and Mistral tokenizer. */
     public static final int DEFAULT_VOCAB_SIZE = 32_000;
     static final long DEFAULT_READ_TIMEOUT_MINUTES = 5;
+    /** Idle connections kept for an open loop without a concurrency cap. */
+    static final int UNCAPPED_IDLE_CONNECTIONS = 256;
 
     private final LoadSpec spec;
-    private final RandomTokenWorkload workload;
+    private final Workload workload;
     private final OkHttpClient http;
     private final CompletionCall completionCall;
     private final List<LoadRun> runs = new CopyOnWriteArrayList<>();
@@ -63,13 +66,25 @@ public final class LoadGenerator implements AutoCloseable {
      */
     public LoadGenerator(OkHttpClient client, URI baseUri, String model, LoadSpec spec, int vocabSize,
                          Duration readTimeout) {
+        this(client, baseUri, model, spec, new RandomTokenWorkload(spec, vocabSize), spec.endpoint(), readTimeout);
+    }
+
+    /**
+     * @param workload    the requests by index, not null
+     * @param endpoint    where to send them and how to read the stream, not null
+     * @param readTimeout the longest silence allowed on a stream; a request exceeding it is recorded as
+     *                    {@code TIMEOUT}
+     */
+    public LoadGenerator(OkHttpClient client, URI baseUri, String model, LoadSpec spec, Workload workload,
+                         Endpoint endpoint, Duration readTimeout) {
         Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(baseUri, "baseUri");
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(readTimeout, "readTimeout");
         this.spec = Objects.requireNonNull(spec, "spec");
-        this.workload = new RandomTokenWorkload(spec, vocabSize);
-        int connections = Math.max(spec.concurrency(), 5);
+        this.workload = Objects.requireNonNull(workload, "workload");
+        int connections = Math.max(spec.concurrency() == 0 ? UNCAPPED_IDLE_CONNECTIONS : spec.concurrency(), 5);
         Dispatcher dispatcher = new Dispatcher();
         dispatcher.setMaxRequests(Math.max(connections, 64));
         dispatcher.setMaxRequestsPerHost(connections);
@@ -83,7 +98,7 @@ public final class LoadGenerator implements AutoCloseable {
         while (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);
         }
-        this.completionCall = new CompletionCall(http, base + "/v1/completions", model);
+        this.completionCall = new CompletionCall(http, base + endpoint.path(), model, endpoint);
     }
 
     /**
@@ -98,33 +113,40 @@ public final class LoadGenerator implements AutoCloseable {
         if (n == 0) {
             return List.of();
         }
-        LoadRun run = launch(n, slot -> workload.request(-(slot + 1)), Math.min(spec.concurrency(), n));
+        int workers = spec.concurrency() == 0 ? n : Math.min(spec.concurrency(), n);
+        LoadRun run = launch(n, slot -> workload.request(-(slot + 1)), workers, null, null);
         return run.awaitUninterruptibly();
     }
 
     /**
-     * Starts the measured run: exactly {@code concurrency} worker threads named {@code profiledrollout-load-N}
-     * (non-daemon), each taking the next index 0…{@code requests}−1 until all are issued. Returns immediately.
+     * Starts the measured run and returns immediately. Closed loop: exactly {@code concurrency} worker threads
+     * named {@code profiledrollout-load-N} (non-daemon), each taking the next index 0…{@code requests}−1 until all
+     * are issued. Open loop: a pacer dispatching against the schedule {@code spec.arrival().schedule(requests,
+     * seed)} onto a pool (see {@link LoadRun}). Either stops issuing at {@code spec.maxDuration()}.
      *
      * @return the run, to await or cancel
      * @throws IllegalStateException after {@link #close()}
      */
     public LoadRun start() {
-        return launch(spec.requests(), workload::request, spec.concurrency());
+        ArrivalSchedule schedule = spec.arrival().isClosedLoop() ? null
+                : spec.arrival().schedule(spec.requests(), spec.seed());
+        return launch(spec.requests(), workload::request, spec.concurrency(), schedule, spec.maxDuration());
     }
 
-    private synchronized LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests, int workers) {
+    private synchronized LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
+                                        int workers, ArrivalSchedule schedule, Duration maxDuration) {
         if (closed) {
             throw new IllegalStateException("LoadGenerator is closed");
         }
-        LoadRun run = new LoadRun(size, requests, completionCall, workers, threadNumbers);
+        LoadRun run = new LoadRun(size, requests, completionCall, workers, threadNumbers, schedule,
+                spec.concurrency(), maxDuration);
         runs.add(run);
         run.startThreads();
         return run;
     }
 
     /** @return the workload whose requests this generator sends */
-    public RandomTokenWorkload workload() {
+    public Workload workload() {
         return workload;
     }
 

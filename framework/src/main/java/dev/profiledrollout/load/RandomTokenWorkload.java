@@ -10,12 +10,14 @@ import java.util.SplittableRandom;
  * <ul>
  *   <li>input length ~ U_int[⌊in·(1−r)⌋, ⌈in·(1+r)⌉], raised to at least 1;</li>
  *   <li>output length ~ U_int[max(1, ⌊out·(1−r)⌋), max(1, ⌈out·(1+r)⌉)];</li>
- *   <li>tokens, as in vLLM: {@code (offset + index + j) mod vocabSize} with {@code offset ~ U[0, vocabSize)}.</li>
+ *   <li>tokens, as in vLLM: {@code (offset + index + j) mod vocabSize} with {@code offset ~ U[0, vocabSize)};</li>
+ *   <li>a shared prefix of {@code spec.prefixTokens()} random ids (one draw from the seed, the same for every
+ *       request) before the body, as vLLM's {@code --random-prefix-len}.</li>
  * </ul>
  * Unlike vLLM, no special tokens are excluded (the vocabulary is not known here) and the prompt is sent as ids,
  * so there is no decode/encode drift; check the server's {@code usage.prompt_tokens}.
  */
-public final class RandomTokenWorkload {
+public final class RandomTokenWorkload implements Workload {
 
     private static final long INDEX_MIX = 0x9E3779B97F4A7C15L;
 
@@ -38,6 +40,7 @@ public final class RandomTokenWorkload {
      * @param index any int; the run uses 0…requests−1, warm-up uses negative indices
      * @return the request, identical for the same seed and index
      */
+    @Override
     public CompletionRequest request(int index) {
         SplittableRandom random = new SplittableRandom(spec.seed() ^ ((index + 1L) * INDEX_MIX));
         double r = spec.rangeRatio();
@@ -46,9 +49,16 @@ public final class RandomTokenWorkload {
         int outputLength = uniform(random, Math.max(1, (long) Math.floor(spec.outputTokens() * (1 - r))),
                 Math.max(1, (long) Math.ceil(spec.outputTokens() * (1 + r))));
         long offset = random.nextInt(vocabSize);
-        int[] ids = new int[inputLength];
+        int prefix = spec.prefixTokens();
+        int[] ids = new int[prefix + inputLength];
+        if (prefix > 0) {
+            SplittableRandom shared = new SplittableRandom(spec.seed() ^ 0x5DEECE66DL);
+            for (int j = 0; j < prefix; j++) {
+                ids[j] = shared.nextInt(vocabSize);
+            }
+        }
         for (int j = 0; j < inputLength; j++) {
-            ids[j] = (int) Math.floorMod(offset + index + j, (long) vocabSize);
+            ids[prefix + j] = (int) Math.floorMod(offset + index + j, (long) vocabSize);
         }
         return new CompletionRequest(index, ids, outputLength);
     }

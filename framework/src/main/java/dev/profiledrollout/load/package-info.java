@@ -1,36 +1,47 @@
 /**
- * Closed-loop load generation against an OpenAI-compatible {@code /v1/completions} endpoint, with vLLM's
- * random-token workload and per-request timing records.
+ * Load generation against streaming LLM endpoints ({@code /v1/completions}, {@code /v1/chat/completions}, SGLang's
+ * {@code /generate}): closed and open loops with {@code vllm bench serve}'s arrival processes, random-token, text,
+ * JSONL and ShareGPT workloads, and per-request timing records that are correct under coordinated omission.
  *
  * <h2>Usage</h2>
+ * Without JUnit, {@link dev.profiledrollout.load.LoadTest}:
  * <pre>{@code
- * LoadSpec spec = new LoadSpec(16, 256, 1024, 128, 0.0, 4, 42L);
- * try (LoadGenerator load = new LoadGenerator(sglang.httpClient(), sglang.baseUri(), model, spec)) {
- *     load.warmup();                       // outside the profile window; results excluded
- *     sglang.startProfile(request);
- *     LoadRun run = load.start();
- *     List<RequestRecord> records = run.await(Duration.ofMinutes(10));
- *     sglang.stopProfile();
- *     LatencyReport report = LatencyReport.of(records);
- * }
+ * LoadTestResult result = LoadTest.builder().baseUri("http://127.0.0.1:30000").model(model)
+ *         .requestRate(500).burstiness(1.0).maxConcurrency(256).requests(5000).randomTokens(1024, 128, 0.0)
+ *         .goodput(Slo.parse(List.of("ttft:200", "tpot:50"))).progress(System.err).build().run();
+ * System.out.print(result.summary().toTable());   // vLLM's "Serving Benchmark Result" table
+ * result.writeTo(Path.of("out"));                  // requests.jsonl, latency.hlog, timeseries.csv, result.json
  * }</pre>
+ * Inside a profile window, {@link dev.profiledrollout.load.LoadGenerator} with a
+ * {@link dev.profiledrollout.load.LoadSpec}: {@code warmup()} before {@code /start_profile}, then {@code start()}.
  *
- * <h2>Concurrency on the wire</h2>
- * A {@link dev.profiledrollout.load.LoadGenerator} runs exactly {@code concurrency} platform worker threads, each
- * making synchronous OkHttp calls, over its own connection pool sized to keep {@code concurrency} idle
- * connections, so the concurrency asked for is the concurrency the server sees (OkHttp's defaults would cap
- * async calls at 5 per host and keep only 5 idle connections; METRICS.md §6). This is a closed loop: a worker
- * sends its next request only after the previous one ended, so latencies are service latencies (what vLLM and
- * SGLang report), not schedule-corrected ones.
+ * <h2>Loops</h2>
+ * <ul>
+ *   <li><b>Closed</b> ({@link dev.profiledrollout.load.ArrivalProcess#closedLoop()}): exactly {@code concurrency}
+ *       platform worker threads making synchronous OkHttp calls over a pool sized to keep that many connections,
+ *       so the concurrency asked for is the concurrency on the wire (OkHttp's defaults would cap async calls at 5
+ *       per host; METRICS.md §6). Latencies are service latencies.</li>
+ *   <li><b>Open</b> (a finite rate): the schedule ({@link dev.profiledrollout.load.ArrivalSchedule}) is
+ *       precomputed from the seed; one pacer thread waits for each absolute deadline on {@link System#nanoTime()}
+ *       (park, then spin the last 100 µs) and hands the request to a cached pool, or to {@code maxConcurrency}
+ *       threads with a FIFO queue when capped. Each record carries its intended send time, so schedule lag and
+ *       latency from the intended time are reported beside service latency
+ *       ({@link dev.profiledrollout.metrics.ScheduleReport}).</li>
+ * </ul>
  *
  * <h2>Units</h2>
- * Token counts are tokens; all timestamps are {@link System#nanoTime()} readings taken on the worker thread:
- * the start just before {@code execute()}, each chunk when its SSE event has been read, before JSON parsing.
+ * Rates are requests per second; token counts are tokens and come from the server's {@code usage} /
+ * {@code meta_info}, never from the request; schedule offsets are nanoseconds after t0; all timestamps are
+ * {@link System#nanoTime()} readings taken on the thread that sends or reads: the send just before
+ * {@code execute()}, each chunk when its SSE event has been read, before JSON parsing.
  *
  * <h2>Thread safety</h2>
- * {@link dev.profiledrollout.load.LoadSpec}, {@link dev.profiledrollout.load.CompletionRequest} and
- * {@link dev.profiledrollout.load.RandomTokenWorkload} are immutable. A {@code LoadGenerator} and a
- * {@link dev.profiledrollout.load.LoadRun} may be used from any thread. Worker threads are named
- * {@code profiledrollout-load-N}; none outlives {@link dev.profiledrollout.load.LoadGenerator#close()}.
+ * {@link dev.profiledrollout.load.LoadSpec}, {@link dev.profiledrollout.load.ArrivalProcess},
+ * {@link dev.profiledrollout.load.ArrivalSchedule}, {@link dev.profiledrollout.load.CompletionRequest}, the
+ * workloads and {@link dev.profiledrollout.load.LoadTestResult} are immutable. A {@code LoadGenerator}, a
+ * {@link dev.profiledrollout.load.LoadRun} and a {@link dev.profiledrollout.load.MetricsScraper} may be used from
+ * any thread; a {@code LoadTest.Builder} may not. Every thread is named {@code profiledrollout-load-…} and
+ * non-daemon; none outlives {@link dev.profiledrollout.load.LoadGenerator#close()} (or the end of
+ * {@link dev.profiledrollout.load.LoadTest#run()}).
  */
 package dev.profiledrollout.load;

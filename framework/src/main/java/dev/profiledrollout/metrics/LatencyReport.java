@@ -22,7 +22,9 @@ import java.util.Objects;
  * <ul>
  *   <li><b>TTFT</b>: first chunk with non-empty {@code choices} − send.</li>
  *   <li><b>ITL</b>: every gap between consecutive choices chunks, pooled over all requests: chunk-weighted,
- *       so multi-token chunks make it larger than TPOT.</li>
+ *       so multi-token chunks make it larger than TPOT. When a record carries per-chunk token counts (SGLang
+ *       {@code /generate}), each gap is split per token as SGLang's {@code bench_serving} does:
+ *       {@code gap / n} repeated {@code n} times.</li>
  *   <li><b>TPOT</b>: (E2E − TTFT) / (completion tokens − 1), only for requests with more than one completion
  *       token reported by the server.</li>
  *   <li><b>E2E</b>: last choices chunk (usage chunk excluded) − send.</li>
@@ -38,7 +40,8 @@ public final class LatencyReport {
     static final String TTFT_DEFINITION = "TTFT per vLLM bench serve: first SSE chunk with non-empty choices"
             + " − request send, successful requests";
     static final String ITL_DEFINITION = "ITL per vLLM bench serve: gap between consecutive non-empty-choices chunks,"
-            + " pooled over all successful requests (per chunk, not per token)";
+            + " pooled over all successful requests (per chunk, not per token); for SGLang /generate, SGLang"
+            + " bench_serving's per-token split: gap / n repeated n times, n = meta_info.completion_tokens delta";
     static final String TPOT_DEFINITION = "TPOT per vLLM bench serve: (E2E − TTFT) / (output tokens − 1),"
             + " requests with > 1 output token (server usage.completion_tokens)";
     static final String E2E_DEFINITION = "E2E latency per vLLM bench serve: last non-empty-choices chunk"
@@ -83,8 +86,13 @@ public final class LatencyReport {
             long e2eNs = chunks[chunks.length - 1] - r.startNanos();
             ttfts.add(ttftNs);
             e2es.add(e2eNs);
+            int[] tokens = r.chunkTokens();
             for (int i = 1; i < chunks.length; i++) {
-                itls.add(chunks[i] - chunks[i - 1]);
+                long gap = chunks[i] - chunks[i - 1];
+                int n = tokens.length == 0 ? 1 : Math.max(1, tokens[i]);
+                for (int k = 0; k < n; k++) {
+                    itls.add(gap / n);
+                }
             }
             if (r.completionTokens() > 1) {
                 tpots.add(Math.round((double) (e2eNs - ttftNs) / (r.completionTokens() - 1)));
@@ -94,7 +102,7 @@ public final class LatencyReport {
             } else {
                 noUsage++;
             }
-            in += r.promptTokens() >= 0 ? r.promptTokens() : r.inputTokensRequested();
+            in += r.promptTokens() >= 0 ? r.promptTokens() : Math.max(0, r.inputTokensRequested());
         }
         this.ttft = LatencyDistribution.of(TTFT_DEFINITION, toArray(ttfts));
         this.itl = LatencyDistribution.of(ITL_DEFINITION, toArray(itls));

@@ -21,15 +21,27 @@ import java.util.Objects;
  * @param completionTokens      {@code usage.completion_tokens}, or {@code -1} when the server sent no usage
  * @param error                 null on success
  * @param errorMessage          null on success; otherwise what went wrong, for a person
+ * @param intendedNanos         when the schedule meant the request to be sent (open loop); equals
+ *                              {@code startNanos} in a closed loop, where there is no schedule. {@code startNanos −
+ *                              intendedNanos} is the schedule lag (METRICS.md §6)
+ * @param chunkTokens           new output tokens carried by each chunk, parallel to {@code chunkNanos}, when the
+ *                              endpoint says (SGLang {@code /generate}: the {@code meta_info.completion_tokens}
+ *                              delta); empty when it does not, and each chunk then counts as one ITL gap; not null
  */
 public record RequestRecord(int index, int inputTokensRequested, int outputTokensRequested,
                             long startNanos, long firstTokenNanos, long[] chunkNanos, long endNanos,
                             int promptTokens, int completionTokens,
-                            ErrorKind error, String errorMessage) {
+                            ErrorKind error, String errorMessage, long intendedNanos, int[] chunkTokens) {
 
     public RequestRecord {
         Objects.requireNonNull(chunkNanos, "chunkNanos");
+        Objects.requireNonNull(chunkTokens, "chunkTokens");
         chunkNanos = chunkNanos.clone();
+        chunkTokens = chunkTokens.clone();
+        if (chunkTokens.length != 0 && chunkTokens.length != chunkNanos.length) {
+            throw new IllegalArgumentException("chunkTokens must be empty or parallel to chunkNanos, had "
+                    + chunkTokens.length + " and " + chunkNanos.length);
+        }
         if (error == null && errorMessage != null) {
             throw new IllegalArgumentException("errorMessage without an error kind: " + errorMessage);
         }
@@ -39,6 +51,37 @@ public record RequestRecord(int index, int inputTokensRequested, int outputToken
         if (error == null && chunkNanos.length == 0) {
             throw new IllegalArgumentException("a successful record needs at least one chunk (index " + index + ")");
         }
+    }
+
+    /** A record without a schedule (intended = actual send) and without per-chunk token counts. */
+    public RequestRecord(int index, int inputTokensRequested, int outputTokensRequested, long startNanos,
+                         long firstTokenNanos, long[] chunkNanos, long endNanos, int promptTokens,
+                         int completionTokens, ErrorKind error, String errorMessage) {
+        this(index, inputTokensRequested, outputTokensRequested, startNanos, firstTokenNanos, chunkNanos, endNanos,
+                promptTokens, completionTokens, error, errorMessage, startNanos, new int[0]);
+    }
+
+    /** @return a copy of the new-token counts per chunk; empty when the endpoint does not report them */
+    @Override
+    public int[] chunkTokens() {
+        return chunkTokens.clone();
+    }
+
+    /** @return this record with its intended send time set (nanoTime) */
+    public RequestRecord withIntendedNanos(long intended) {
+        return new RequestRecord(index, inputTokensRequested, outputTokensRequested, startNanos, firstTokenNanos,
+                chunkNanos, endNanos, promptTokens, completionTokens, error, errorMessage, intended, chunkTokens);
+    }
+
+    /** @return this record with per-chunk new-token counts (parallel to {@link #chunkNanos()}) */
+    public RequestRecord withChunkTokens(int[] tokens) {
+        return new RequestRecord(index, inputTokensRequested, outputTokensRequested, startNanos, firstTokenNanos,
+                chunkNanos, endNanos, promptTokens, completionTokens, error, errorMessage, intendedNanos, tokens);
+    }
+
+    /** @return schedule lag: actual send − intended send, in nanoseconds (0 in a closed loop) */
+    public long scheduleLagNanos() {
+        return startNanos - intendedNanos;
     }
 
     /** @return a copy of the chunk arrival times */
@@ -87,7 +130,8 @@ public record RequestRecord(int index, int inputTokensRequested, int outputToken
                 && outputTokensRequested == r.outputTokensRequested && startNanos == r.startNanos
                 && firstTokenNanos == r.firstTokenNanos && Arrays.equals(chunkNanos, r.chunkNanos)
                 && endNanos == r.endNanos && promptTokens == r.promptTokens && completionTokens == r.completionTokens
-                && error == r.error && Objects.equals(errorMessage, r.errorMessage);
+                && error == r.error && Objects.equals(errorMessage, r.errorMessage) && intendedNanos == r.intendedNanos
+                && Arrays.equals(chunkTokens, r.chunkTokens);
     }
 
     @Override
@@ -99,7 +143,7 @@ public record RequestRecord(int index, int inputTokensRequested, int outputToken
     public String toString() {
         return "RequestRecord[index=" + index + ", in=" + inputTokensRequested + ", out=" + outputTokensRequested
                 + ", chunks=" + chunkNanos.length + ", ttftNs=" + (firstTokenNanos < 0 ? -1 : firstTokenNanos - startNanos)
-                + ", e2eNs=" + (endNanos - startNanos) + ", promptTokens=" + promptTokens
+                + ", e2eNs=" + (endNanos - startNanos) + ", lagNs=" + (startNanos - intendedNanos) + ", promptTokens=" + promptTokens
                 + ", completionTokens=" + completionTokens + (error == null ? "" : ", error=" + error + ": " + errorMessage)
                 + "]";
     }

@@ -1,6 +1,12 @@
 /**
- * Per-request timing records and the latency report built from them: TTFT, ITL, TPOT and E2E latency as
- * {@code vllm bench serve} defines them (METRICS.md §1–§2), plus throughput and error counts.
+ * Per-request timing records and the reports built from them: TTFT, ITL, TPOT and E2E latency as
+ * {@code vllm bench serve} defines them (METRICS.md §1–§2), plus throughput and error counts
+ * ({@link dev.profiledrollout.metrics.LatencyReport}); schedule lag and latency from the intended send
+ * ({@link dev.profiledrollout.metrics.ScheduleReport}, §6); goodput with vLLM's AND semantics
+ * ({@link dev.profiledrollout.metrics.Slo}); a per-second series ({@link dev.profiledrollout.metrics.TimeSeries});
+ * vLLM's table and result JSON ({@link dev.profiledrollout.metrics.BenchmarkSummary}); the {@code requests.jsonl}
+ * line ({@link dev.profiledrollout.metrics.RequestLog}); and a Prometheus text parser
+ * ({@link dev.profiledrollout.metrics.PrometheusText}).
  *
  * <h2>Usage</h2>
  * <pre>{@code
@@ -23,7 +29,8 @@
  * from the raw samples when exact agreement with {@code vllm bench serve} matters (small samples).
  *
  * <h2>Thread safety and memory</h2>
- * Records, distributions and reports are immutable and safe to share; accessors returning arrays or histograms
+ * Records, distributions, reports, series and summaries are immutable and safe to share; the parser and
+ * {@code RequestLog} are stateless; accessors returning arrays or histograms
  * return copies. A distribution keeps its raw samples (8 bytes each) beside the histogram (a few tens of KB).
  */
 package dev.profiledrollout.metrics;

@@ -12,7 +12,9 @@ import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
-import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.metrics.RequestLog;
+import dev.profiledrollout.metrics.ScheduleReport;
+import dev.profiledrollout.metrics.TimeSeries;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.TraceSet;
@@ -35,15 +37,17 @@ import java.util.stream.Stream;
  *
  * <h2>Files</h2>
  * <ul>
- *   <li>{@code requests.jsonl}: one JSON object per request, in index order: {@code index},
- *       {@code inputTokensRequested}, {@code outputTokensRequested}, {@code promptTokens} and
- *       {@code completionTokens} (from the server's usage; −1 when absent), {@code ttftNs}, {@code e2eNs}
- *       (−1 when not reached), {@code chunks}, {@code error} and {@code errorMessage} (null on success).</li>
+ *   <li>{@code requests.jsonl}: one JSON object per request, in index order, in the shape of
+ *       {@link RequestLog}: counts from the server's usage, intended/send/first-chunk/end timestamps in ns
+ *       relative to the earliest intended send, schedule lag, TTFT and E2E, error.</li>
+ *   <li>{@code timeseries.csv}: per second, requests started/completed/failed, output tokens and requests in
+ *       flight ({@link TimeSeries}).</li>
  *   <li>{@code latency.hlog}: HdrHistogram log, one interval histogram per metric tagged TTFT, ITL, TPOT, E2E, in ns.</li>
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code url}, {@code kind}: {@code simulator} or
  *       {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
  *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
- *       kind), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, and {@code ranks}: one object per
+ *       kind; {@code scheduleLag}, {@code correctedTtft}, {@code correctedE2e} and {@code clientFellBehind} from
+ *       {@link ScheduleReport}), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, and {@code ranks}: one object per
  *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.</li>
  * </ul>
  * Nothing secret is written: the API key is never part of any of these objects.
@@ -75,27 +79,17 @@ public final class RunReport {
         this.profileRequest = profileRequest;
     }
 
-    /** Writes {@code requests.jsonl} and {@code latency.hlog}. */
+    /** Writes {@code requests.jsonl}, {@code timeseries.csv} and {@code latency.hlog}. */
     public void writeRequests(LatencyReport latency) {
         try {
             Files.createDirectories(directory);
             try (BufferedWriter out = Files.newBufferedWriter(directory.resolve("requests.jsonl"),
                     StandardCharsets.UTF_8)) {
-                for (RequestRecord r : latency.records()) {
-                    ObjectNode line = JSON.createObjectNode();
-                    line.put("index", r.index());
-                    line.put("inputTokensRequested", r.inputTokensRequested());
-                    line.put("outputTokensRequested", r.outputTokensRequested());
-                    line.put("promptTokens", r.promptTokens());
-                    line.put("completionTokens", r.completionTokens());
-                    line.put("ttftNs", r.firstTokenNanos() >= 0 ? r.firstTokenNanos() - r.startNanos() : -1);
-                    line.put("e2eNs", r.succeeded() ? r.endNanos() - r.startNanos() : -1);
-                    line.put("chunks", r.chunkNanos() == null ? 0 : r.chunkNanos().length);
-                    line.put("error", r.error() == null ? null : r.error().name());
-                    line.put("errorMessage", r.errorMessage());
-                    out.write(JSON.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(line));
-                    out.write('\n');
-                }
+                RequestLog.writeJsonl(latency.records(), out);
+            }
+            try (BufferedWriter out = Files.newBufferedWriter(directory.resolve("timeseries.csv"),
+                    StandardCharsets.UTF_8)) {
+                TimeSeries.of(latency.records(), RequestLog.origin(latency.records())).writeCsv(out);
             }
             try (OutputStream out = Files.newOutputStream(directory.resolve("latency.hlog"))) {
                 latency.writeHistogramLog(out);
@@ -157,6 +151,11 @@ public final class RunReport {
         metric(node, "itl", latency.itl());
         metric(node, "tpot", latency.tpot());
         metric(node, "e2e", latency.e2e());
+        ScheduleReport schedule = ScheduleReport.of(latency.records());
+        metric(node, "scheduleLag", schedule.lag());
+        metric(node, "correctedTtft", schedule.correctedTtft());
+        metric(node, "correctedE2e", schedule.correctedE2e());
+        node.put("clientFellBehind", schedule.clientFellBehind());
         return node;
     }
 
@@ -196,6 +195,10 @@ public final class RunReport {
                 .append(simulator || serverInfo.simulator() ? "simulator" : engineUri.toString())
                 .append(" (TP ").append(serverInfo.tpSize()).append(")\n");
         text.append(latency.toTable()).append('\n');
+        ScheduleReport schedule = ScheduleReport.of(latency.records());
+        if (schedule.lag().max().toNanos() > 0) {
+            text.append(schedule.verdict()).append('\n');
+        }
         if (trace != null && !trace.traces().isEmpty()) {
             long total = trace.kernelTotalNs();
             text.append(String.format(Locale.ROOT, "Kernels over %d rank file(s), %.3f ms of kernel time:%n",

@@ -4,7 +4,10 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.load.ArrivalProcess;
+import dev.profiledrollout.load.Endpoint;
 import dev.profiledrollout.load.LoadSpec;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -55,6 +58,7 @@ public record WindowSpec(
         check(l.rangeRatio() >= 0 && l.rangeRatio() < 1, "@RolloutLoad(rangeRatio = " + l.rangeRatio() + ")",
                 "in [0, 1)");
         check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
+        LoadSpec loadSpec = loadShape(l);
         return new WindowSpec(
                 profile.backend(),
                 profile.numSteps() > 0 ? profile.numSteps() : null,
@@ -65,8 +69,26 @@ public record WindowSpec(
                 profile.recordShapes(),
                 profile.outputDir(),
                 profile.profilePrefix(),
-                new LoadSpec(l.concurrency(), l.requests(), l.inputTokens(), l.outputTokens(), l.rangeRatio(),
-                        l.warmupRequests(), l.seed()));
+                loadSpec);
+    }
+
+    /** Maps the arrival, prefix, duration and endpoint attributes of {@code @RolloutLoad} onto a {@link LoadSpec}. */
+    private static LoadSpec loadShape(RolloutLoad l) {
+        try {
+            boolean ramp = l.rampUpStartRate() > 0 || l.rampUpEndRate() > 0;
+            ArrivalProcess arrival = ramp ? ArrivalProcess.linearRamp(l.rampUpStartRate(), l.rampUpEndRate(), l.burstiness())
+                    : new ArrivalProcess(l.requestRate(), l.burstiness(), Double.NaN);
+            LoadSpec spec = new LoadSpec(l.concurrency(), l.requests(), l.inputTokens(), l.outputTokens(),
+                    l.rangeRatio(), l.warmupRequests(), l.seed())
+                    .withPrefixTokens(l.prefixTokens()).withEndpoint(Endpoint.parse(l.endpoint()));
+            if (!arrival.isClosedLoop()) {
+                spec = spec.withArrival(arrival, l.maxConcurrency());
+            }
+            return l.durationSeconds() > 0
+                    ? spec.withMaxDuration(Duration.ofNanos(Math.round(l.durationSeconds() * 1e9))) : spec;
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException("@RolloutLoad: " + e.getMessage(), e);
+        }
     }
 
     /** Activities as SGLang's wire values, in enum order. */

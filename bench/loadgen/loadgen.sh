@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Load generator overhead: our client against nginx serving a static 128-token SSE body on loopback, nginx's own
+# ceiling measured with wrk in the same run. Prints the figures and their ratios to the anchors of issue 4
+# (a Python aiohttp client built like vLLM's: ~130,000 SSE events/s at 64-way, +62 ms TTFT p50, Poisson lag p99
+# 2.3 ms at 200 req/s, 4.2 ms at 500, 25 ms at 1,000). Loopback only.
+# Usage: bench/loadgen/loadgen.sh [closedSeconds] [poissonSeconds]   (needs root for apt-get when nginx/wrk are absent)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+closed_s=${1:-10}
+poisson_s=${2:-5}
+port=${PORT:-18080}
+jar=cli/target/profiled-rollout.jar
+if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light wrk >/dev/null
+fi
+[ -f "$jar" ] || mvn -B -q -DskipTests package
+work=$(mktemp -d)
+chmod 755 "$work"   # nginx workers run as an unprivileged user
+nginx_pid=
+cleanup() { [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+# the body: 128 completion chunks of one token, the usage chunk, [DONE]
+body=$work/body.sse
+{
+  for i in $(seq 128); do
+    printf 'data: {"id":"cmpl-b","object":"text_completion","created":1,"model":"bench","choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],"usage":null}\n\n'
+  done
+  printf 'data: {"id":"cmpl-b","object":"text_completion","created":1,"model":"bench","choices":[],"usage":{"prompt_tokens":16,"completion_tokens":128,"total_tokens":144}}\n\n'
+  printf 'data: [DONE]\n\n'
+} > "$body"
+mkdir -p "$work/logs"
+cat > "$work/nginx.conf" <<CONF
+daemon off;
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $work/body_temp;
+  keepalive_requests 10000000;
+  keepalive_timeout 300s;
+  server {
+    listen 127.0.0.1:$port;
+    # POST to a static file is a 405 in nginx; answer it with the file instead
+    location /v1/completions { root $work; try_files /body.sse =404; default_type text/event-stream; error_page 405 =200 \$uri; }
+    location = /body.sse { internal; root $work; default_type text/event-stream; }
+  }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work" &
+nginx_pid=$!
+for _ in $(seq 50); do curl -fs -o /dev/null -X POST "http://127.0.0.1:$port/v1/completions" -d '{}' && break; sleep 0.1; done
+events=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' -d '{}' | grep -c '^data: ')
+echo "machine: $(nproc) cores, load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share these cores)"
+echo "server: nginx $(nginx -v 2>&1 | sed 's/.*\///'), worker_processes auto, static body of $events SSE events ($(wc -c < "$body") bytes); $(nproc) cores"
+
+cat > "$work/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"model":"bench","prompt":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16],"max_tokens":128,"stream":true}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+wrk_out=$(wrk -t2 -c64 -d5s -s "$work/post.lua" "http://127.0.0.1:$port/v1/completions")
+nginx_rps=$(echo "$wrk_out" | awk '/Requests\/sec/ {print $2}')
+echo "nginx ceiling (wrk -t2 -c64, POST, 5 s): $nginx_rps req/s = $(awk -v r="$nginx_rps" -v e="$events" 'BEGIN{printf "%.0f", r*e}') SSE events/s"
+
+out=$work/ours
+java -Xmx1g -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" "$closed_s" "$poisson_s" | tee "$out"
+get() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
+echo "--- against the anchors (aiohttp client like vLLM's, same kind of 2-core machine) ---"
+awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" -v ng="$nginx_rps" \
+    -v t50="$(get closed64_ttft_p50_ms)" -v t99="$(get closed64_ttft_p99_ms)" \
+    -v l500="$(get poisson500_lag_p99_ms)" -v l1000="$(get poisson1000_lag_p99_ms)" 'BEGIN {
+  printf "64-way closed loop: %.0f req/s, %.0f SSE events/s = %.2fx the anchor 130,000 (goal >= 5x); %.0f%% of nginx ceiling\n", rps, ev, ev/130000, 100*rps/ng
+  printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms; anchor/ours %.2fx), p99 %.3f ms (goal < 1 ms)\n", t50, 62/t50, t99
+  printf "Poisson lag p99: %.3f ms at 500 req/s (anchor 4.2 ms; anchor/ours %.2fx), %.3f ms at 1000 req/s (anchor 25 ms; anchor/ours %.2fx; goal < 1 ms)\n", l500, 4.2/l500, l1000, 25/l1000
+}'
