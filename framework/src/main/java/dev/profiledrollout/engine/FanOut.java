@@ -78,10 +78,22 @@ public final class FanOut implements AutoCloseable {
      *         {@code SKIPPED_UNHEALTHY}
      */
     public List<WorkerOutcome> start(ProfileRequest request) {
+        Objects.requireNonNull(request, "request");
+        return start(i -> request);
+    }
+
+    /**
+     * {@code /start_profile} on every healthy worker, concurrently, each with its own request (for example its own
+     * SGLang {@code output_dir}).
+     *
+     * @param requestForWorker the request for the worker at an index of {@link #workers()}, not null
+     * @return the outcome per worker, as {@link #start(ProfileRequest)}
+     */
+    public List<WorkerOutcome> start(java.util.function.IntFunction<ProfileRequest> requestForWorker) {
         runAll(i -> () -> {
             Worker w = workers.get(i);
             try {
-                clients.get(i).startProfile(request);
+                clients.get(i).startProfile(requestForWorker.apply(i));
                 outcomes[i] = new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.STARTED, 0, "", null);
             } catch (EngineException e) {
                 outcomes[i] = new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.START_FAILED, e.status(),

@@ -1,6 +1,8 @@
 package dev.profiledrollout.junit;
 
+import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
@@ -11,6 +13,7 @@ import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -94,20 +97,44 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     private static ProfileWindow newWindow(ExtensionContext context) {
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        WindowSpec spec = WindowSpec.of(profile, load);
+        WindowSpec spec = WindowSpec.of(profile, load, phases(context));
         Settings settings = settings(context);
-        EngineHandle engine = engine(context, settings);
+        settings.validate();
+        EngineHandle engine = engine(context, settings, spec.backend());
         Path output = outputDirectory(context, settings);
         String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
         return new ProfileWindow(engine, spec, settings, output, testName);
     }
 
-    private static EngineHandle engine(ExtensionContext context, Settings settings) {
+    /** One engine handle per test class and backend (a class may mix SGLang and vLLM methods). */
+    private static EngineHandle engine(ExtensionContext context, Settings settings, Backend backend) {
         ExtensionContext classContext = classContext(context);
         Optional<SimulatedEngine> shape = AnnotationSupport.findAnnotation(context.getRequiredTestClass(),
                 SimulatedEngine.class);
-        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class,
-                key -> EngineHandle.open(settings, shape), EngineHandle.class);
+        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend,
+                key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+    }
+
+    /** The {@code @RolloutPhase}s of the test method, else of its class, in declaration order. */
+    private static List<RolloutPhase> phases(ExtensionContext context) {
+        List<RolloutPhase> onMethod = context.getTestMethod()
+                .map(m -> AnnotationSupport.findRepeatableAnnotations(m, RolloutPhase.class)).orElse(List.of());
+        if (!onMethod.isEmpty()) {
+            return onMethod;
+        }
+        Optional<ExtensionContext> current = Optional.of(context);
+        while (current.isPresent()) {
+            Optional<Class<?>> testClass = current.get().getTestClass();
+            if (testClass.isPresent()) {
+                List<RolloutPhase> found = AnnotationSupport.findRepeatableAnnotations(testClass.get(),
+                        RolloutPhase.class);
+                if (!found.isEmpty()) {
+                    return found;
+                }
+            }
+            current = current.get().getParent();
+        }
+        return List.of();
     }
 
     private static ExtensionContext classContext(ExtensionContext context) {
