@@ -1,7 +1,11 @@
 package dev.profiledrollout.cli;
 
 import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.simulator.RouterShape;
+import dev.profiledrollout.simulator.RouterSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -10,14 +14,34 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code simulate}: runs the embedded engine simulator as a standalone server until interrupted (Ctrl-C), so that
- * {@code profiledrollout.engine=attach} tests, curl or SGLang's own scripts can talk to it.
+ * {@code profiledrollout.engine=attach} tests, curl or the engines' own scripts can talk to it.
+ *
+ * <p>{@code simulate --backend sglang|vllm [--profiler-config JSON] [--router --workers N [--router-shape sgl|vllm]]
+ * --port P --tp T}. With {@code --router}, a {@link RouterSimulator} listens on {@code --port} and its {@code N}
+ * workers on ephemeral ports; every URL is printed.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
-        description = "Run the engine simulator (SGLang HTTP API, Llama-3.1-8B on H100 cost model) until Ctrl-C.")
+        description = "Run the engine simulator (SGLang or vLLM HTTP API, Llama-3.1-8B on H100 cost model), "
+                + "optionally behind a simulated router, until Ctrl-C.")
 public final class SimulateCommand implements Callable<Integer> {
 
-    @Option(names = "--backend", defaultValue = "sglang", description = "Wire protocol to serve: sglang (default).")
+    @Option(names = "--backend", defaultValue = "sglang", description = "Wire protocol to serve: sglang (default) or vllm.")
     String backend;
+
+    @Option(names = "--profiler-config", description = "vLLM --profiler-config JSON, e.g. "
+            + "'{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/tmp/vllm-traces\"}'. Without it a vLLM server "
+            + "answers 404 to /start_profile.")
+    String profilerConfig;
+
+    @Option(names = "--router", description = "Start a router on --port in front of --workers simulated workers.")
+    boolean router;
+
+    @Option(names = "--workers", defaultValue = "2", description = "Workers behind --router (default ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--router-shape", defaultValue = "sgl",
+            description = "GET /workers shape: sgl (sgl-model-gateway, default) or vllm (vllm-router).")
+    String routerShape;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default ${DEFAULT-VALUE}).")
     String host;
@@ -39,27 +63,73 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        SimulatorConfig.Builder config = SimulatorConfig.builder().backend(backend).host(host).port(port).tpSize(tp)
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (AutoCloseable servers = start(System.out)) {
+            Thread hook = new Thread(() -> {
+                try {
+                    servers.close();
+                } catch (Exception ignored) {
+                    // shutting down anyway
+                }
+                stopped.countDown();
+            }, "simulator-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            System.out.println("Ctrl-C to stop");
+            System.out.flush();
+            stopped.await();
+        }
+        return 0;
+    }
+
+    /**
+     * Starts what the options describe and prints its URLs to {@code out}; does not block.
+     *
+     * @return the running engine or router (which owns its workers); closing it stops everything
+     * @throws IllegalArgumentException on an invalid option, with a message naming it
+     * @throws IOException if a port cannot be bound
+     */
+    AutoCloseable start(PrintStream out) throws IOException {
+        SimulatorConfig.Builder config = SimulatorConfig.builder().backend(backend).host(host).tpSize(tp)
                 .maxRunningRequests(maxRunningRequests);
+        if (profilerConfig != null) {
+            config.profilerConfig(profilerConfig);
+        }
         if (servedModelName != null) {
             config.servedModelName(servedModelName);
         }
         if (profilerDir != null) {
             config.profilerDir(profilerDir);
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        try (EngineSimulator simulator = EngineSimulator.start(config.build())) {
-            Thread hook = new Thread(() -> {
-                simulator.close();
-                stopped.countDown();
-            }, "simulator-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-            System.out.println("Engine simulator (" + backend + ", TP " + tp + ") listening on "
-                    + simulator.baseUri() + " — profiler dir " + simulator.config().profilerDir()
-                    + "; Ctrl-C to stop");
-            System.out.flush();
-            stopped.await();
+        if (!router) {
+            EngineSimulator simulator = EngineSimulator.start(config.port(port).build());
+            out.println("Engine simulator (" + backend + ", TP " + tp + ") listening on " + simulator.baseUri()
+                    + " — profiler dir " + profilerDirOf(simulator.config()));
+            out.flush();
+            return simulator;
         }
-        return 0;
+        RouterShape shape = switch (routerShape) {
+            case "sgl" -> RouterShape.SGL_MODEL_GATEWAY;
+            case "vllm" -> RouterShape.VLLM_ROUTER;
+            default -> throw new IllegalArgumentException("--router-shape must be sgl or vllm, was " + routerShape);
+        };
+        if (workers < 1) {
+            throw new IllegalArgumentException("--workers must be at least 1, was " + workers);
+        }
+        RouterSimulator rs = RouterSimulator.builder().host(host).port(port).shape(shape).workers(workers)
+                .workerConfig(config.port(0).build()).start();
+        out.println("Router simulator (" + routerShape + " shape) listening on " + rs.baseUri() + " — GET "
+                + rs.baseUri() + "/workers");
+        for (int i = 0; i < rs.engines().size(); i++) {
+            EngineSimulator e = rs.engines().get(i);
+            out.println("  worker " + i + " (" + backend + ", TP " + tp + "): " + e.baseUri() + " — profiler dir "
+                    + profilerDirOf(e.config()));
+        }
+        out.flush();
+        return rs;
+    }
+
+    private static Path profilerDirOf(SimulatorConfig c) {
+        return c.vllmProfilerConfig() != null && c.vllmProfilerConfig().torch()
+                ? c.vllmProfilerConfig().torchProfilerDir() : c.profilerDir();
     }
 }

@@ -6,7 +6,10 @@ import dev.profiledrollout.simulator.internal.HttpApi;
 import dev.profiledrollout.simulator.internal.Profiler;
 import dev.profiledrollout.simulator.internal.Scheduler;
 import dev.profiledrollout.simulator.internal.SimRequest;
+import dev.profiledrollout.simulator.internal.StepHook;
 import dev.profiledrollout.simulator.internal.TraceWriter;
+import dev.profiledrollout.simulator.internal.VllmHttpApi;
+import dev.profiledrollout.simulator.internal.VllmProfiler;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -18,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An embedded SGLang "engine twin": an HTTP server that speaks SGLang's API, a continuous-batching scheduler whose
+ * An embedded SGLang or vLLM "engine twin": an HTTP server that speaks the engine's API, a continuous-batching scheduler whose
  * steps take the time the {@link CostModel} gives them, and a profiler that writes Kineto traces with SGLang's file
  * names. Needs no GPU.
  *
@@ -36,6 +39,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code POST /v1/completions}; {@code POST /generate}; {@code /flush_cache}; {@code /start_profile} and
  * {@code /stop_profile} (GET or POST) with SGLang's step semantics, status codes and file names (§1.1–1.4).
  *
+ * <h2>vLLM mode</h2>
+ * With {@code backend("vllm")} the server speaks vLLM's API instead (PROTOCOLS.md §2): {@code GET /health} (200,
+ * empty; runs no step), {@code /version}, {@code /v1/models} ({@code owned_by "vllm"}), {@code POST /v1/completions}
+ * with vLLM's SSE and usage rules, {@code /tokenize}, {@code /detokenize}, and {@code POST /start_profile} /
+ * {@code /stop_profile} (200, empty body, idempotent; 405 on GET; 404 {@code {"detail":"Not Found"}} without
+ * {@link SimulatorConfig#vllmProfilerConfig()}). Iteration limits, file names and the frontend trace follow
+ * {@code vllm/profiler/wrapper.py} (§2.2–2.4); see {@link VllmProfilerConfig} and {@link VllmNamingEra}. No
+ * {@code /server_info}, {@code /metrics} or chat endpoint.
+ *
  * <h2>Step counting</h2>
  * {@link #forwardCount()} is SGLang's {@code forward_ct}: it counts every batch since start, including the warm-up
  * request ({@code "The capital city of France is"}, 8 new tokens: one prefill and seven decode steps) that
@@ -43,7 +55,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Not simulated</h2>
  * The {@code MEM} activity's memory-history pickle and the {@code CUDA_PROFILER} range write no file; {@code RPD}
- * writes a Kineto-layout file under the RPD name; {@code DP}/{@code PP}/{@code EP} sizes are 1; no prefix cache, no
+ * writes a Kineto-layout file under the RPD name; one engine is one DP replica ({@link SimulatorConfig#dpSize()} only names it), {@code PP}/{@code EP} sizes are 1; no prefix cache, no
  * chunked prefill, no auth, no {@code /metrics}, no chat endpoint. A capture still open at {@link #close()} is
  * dropped unwritten.
  *
@@ -56,23 +68,34 @@ public final class EngineSimulator implements AutoCloseable {
 
     private static final String WARMUP_PROMPT = "The capital city of France is";
     private static final int WARMUP_NEW_TOKENS = 8;
+    /** A vLLM server without {@code --profiler-config}: nothing is ever recorded. */
+    private static final StepHook NO_PROFILER = new StepHook() {
+        @Override
+        public boolean beforeBatch(long batch, boolean extend) {
+            return false;
+        }
+
+        @Override
+        public void afterBatch(dev.profiledrollout.simulator.internal.StepRecord step) {
+        }
+    };
 
     private final SimulatorConfig config;
     private final HttpServer server;
     private final ExecutorService httpExecutor;
     private final Scheduler scheduler;
-    private final Profiler profiler;
-    private final HttpApi api;
+    private final Runnable closeProfiler;
+    private final Runnable markClosing;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private EngineSimulator(SimulatorConfig config, HttpServer server, ExecutorService httpExecutor,
-                            Scheduler scheduler, Profiler profiler, HttpApi api) {
+                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing) {
         this.config = config;
         this.server = server;
         this.httpExecutor = httpExecutor;
         this.scheduler = scheduler;
-        this.profiler = profiler;
-        this.api = api;
+        this.closeProfiler = closeProfiler;
+        this.markClosing = markClosing;
     }
 
     /**
@@ -86,9 +109,14 @@ public final class EngineSimulator implements AutoCloseable {
             throw new IllegalArgumentException("config must not be null");
         }
         EpochClock clock = new EpochClock();
-        Profiler profiler = new Profiler(config, clock, new TraceWriter(config));
+        boolean vllm = config.backend().equals("vllm");
+        TraceWriter writer = new TraceWriter(config);
+        Profiler sglangProfiler = vllm ? null : new Profiler(config, clock, writer);
+        VllmProfiler vllmProfiler = vllm && config.vllmProfilerConfig() != null
+                ? new VllmProfiler(config, clock, writer) : null;
+        StepHook hook = vllm ? (vllmProfiler != null ? vllmProfiler : NO_PROFILER) : sglangProfiler;
         CostModel costModel = new CostModel(config.model(), config.gpu(), config.tpSize());
-        Scheduler scheduler = new Scheduler(config, costModel, profiler, clock);
+        Scheduler scheduler = new Scheduler(config, costModel, hook, clock);
         AtomicInteger threadIds = new AtomicInteger();
         ExecutorService executor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "simulator-http-" + threadIds.incrementAndGet());
@@ -102,10 +130,23 @@ public final class EngineSimulator implements AutoCloseable {
             executor.shutdownNow();
             throw new IOException("simulator could not bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
-        HttpApi api = new HttpApi(config, scheduler, profiler, () -> server.getAddress().getPort());
-        server.createContext("/", api);
+        Runnable markReady;
+        Runnable markClosing;
+        if (vllm) {
+            VllmHttpApi api = new VllmHttpApi(config, scheduler, vllmProfiler);
+            server.createContext("/", api);
+            markReady = api::markReady;
+            markClosing = api::markClosing;
+        } else {
+            HttpApi api = new HttpApi(config, scheduler, sglangProfiler, () -> server.getAddress().getPort());
+            server.createContext("/", api);
+            markReady = api::markReady;
+            markClosing = api::markClosing;
+        }
+        Runnable closeProfiler = vllmProfiler != null ? vllmProfiler::close
+                : sglangProfiler != null ? sglangProfiler::close : () -> { };
         server.setExecutor(executor);
-        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, profiler, api);
+        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing);
         scheduler.start();
         server.start();
         try {
@@ -125,7 +166,7 @@ public final class EngineSimulator implements AutoCloseable {
             sim.close();
             throw ex;
         }
-        api.markReady();
+        markReady.run();
         return sim;
     }
 
@@ -158,8 +199,8 @@ public final class EngineSimulator implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        api.markClosing();
-        profiler.close();
+        markClosing.run();
+        closeProfiler.run();
         scheduler.close();
         server.stop(0);
         httpExecutor.shutdownNow();
@@ -181,6 +222,6 @@ public final class EngineSimulator implements AutoCloseable {
     @Override
     public String toString() {
         return "EngineSimulator{" + baseUri() + ", engine=simulator, backend=" + config.backend() + ", tp="
-                + config.tpSize() + "}";
+                + config.tpSize() + (config.dpSize() > 1 ? ", dp=" + config.dpRank() + "/" + config.dpSize() : "") + "}";
     }
 }

@@ -28,7 +28,7 @@ import java.util.regex.PatternSyntaxException;
 public final class SimulatorConfig {
 
     /** The backends the simulator can imitate. */
-    public static final List<String> BACKENDS = List.of("sglang");
+    public static final List<String> BACKENDS = List.of("sglang", "vllm");
 
     private final String backend;
     private final String host;
@@ -42,6 +42,11 @@ public final class SimulatorConfig {
     private final Map<String, Double> kernelSlowdowns;
     private final Map<Integer, Double> rankSlowdowns;
     private final long seed;
+    private final VllmProfilerConfig vllmProfilerConfig;
+    private final VllmNamingEra vllmNamingEra;
+    private final int dpSize;
+    private final int dpRank;
+    private final int failStartProfileStatus;
 
     private SimulatorConfig(Builder b) {
         this.backend = b.backend;
@@ -56,6 +61,34 @@ public final class SimulatorConfig {
         this.kernelSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.kernelSlowdowns));
         this.rankSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.rankSlowdowns));
         this.seed = b.seed;
+        this.vllmProfilerConfig = b.vllmProfilerConfig;
+        this.vllmNamingEra = b.vllmNamingEra;
+        this.dpSize = b.dpSize;
+        this.dpRank = b.dpRank;
+        this.failStartProfileStatus = b.failStartProfileStatus;
+    }
+
+    /** A builder holding every value of this configuration, to derive a variant (e.g. one per DP replica). */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.backend = backend;
+        b.host = host;
+        b.port = port;
+        b.tpSize = tpSize;
+        b.maxRunningRequests = maxRunningRequests;
+        b.servedModelName = servedModelName;
+        b.profilerDir = profilerDir;
+        b.model = model;
+        b.gpu = gpu;
+        b.kernelSlowdowns.putAll(kernelSlowdowns);
+        b.rankSlowdowns.putAll(rankSlowdowns);
+        b.seed = seed;
+        b.vllmProfilerConfig = vllmProfilerConfig;
+        b.vllmNamingEra = vllmNamingEra;
+        b.dpSize = dpSize;
+        b.dpRank = dpRank;
+        b.failStartProfileStatus = failStartProfileStatus;
+        return b;
     }
 
     /** A builder with every default set. */
@@ -131,12 +164,49 @@ public final class SimulatorConfig {
         return seed;
     }
 
+    /**
+     * vLLM's {@code --profiler-config} (backend {@code "vllm"} only); null when the server was "started without it",
+     * so {@code /start_profile} and {@code /stop_profile} answer {@code 404 {"detail":"Not Found"}} (PROTOCOLS.md §2.1).
+     */
+    public VllmProfilerConfig vllmProfilerConfig() {
+        return vllmProfilerConfig;
+    }
+
+    /** Worker trace-file naming of a vLLM server (PROTOCOLS.md §2.4). Default {@link VllmNamingEra#NEWEST}. */
+    public VllmNamingEra vllmNamingEra() {
+        return vllmNamingEra;
+    }
+
+    /**
+     * Data-parallel size of the deployment this server is one replica of; reported as {@code dp_size} by
+     * {@code /server_info}. With {@code dpSize > 1}, SGLang file names carry {@code -DP-{dpRank}} (PROTOCOLS.md §1.4)
+     * and vLLM NEWEST names carry {@code dp{dpRank}} and a global rank {@code dpRank * tpSize + tp}. Default 1.
+     */
+    public int dpSize() {
+        return dpSize;
+    }
+
+    /** This replica's data-parallel rank, in {@code 0..dpSize-1}. Default 0. */
+    public int dpRank() {
+        return dpRank;
+    }
+
+    /**
+     * Fault: the HTTP status {@code /start_profile} answers instead of starting a capture, or 0 (default) for none.
+     * The body is {@code {"detail":"simulated fault: …"}}; no capture starts.
+     */
+    public int failStartProfileStatus() {
+        return failStartProfileStatus;
+    }
+
     @Override
     public String toString() {
         return "SimulatorConfig{backend=" + backend + ", host=" + host + ", port=" + port + ", tpSize=" + tpSize
                 + ", maxRunningRequests=" + maxRunningRequests + ", model=" + model.name() + ", gpu=" + gpu.name()
                 + ", profilerDir=" + profilerDir + ", kernelSlowdowns=" + kernelSlowdowns
-                + ", rankSlowdowns=" + rankSlowdowns + ", seed=" + seed + "}";
+                + ", rankSlowdowns=" + rankSlowdowns + ", seed=" + seed + ", dpSize=" + dpSize + ", dpRank=" + dpRank
+                + (vllmProfilerConfig != null ? ", vllmProfilerConfig=" + vllmProfilerConfig : "")
+                + (failStartProfileStatus != 0 ? ", failStartProfile=" + failStartProfileStatus : "") + "}";
     }
 
     /** Fluent builder for {@link SimulatorConfig}; every setter validates its argument at once. Not thread-safe. */
@@ -153,8 +223,71 @@ public final class SimulatorConfig {
         private final Map<String, Double> kernelSlowdowns = new LinkedHashMap<>();
         private final Map<Integer, Double> rankSlowdowns = new LinkedHashMap<>();
         private long seed = 0;
+        private VllmProfilerConfig vllmProfilerConfig;
+        private VllmNamingEra vllmNamingEra = VllmNamingEra.NEWEST;
+        private int dpSize = 1;
+        private int dpRank = 0;
+        private int failStartProfileStatus = 0;
 
         private Builder() {
+        }
+
+        /**
+         * vLLM's {@code --profiler-config} JSON (PROTOCOLS.md §2.2), e.g.
+         * {@code {"profiler":"torch","torch_profiler_dir":"/abs/dir"}}; null means "started without it".
+         * Checked against the backend in {@link #build()}.
+         *
+         * @throws IllegalArgumentException naming the field, see {@link VllmProfilerConfig#parse(String)}
+         */
+        public Builder profilerConfig(String json) {
+            this.vllmProfilerConfig = json == null ? null : VllmProfilerConfig.parse(json);
+            return this;
+        }
+
+        /** The parsed form of {@link #profilerConfig(String)}; null removes it. */
+        public Builder vllmProfilerConfig(VllmProfilerConfig config) {
+            this.vllmProfilerConfig = config;
+            return this;
+        }
+
+        /** @param era not null; see {@link SimulatorConfig#vllmNamingEra()} */
+        public Builder vllmNamingEra(VllmNamingEra era) {
+            if (era == null) {
+                throw new IllegalArgumentException("vllmNamingEra must not be null");
+            }
+            this.vllmNamingEra = era;
+            return this;
+        }
+
+        /** @param dpSize at least 1; see {@link SimulatorConfig#dpSize()} */
+        public Builder dpSize(int dpSize) {
+            if (dpSize < 1) {
+                throw new IllegalArgumentException("dpSize must be at least 1, was " + dpSize);
+            }
+            this.dpSize = dpSize;
+            return this;
+        }
+
+        /** @param dpRank not negative; checked against {@code dpSize} in {@link #build()} */
+        public Builder dpRank(int dpRank) {
+            if (dpRank < 0) {
+                throw new IllegalArgumentException("dpRank must not be negative, was " + dpRank);
+            }
+            this.dpRank = dpRank;
+            return this;
+        }
+
+        /**
+         * Fault: {@code /start_profile} answers {@code status} and starts nothing; 0 removes the fault.
+         *
+         * @param status 0, or an HTTP status in 400..599
+         */
+        public Builder failStartProfile(int status) {
+            if (status != 0 && (status < 400 || status > 599)) {
+                throw new IllegalArgumentException("failStartProfile status must be 0 or in 400..599, was " + status);
+            }
+            this.failStartProfileStatus = status;
+            return this;
         }
 
         /** @throws IllegalArgumentException unless {@code backend} is one of {@link #BACKENDS} */
@@ -271,8 +404,18 @@ public final class SimulatorConfig {
             return this;
         }
 
-        /** @throws IllegalArgumentException if a slowed rank is not below {@code tpSize} */
+        /**
+         * @throws IllegalArgumentException if a slowed rank is not below {@code tpSize}, {@code dpRank} is not below
+         *                                  {@code dpSize}, or a profiler config is given to the SGLang backend
+         */
         public SimulatorConfig build() {
+            if (dpRank >= dpSize) {
+                throw new IllegalArgumentException("dpRank " + dpRank + " is outside dpSize " + dpSize);
+            }
+            if (vllmProfilerConfig != null && !backend.equals("vllm")) {
+                throw new IllegalArgumentException("profilerConfig is vLLM's --profiler-config; set backend(\"vllm\")"
+                        + " or drop it (backend is " + backend + ")");
+            }
             for (int tp : rankSlowdowns.keySet()) {
                 if (tp >= tpSize) {
                     throw new IllegalArgumentException("slowRank(" + tp + ", …) names a rank outside tpSize "

@@ -15,6 +15,10 @@ import java.util.concurrent.TimeUnit;
  * {@code POST /v1/completions} and {@code POST /generate} (PROTOCOLS.md §1.5): parse the prompt and sampling
  * parameters, queue the request on the {@link Scheduler}, and stream or return its tokens as they are produced.
  *
+ * <p>With {@code vllm} set, the OpenAI endpoint follows vLLM instead (PROTOCOLS.md §2.5): {@code stop_reason}
+ * instead of {@code matched_stop}, {@code include_usage} true once {@code stream_options} is present,
+ * {@code stream_options} without {@code stream} answered 400, errors as {@code {"error":{message,type,param,code}}}.
+ *
  * <p>Prompt length: a list of token ids counts its length; a string counts one token per 4 characters (at least 1).
  * Token texts are words chosen by the token id, so they carry no meaning.
  */
@@ -28,10 +32,20 @@ final class GenerationHandlers {
 
     private final Scheduler scheduler;
     private final String modelName;
+    private final boolean vllm;
 
-    GenerationHandlers(Scheduler scheduler, String modelName) {
+    GenerationHandlers(Scheduler scheduler, String modelName, boolean vllm) {
         this.scheduler = scheduler;
         this.modelName = modelName;
+        this.vllm = vllm;
+    }
+
+    private void error(HttpExchange ex, int status, String type, String message) throws IOException {
+        if (vllm) {
+            Http.vllmError(ex, status, type, message);
+        } else {
+            Http.openAiError(ex, status, type, message);
+        }
     }
 
     static String tokenText(int tokenId) {
@@ -68,28 +82,35 @@ final class GenerationHandlers {
             return;
         }
         if (!Http.isJson(ex)) {
-            Http.openAiError(ex, 400, "BadRequestError", "Unsupported Media Type: Only 'application/json' is allowed");
+            error(ex, 400, "BadRequestError", "Unsupported Media Type: Only 'application/json' is allowed");
             return;
         }
         JsonNode req;
         try {
             req = Http.MAPPER.readTree(Http.body(ex));
         } catch (IOException e) {
-            Http.openAiError(ex, 400, "BadRequestError", "Invalid JSON body: " + e.getMessage());
+            error(ex, 400, "BadRequestError", "Invalid JSON body: " + e.getMessage());
             return;
         }
         Integer prompt = req == null ? null : promptTokens(req.get("prompt"));
         JsonNode maxTokensNode = req == null ? null : req.get("max_tokens");
         if (prompt == null || (maxTokensNode != null && !maxTokensNode.isNull() && !maxTokensNode.isIntegralNumber())
                 || (maxTokensNode != null && maxTokensNode.asInt(1) < 1)) {
-            Http.openAiError(ex, 400, "BadRequestError", "prompt must be a string or a list of token ids, and "
+            error(ex, 400, "BadRequestError", "prompt must be a string or a list of token ids, and "
                     + "max_tokens a positive integer (the simulator serves one prompt per request)");
             return;
         }
         int maxTokens = maxTokensNode == null || maxTokensNode.isNull() ? 16 : maxTokensNode.asInt();
         boolean ignoreEos = req.path("ignore_eos").asBoolean(false);
         boolean stream = req.path("stream").asBoolean(false);
-        boolean includeUsage = req.path("stream_options").path("include_usage").asBoolean(false);
+        JsonNode streamOptions = req.get("stream_options");
+        boolean hasStreamOptions = streamOptions != null && !streamOptions.isNull();
+        if (vllm && hasStreamOptions && !stream) {
+            error(ex, 400, "BadRequestError", "Stream options can only be defined when `stream=True`.");
+            return;
+        }
+        boolean includeUsage = vllm ? hasStreamOptions && streamOptions.path("include_usage").asBoolean(true)
+                : req.path("stream_options").path("include_usage").asBoolean(false);
         SimRequest r = submit(ex, prompt, maxTokens, ignoreEos, true);
         if (r == null) {
             return;
@@ -102,7 +123,7 @@ final class GenerationHandlers {
             do {
                 e = take(r);
                 if (e.error() != null) {
-                    Http.openAiError(ex, 503, "ServiceUnavailableError", e.error());
+                    error(ex, 503, "ServiceUnavailableError", e.error());
                     return;
                 }
                 text.append(tokenText(e.tokenId()));
@@ -247,7 +268,14 @@ final class GenerationHandlers {
         chunk.put("id", id).put("object", "text_completion").put("created", created).put("model", modelName);
         ObjectNode choice = chunk.putArray("choices").addObject();
         choice.put("index", 0).put("text", text).putNull("logprobs");
-        if (finishReason == null) {
+        if (vllm) {
+            if (finishReason == null) {
+                choice.putNull("finish_reason");
+            } else {
+                choice.put("finish_reason", finishReason);
+            }
+            choice.putNull("stop_reason");
+        } else if (finishReason == null) {
             choice.putNull("finish_reason");
             choice.putNull("matched_stop");
         } else {
@@ -261,10 +289,14 @@ final class GenerationHandlers {
         return chunk;
     }
 
-    private static ObjectNode usage(int prompt, int completion) {
+    private ObjectNode usage(int prompt, int completion) {
         ObjectNode u = Http.MAPPER.createObjectNode();
         u.put("prompt_tokens", prompt).put("completion_tokens", completion).put("total_tokens", prompt + completion);
-        u.put("reasoning_tokens", 0);
+        if (vllm) {
+            u.putNull("prompt_tokens_details");
+        } else {
+            u.put("reasoning_tokens", 0);
+        }
         return u;
     }
 

@@ -34,7 +34,7 @@ public final class HttpApi implements HttpHandler {
         this.scheduler = scheduler;
         this.profiler = profiler;
         this.port = port;
-        this.generation = new GenerationHandlers(scheduler, config.servedModelName());
+        this.generation = new GenerationHandlers(scheduler, config.servedModelName(), false);
     }
 
     /** Marks the warm-up done: {@code /health} answers 200 from now on. */
@@ -126,7 +126,8 @@ public final class HttpApi implements HttpHandler {
         n.put("host", config.host());
         n.put("port", port.getAsInt());
         n.put("tp_size", config.tpSize());
-        n.put("dp_size", 1);
+        n.put("dp_size", config.dpSize());
+        n.put("dp_rank", config.dpRank());
         n.put("pp_size", 1);
         n.put("ep_size", 1);
         n.put("enable_dp_attention", false);
@@ -188,6 +189,12 @@ public final class HttpApi implements HttpHandler {
     private synchronized void startProfile(HttpExchange ex) throws IOException {
         if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("POST")) {
             Http.detail(ex, 405, "Method Not Allowed");
+            return;
+        }
+        if (config.failStartProfileStatus() != 0) {
+            Http.body(ex);
+            Http.detail(ex, config.failStartProfileStatus(), "simulated fault: start_profile fails with "
+                    + config.failStartProfileStatus());
             return;
         }
         ProfileRequest req;

@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * batches), then writes every rank's file before it returns. Auto-stopped captures are written on the scheduler
  * thread at the start of the batch after the last recorded one, as SGLang does.
  */
-public final class Profiler {
+public final class Profiler implements StepHook {
 
     private static final System.Logger LOG = System.getLogger(Profiler.class.getName());
 
@@ -138,7 +138,8 @@ public final class Profiler {
      *
      * @return true when this batch is recorded
      */
-    boolean beforeBatch(long batch, boolean extend) {
+    @Override
+    public boolean beforeBatch(long batch, boolean extend) {
         lock.lock();
         try {
             lastHookedBatch = batch;
@@ -199,7 +200,8 @@ public final class Profiler {
     }
 
     /** Called by the scheduler after the batch; {@code step} is null when the batch was not recorded. */
-    void afterBatch(StepRecord step) {
+    @Override
+    public void afterBatch(StepRecord step) {
         lock.lock();
         try {
             if (step != null && active != null && inFlightRecorded) {
@@ -250,6 +252,7 @@ public final class Profiler {
                 name = "rpd-" + rpdTime + "-TP-" + tp + ".trace.json.gz";
             } else {
                 name = (req.profilePrefix() != null ? req.profilePrefix() + "-" : "") + capture.profileId + "-TP-" + tp
+                        + (config.dpSize() > 1 ? "-DP-" + config.dpRank() : "")
                         + (capture.stage != null ? "-" + capture.stage : "") + ".trace.json.gz";
             }
             Path file = dir.resolve(name);

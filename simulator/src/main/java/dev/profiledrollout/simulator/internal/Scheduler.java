@@ -35,7 +35,7 @@ public final class Scheduler {
 
     private final SimulatorConfig config;
     private final CostModel costModel;
-    private final Profiler profiler;
+    private final StepHook profiler;
     private final EpochClock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workArrived = lock.newCondition();
@@ -50,7 +50,7 @@ public final class Scheduler {
     private volatile boolean closed;
     private volatile double lastGenThroughput;
 
-    public Scheduler(SimulatorConfig config, CostModel costModel, Profiler profiler, EpochClock clock) {
+    public Scheduler(SimulatorConfig config, CostModel costModel, StepHook profiler, EpochClock clock) {
         this.config = config;
         this.costModel = costModel;
         this.profiler = profiler;

@@ -24,6 +24,16 @@ public record StepRecord(long batch, long startEpochNs, long cpuOverheadNs, bool
         return extend ? "step[EXTEND bs=" + batchSize + " toks=" + tokens + "]" : "step[DECODE bs=" + batchSize + "]";
     }
 
+    /**
+     * vLLM's per-step annotation (TRACES.md §2, {@code vllm/v1/worker/gpu_model_runner.py}):
+     * {@code execute_context_{nCtxReqs}({nCtxTokens})_generation_{nGenReqs}({nGenTokens})}. A simulated step is
+     * either all prefill or all decode, so one half is always {@code 0(0)}.
+     */
+    public String vllmAnnotationName() {
+        return extend ? "execute_context_" + batchSize + "(" + tokens + ")_generation_0(0)"
+                : "execute_context_0(0)_generation_" + batchSize + "(" + tokens + ")";
+    }
+
     /** GPU-busy time of one rank, ns. */
     public long busyNs(int tp) {
         long sum = 0;

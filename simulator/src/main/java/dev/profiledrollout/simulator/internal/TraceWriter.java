@@ -45,7 +45,21 @@ public final class TraceWriter {
     }
 
     /**
-     * Writes {@code file} for rank {@code tp}.
+     * How one rank's file is written, independent of the engine's request format.
+     *
+     * @param cpu             CPU activity: {@code user_annotation}, {@code cpu_op}, {@code cudaLaunchKernel}
+     * @param gpu             GPU activity: kernels and {@code gpu_user_annotation}
+     * @param gzip            gzip the file (SGLang always; vLLM unless {@code torch_profiler_use_gzip} is false)
+     * @param globalRank      {@code distributedInfo.rank}
+     * @param worldSize       {@code distributedInfo.world_size}
+     * @param vllmAnnotations step spans named as vLLM's ({@link StepRecord#vllmAnnotationName()}) rather than SGLang's
+     */
+    public record Options(boolean cpu, boolean gpu, boolean recordShapes, boolean withStack, boolean gzip,
+                          int globalRank, int worldSize, boolean vllmAnnotations) {
+    }
+
+    /**
+     * Writes {@code file} for rank {@code tp} of an SGLang capture.
      *
      * @param baseEpochNs capture start, epoch ns; written as {@code baseTimeNanoseconds}
      * @param cancelled   polled between steps; when true the partial file is deleted and an
@@ -53,23 +67,38 @@ public final class TraceWriter {
      */
     public void write(Path file, int tp, long baseEpochNs, List<StepRecord> steps, ProfileRequest req,
                       BooleanSupplier cancelled) throws IOException {
+        write(file, tp, baseEpochNs, steps, new Options(req.activities().contains("CPU"),
+                req.activities().contains("GPU"), req.recordShapes(), req.withStack(), true, tp, config.tpSize(), false),
+                cancelled);
+    }
+
+    /**
+     * Writes {@code file} for rank {@code tp}.
+     *
+     * @param baseEpochNs capture start, epoch ns; written as {@code baseTimeNanoseconds}
+     * @param cancelled   polled between steps; when true the partial file is deleted and an
+     *                    {@link InterruptedIOException} thrown
+     */
+    public void write(Path file, int tp, long baseEpochNs, List<StepRecord> steps, Options opts,
+                      BooleanSupplier cancelled) throws IOException {
         Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
-        boolean cpu = req.activities().contains("CPU");
-        boolean gpu = req.activities().contains("GPU");
-        try (OutputStream out = new GZIPOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp)), 1 << 16);
+        boolean cpu = opts.cpu();
+        boolean gpu = opts.gpu();
+        OutputStream raw = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16);
+        try (OutputStream out = opts.gzip() ? new GZIPOutputStream(raw, 1 << 16) : raw;
              JsonGenerator g = factory.createGenerator(out, JsonEncoding.UTF8)) {
             g.writeStartObject();
             g.writeNumberField("schemaVersion", 1);
             writeDeviceProperties(g, tp, gpu);
             g.writeObjectFieldStart("distributedInfo");
             g.writeStringField("backend", "nccl");
-            g.writeNumberField("rank", tp);
-            g.writeNumberField("world_size", config.tpSize());
+            g.writeNumberField("rank", opts.globalRank());
+            g.writeNumberField("world_size", opts.worldSize());
             g.writeNumberField("pg_count", 1);
             g.writeStringField("nccl_version", "2.27.3");
             g.writeEndObject();
-            g.writeBooleanField("record_shapes", req.recordShapes());
-            g.writeBooleanField("with_stack", req.withStack());
+            g.writeBooleanField("record_shapes", opts.recordShapes());
+            g.writeBooleanField("with_stack", opts.withStack());
             g.writeStringField("engine", "simulator");
             g.writeStringField("displayTimeUnit", "ms");
             g.writeNumberField("baseTimeNanoseconds", baseEpochNs);
@@ -84,7 +113,7 @@ public final class TraceWriter {
                 }
                 long stepTs = step.startEpochNs() - baseEpochNs;
                 long gpuTs = stepTs + step.cpuOverheadNs();
-                String span = step.spanName();
+                String span = opts.vllmAnnotations() ? step.vllmAnnotationName() : step.spanName();
                 if (cpu) {
                     complete(g, "user_annotation", span, pid, pid, stepTs, step.durationNs());
                     g.writeObjectFieldStart("args");

@@ -1,0 +1,79 @@
+package dev.profiledrollout.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SimulateCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private static SimulateCommand parse(String... args) {
+        SimulateCommand cmd = new SimulateCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd;
+    }
+
+    private static URI firstUrl(String printed) {
+        Matcher m = Pattern.compile("listening on (http://\\S+)").matcher(printed);
+        assertThat(m.find()).as(printed).isTrue();
+        return URI.create(m.group(1));
+    }
+
+    @Test
+    void should_start_a_router_with_three_workers_that_answers_workers() throws Exception {
+        SimulateCommand cmd = parse("--router", "--workers", "3", "--port", "0", "--tp", "2",
+                "--profiler-dir", dir.toString());
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (AutoCloseable servers = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
+            String printed = buf.toString(StandardCharsets.UTF_8);
+            assertThat(printed).contains("worker 0").contains("worker 2").doesNotContain("worker 3");
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(firstUrl(printed).resolve("/workers")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            JsonNode body = new ObjectMapper().readTree(r.body());
+            assertThat(body.get("total").asInt()).isEqualTo(3);
+            assertThat(body.get("workers").get(0).get("connection_mode").asText()).isEqualTo("HTTP");
+        }
+    }
+
+    @Test
+    void should_start_a_vllm_server_with_a_profiler_config() throws Exception {
+        SimulateCommand cmd = parse("--backend", "vllm", "--port", "0", "--profiler-config",
+                "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + dir + "\"}");
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (AutoCloseable server = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
+            URI base = firstUrl(buf.toString(StandardCharsets.UTF_8));
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/start_profile"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(buf.toString(StandardCharsets.UTF_8)).contains(dir.toString());
+        }
+    }
+
+    @Test
+    void should_reject_a_bad_router_shape_and_profiler_config() {
+        assertThatThrownBy(() -> parse("--router", "--router-shape", "nginx", "--port", "0").start(System.out))
+                .hasMessageContaining("--router-shape");
+        assertThatThrownBy(() -> parse("--backend", "vllm", "--profiler-config", "{\"profiler\":\"torch\"}")
+                .start(System.out)).hasMessageContaining("torch_profiler_dir");
+    }
+}
