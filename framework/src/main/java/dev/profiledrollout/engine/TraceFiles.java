@@ -77,6 +77,25 @@ public final class TraceFiles {
     }
 
     /**
+     * Regular files in {@code directory} and in its direct sub-directories (one per worker host, e.g.
+     * {@code worker-0/}) that satisfy {@code filter}, sorted by path.
+     *
+     * @return the files, empty when the directory does not exist
+     * @throws UncheckedIOException when a directory cannot be listed
+     */
+    public static List<Path> listNested(Path directory, java.util.function.Predicate<String> filter) {
+        if (!Files.isDirectory(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(directory, 2)) {
+            return files.filter(Files::isRegularFile).filter(p -> filter.test(p.getFileName().toString())).sorted()
+                    .collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not list trace directory " + directory, e);
+        }
+    }
+
+    /**
      * The name a v0.10-era vLLM worker trace ({@code <host>_<pid>.<ns>.pt.trace.json.gz}, no rank in the name) is
      * collected under once its rank is known: {@code <host>_<pid>_rank<r>.<ns>.pt.trace.json.gz}, which the §2.4 rank
      * regex reads.

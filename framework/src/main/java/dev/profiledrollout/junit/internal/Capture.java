@@ -69,7 +69,7 @@ final class Capture implements AutoCloseable {
         this.outputDirectory = outputDirectory;
         this.testName = testName;
         this.phase = phase;
-        this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embedded());
+        this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedVllmDir());
     }
 
     Path outputDirectory() {
@@ -205,8 +205,8 @@ final class Capture implements AutoCloseable {
         List<WorkerOutcome> outcomes = fanOut.outcomes();
         if (spec.backend() == Backend.VLLM) {
             long profiled = outcomes.stream().filter(o -> o.state() == WorkerOutcome.State.PROFILED).count();
-            boolean known = settings.engineRanks().isPresent();
-            int expected = known ? (int) (settings.engineRanks().getAsInt() * profiled) : 1;
+            boolean known = settings.engineRanks().isPresent() || engine.embedded();
+            int expected = known ? (int) (engine.serverInfo().tpSize() * profiled) : 1;
             TraceLocation.Collected c = traces.collect(await(traces, expected, known ? FILE_STABLE_FOR
                     : COUNT_SETTLED_FOR), before);
             rankFiles.addAll(c.rankFiles());
@@ -235,8 +235,8 @@ final class Capture implements AutoCloseable {
                         + "and that " + location.serverPath() + " is where this machine reads it ("
                         + Settings.TRACE_DIR + " / " + Settings.TRACE_DIR_SERVER + ").";
         try {
-            return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before)
-                    .await(hint);
+            return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before,
+                    spec.backend() == Backend.VLLM).await(hint);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ProfiledRolloutException("Interrupted while waiting for trace files in " + location.localPath(),

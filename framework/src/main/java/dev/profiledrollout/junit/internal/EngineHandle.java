@@ -16,6 +16,8 @@ import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -63,7 +65,7 @@ public final class EngineHandle implements AutoCloseable {
         List<Worker> workers;
         URI loadUri;
         if (settings.engineKind() == Settings.EngineKind.EMBEDDED) {
-            simulator = startSimulator(shape, backend);
+            simulator = startSimulator(shape, backend, settings);
             loadUri = simulator.baseUri();
             workers = List.of(new Worker(loadUri, "regular", true, 0, null));
         } else {
@@ -78,7 +80,7 @@ public final class EngineHandle implements AutoCloseable {
             if (!workers.stream().anyMatch(w -> w.url().equals(loadUri))) {
                 loadClient.awaitHealthy(settings.healthTimeout());
             }
-            ServerInfo info = serverInfo(backend, fanOut, settings);
+            ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
             String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
             return new EngineHandle(simulator, backend, workers, fanOut, loadClient, loadUri, info, model, settings);
         } catch (RuntimeException e) {
@@ -145,7 +147,7 @@ public final class EngineHandle implements AutoCloseable {
      * {@code profiledrollout.engine.ranks} (TP size; 1 when unset, and the trace watcher then waits for the file
      * count to settle).
      */
-    private static ServerInfo serverInfo(Backend backend, FanOut fanOut, Settings settings) {
+    private static ServerInfo serverInfo(Backend backend, FanOut fanOut, Settings settings, int embeddedTp) {
         EngineClient first = fanOut.clients().stream().filter(java.util.Objects::nonNull).findFirst()
                 .orElseThrow(() -> new ExtensionConfigurationException("Every engine is reported unhealthy by the"
                         + " router; nothing can be profiled. Check the router's GET /workers."));
@@ -153,17 +155,35 @@ public final class EngineHandle implements AutoCloseable {
             return sglang.serverInfo();
         }
         ObjectNode raw = JsonNodeFactory.instance.objectNode();
-        raw.put("engine", "vllm");
-        raw.put("tp_size", settings.engineRanks().orElse(1));
+        raw.put("backend", "vllm");
+        if (embeddedTp > 0 && fanOut.workers().size() == 1 && settings.engineKind() == Settings.EngineKind.EMBEDDED) {
+            raw.put("engine", "simulator");
+        }
+        raw.put("tp_size", settings.engineRanks().orElse(embeddedTp));
         return ServerInfo.fromJson(raw);
     }
 
-    private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape, Backend backend) {
-        if (backend != Backend.SGLANG) {
-            throw new ExtensionConfigurationException("The embedded simulator does not speak " + backend
-                    + " in this build; set " + Settings.ENGINE + "=attach and " + Settings.ENGINE_URL);
-        }
+    /**
+     * For vLLM the simulator gets a {@code --profiler-config} with a fresh {@code torch_profiler_dir} under the output
+     * directory and {@code max_iterations} from {@code profiledrollout.vllm.max.iterations} (what a user's server would
+     * be started with).
+     */
+    private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape, Backend backend, Settings settings) {
         SimulatorConfig.Builder config = SimulatorConfig.builder();
+        if (backend == Backend.VLLM) {
+            try {
+                Files.createDirectories(settings.outputDir());
+                Path dir = Files.createTempDirectory(settings.outputDir(), "vllm-profiler-");
+                ObjectNode profilerConfig = JsonNodeFactory.instance.objectNode();
+                profilerConfig.put("profiler", "torch");
+                profilerConfig.put("torch_profiler_dir", dir.toString());
+                settings.vllmMaxIterations().ifPresent(n -> profilerConfig.put("max_iterations", n));
+                config.backend("vllm").profilerConfig(profilerConfig.toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not create the embedded vLLM profiler directory under "
+                        + settings.outputDir(), e);
+            }
+        }
         if (shape.isPresent()) {
             SimulatedEngine s = shape.get();
             require(s.tpSize() >= 1, "tpSize", s.tpSize(), "at least 1");
@@ -231,6 +251,14 @@ public final class EngineHandle implements AutoCloseable {
     /** @return where the load is sent: the router, or the first engine */
     public URI baseUri() {
         return loadUri;
+    }
+
+    /** @return the embedded vLLM simulator's {@code torch_profiler_dir}, or empty for any other engine */
+    public Optional<Path> embeddedVllmDir() {
+        if (simulator == null || simulator.config().vllmProfilerConfig() == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(simulator.config().vllmProfilerConfig().torchProfilerDir());
     }
 
     /** @return whether this handle started the embedded simulator (reports then say {@code engine: simulator}) */

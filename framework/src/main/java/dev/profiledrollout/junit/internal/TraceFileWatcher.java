@@ -29,16 +29,22 @@ final class TraceFileWatcher {
     private final Duration stableFor;
     private final Set<String> ignore;
 
+    private final boolean nested;
+
     TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor) {
-        this(directory, expected, timeout, stableFor, Set.of());
+        this(directory, expected, timeout, stableFor, Set.of(), false);
     }
 
     /**
      * @param expected the rank files to wait for; when unknown pass 1 and a longer {@code stableFor}: the watcher then
      *                 returns once no file has appeared or grown for that long
-     * @param ignore   file names that were there before the capture (a vLLM directory is shared between windows)
+     * @param ignore   paths relative to {@code directory} that were there before the capture (a vLLM directory is
+     *                 shared between windows)
+     * @param nested   also look one level down ({@code worker-<i>/}: one vLLM profiler directory per host)
      */
-    TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor, Set<String> ignore) {
+    TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor, Set<String> ignore,
+            boolean nested) {
+        this.nested = nested;
         this.ignore = Set.copyOf(ignore);
         this.directory = directory;
         this.expected = expected;
@@ -66,8 +72,8 @@ final class TraceFileWatcher {
         List<Path> files = List.of();
         while (true) {
             long now = System.nanoTime();
-            files = list(directory).stream().filter(p -> !ignore.contains(p.getFileName().toString()))
-                    .collect(Collectors.toList());
+            files = (nested ? TraceFiles.listNested(directory, TraceFiles::isRankTrace) : list(directory)).stream()
+                    .filter(p -> !ignore.contains(directory.relativize(p).toString())).collect(Collectors.toList());
             int complete = 0;
             for (Path file : files) {
                 long size = size(file);

@@ -36,13 +36,17 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
     record Collected(List<Path> rankFiles, List<Path> frontendFiles, List<Path> profilerTables) {
     }
 
-    static TraceLocation resolve(WindowSpec spec, Settings settings, Path outputDirectory, boolean embedded) {
+    /**
+     * @param embeddedVllmDir the embedded vLLM simulator's {@code torch_profiler_dir}, when that is the engine
+     */
+    static TraceLocation resolve(WindowSpec spec, Settings settings, Path outputDirectory,
+            java.util.Optional<Path> embeddedVllmDir) {
         Path collected = outputDirectory.resolve("traces");
         if (spec.backend() == Backend.VLLM) {
+            if (embeddedVllmDir.isPresent()) {
+                return new TraceLocation(embeddedVllmDir.get().toString(), embeddedVllmDir.get(), collected);
+            }
             if (settings.traceDir().isEmpty()) {
-                if (embedded) {
-                    return new TraceLocation(collected.toString(), collected, collected);
-                }
                 throw new ExtensionConfigurationException("backend = VLLM needs " + Settings.TRACE_DIR + ": the"
                         + " server's torch_profiler_dir (from its --profiler-config) as this machine sees it; with a"
                         + " different path on the server also set " + Settings.TRACE_DIR_SERVER);
@@ -79,9 +83,12 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         return new TraceLocation(server, localPath.resolve(name), collectedPath.resolve(name));
     }
 
-    /** @return the names of every file in the local directory now (for a shared vLLM directory) */
+    /**
+     * @return the paths, relative to the local directory, of every file in it and its direct sub-directories now
+     *         (a vLLM directory is shared between windows)
+     */
     Set<String> existingNames() {
-        return TraceFiles.list(localPath, name -> true).stream().map(p -> p.getFileName().toString())
+        return TraceFiles.listNested(localPath, name -> true).stream().map(p -> localPath.relativize(p).toString())
                 .collect(Collectors.toSet());
     }
 
@@ -93,7 +100,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      */
     Collected collect(List<Path> files, Set<String> before) {
         boolean inPlace = localPath.toAbsolutePath().normalize().equals(collectedPath.toAbsolutePath().normalize());
-        Predicate<String> fresh = name -> !before.contains(name);
+        Predicate<Path> fresh = file -> !before.contains(localPath.relativize(file).toString());
         try {
             Files.createDirectories(collectedPath);
             List<Path> ranks = new ArrayList<>();
@@ -101,12 +108,16 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
                 ranks.add(place(file, rankedName(file), inPlace));
             }
             List<Path> frontend = new ArrayList<>();
-            for (Path file : TraceFiles.list(localPath, n -> TraceFiles.isFrontend(n) && fresh.test(n))) {
-                frontend.add(place(file, file.getFileName().toString(), inPlace));
+            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isFrontend)) {
+                if (fresh.test(file)) {
+                    frontend.add(place(file, file.getFileName().toString(), inPlace));
+                }
             }
             List<Path> tables = new ArrayList<>();
-            for (Path file : TraceFiles.list(localPath, n -> TraceFiles.isProfilerTable(n) && fresh.test(n))) {
-                tables.add(place(file, file.getFileName().toString(), inPlace));
+            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isProfilerTable)) {
+                if (fresh.test(file)) {
+                    tables.add(place(file, file.getFileName().toString(), inPlace));
+                }
             }
             return new Collected(List.copyOf(ranks), List.copyOf(frontend), List.copyOf(tables));
         } catch (IOException e) {
@@ -124,8 +135,13 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         return rank.isPresent() ? TraceFiles.withRank(name, rank.getAsInt()) : name;
     }
 
+    /** Into {@code traces/}, keeping the sub-directory ({@code worker-<i>/}) the file was found in. */
     private Path place(Path file, String name, boolean inPlace) throws IOException {
-        Path target = collectedPath.resolve(name);
+        Path relativeDir = file.getParent() == null ? null : localPath.relativize(file.getParent());
+        Path dir = relativeDir == null || relativeDir.toString().isEmpty() || relativeDir.startsWith("..")
+                ? collectedPath : collectedPath.resolve(relativeDir);
+        Files.createDirectories(dir);
+        Path target = dir.resolve(name);
         if (inPlace) {
             return name.equals(file.getFileName().toString()) ? file
                     : Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
