@@ -127,6 +127,23 @@ public final class FanOut implements AutoCloseable {
         return outcomes();
     }
 
+    /**
+     * {@code /stop_profile} on every healthy worker, whether or not this object started it (a separate
+     * {@code profile --action stop} call, as slime's {@code tools/profile_rollout.py} does), concurrently.
+     *
+     * @return the outcome per worker: {@code PROFILED} with the stop's outcome, {@code STOP_FAILED}, or
+     *         {@code SKIPPED_UNHEALTHY}
+     */
+    public List<WorkerOutcome> stopAll() {
+        for (int i = 0; i < workers.size(); i++) {
+            Worker w = workers.get(i);
+            if (clients.get(i) != null && (outcomes[i] == null || outcomes[i].state() != WorkerOutcome.State.STARTED)) {
+                outcomes[i] = new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.STARTED, 0, "", null);
+            }
+        }
+        return stop();
+    }
+
     /** @return the outcomes so far, in worker order; workers not yet called are absent */
     public synchronized List<WorkerOutcome> outcomes() {
         List<WorkerOutcome> list = new ArrayList<>();
