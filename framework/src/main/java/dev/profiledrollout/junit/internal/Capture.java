@@ -97,8 +97,10 @@ final class Capture implements AutoCloseable {
     }
 
     private void startProfiler() {
-        if (interactiveNsys()) {
+        if (spec.profiler() == Profiler.NSYS) {
             nsys = new NsysController(settings.nsysPath(), settings.stopTimeout());
+        }
+        if (interactiveNsys()) {
             nsysSession = nsys.resolveSession(settings.nsysSession(), Optional.empty());
             nsys.start(nsysSession);
             profiling = true;
@@ -248,7 +250,7 @@ final class Capture implements AutoCloseable {
     private StopOutcome stopProfiler() {
         if (profiling) {
             profiling = false;
-            if (nsys != null) {
+            if (nsysSession != null) {
                 nsys.stop(nsysSession);
                 stopOutcome = StopOutcome.STOPPED;
             } else {
