@@ -38,6 +38,21 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       if the body did not call it). A body that throws still gets the profiler stopped, the load cancelled and
  *       the partial results written; its exception is what the test reports.</li>
  * </ul>
+ *
+ * <h2>Configuration keys</h2>
+ * JUnit configuration parameters, system properties or {@code PROFILEDROLLOUT_…} environment variables, all validated
+ * before anything starts (errors name the key): {@code profiledrollout.engine} ({@code embedded}|{@code attach}),
+ * {@code .engine.url} (one or several, comma-separated), {@code .router.url}, {@code .prefill.url},
+ * {@code .decode.url}, {@code .api.key}, {@code .trace.dir}, {@code .trace.dir.server}, {@code .engine.ranks},
+ * {@code .vllm.max.iterations}, {@code .nsys.path}, {@code .nsys.session}, {@code .nsys.report},
+ * {@code .output.dir}, {@code .trace.timeout}, {@code .stop.timeout}, {@code .load.timeout},
+ * {@code .health.timeout}. The engines are opened once per test class and backend.
+ *
+ * <h2>Several engines</h2>
+ * With a router, several engine URLs or prefill/decode URLs, every engine is started and stopped concurrently; one
+ * that fails to start is reported ({@code RolloutResult#workers()}, {@code summary.json}) while the others are
+ * profiled and stopped. With {@code @RolloutPhase}, each phase is its own window on that phase's engines.
+ *
  * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
  */
 public final class ProfiledRolloutExtension implements BeforeEachCallback, ParameterResolver, InvocationInterceptor {
