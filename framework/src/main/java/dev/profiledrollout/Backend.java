@@ -13,8 +13,7 @@ public enum Backend {
 
     /**
      * vLLM ({@code vllm-project/vllm}): {@code /start_profile} takes no body and exists only when the server was started
-     * with {@code --profiler-config}. Not supported yet by the extension: a test that asks for it fails with a
-     * configuration error.
+     * with {@code --profiler-config}; its per-call limits are fixed at server start (see {@link ProfiledRollout}).
      */
     VLLM
 }

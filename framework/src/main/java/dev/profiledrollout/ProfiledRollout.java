@@ -35,6 +35,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * reads them. A test body that never calls {@link RolloutSession#awaitResult()} still gets the whole window; the
  * profiler is stopped even when the body throws.
  *
+ * <h2>vLLM</h2>
+ * With {@code backend = VLLM} the profile calls carry no body: vLLM's profiler settings are fixed when the server starts
+ * ({@code --profiler-config}, PROTOCOLS.md §2.2). {@link #numSteps()} is then checked against
+ * {@code profiledrollout.vllm.max.iterations} (the server's {@code max_iterations}, which vLLM cannot report) and the
+ * window fails when they differ; {@link #startStep()}, {@link #profileByStage()}, {@link #outputDir()} and
+ * {@link #profilePrefix()} cannot be sent and are rejected. Traces are read from {@code profiledrollout.trace.dir}
+ * (the server's {@code torch_profiler_dir} as this machine sees it).
+ *
+ * <h2>Several engines</h2>
+ * With {@code profiledrollout.router.url} (or several comma-separated {@code profiledrollout.engine.url}) every
+ * healthy engine is started and stopped concurrently; one that fails to start is reported and the others are
+ * profiled ({@link RolloutResult#workers()}).
+ *
  * <p>Defaults follow SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py}; PROTOCOLS.md §1.1)
  * where it has them. The numeric "unset" values ({@code 0} steps, {@code -1} start step, empty strings) mean "omit the
  * field", so the server's own default applies.
@@ -48,6 +61,13 @@ public @interface ProfiledRollout {
 
     /** The engine's wire protocol. Default {@link Backend#SGLANG}. */
     Backend backend() default Backend.SGLANG;
+
+    /**
+     * Which profiler records the window: the engine's torch profiler (default) or Nsight Systems
+     * ({@link Profiler#NSYS}: {@code nsys start/stop} on an interactive session, or the {@code CUDA_PROFILER}
+     * activity for a {@code -c cudaProfilerApi} capture).
+     */
+    Profiler profiler() default Profiler.TORCH;
 
     /**
      * SGLang {@code num_steps}: profile this many scheduler steps (one step = one forward batch), then the engine stops

@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "profiled-rollout", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Profile LLM inference engines (SGLang, vLLM): analyse traces, run the engine simulator.",
-        subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, EngineShimCommand.class,
+        subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, WorkersCommand.class,
+                ProfileCommand.class, EngineShimCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

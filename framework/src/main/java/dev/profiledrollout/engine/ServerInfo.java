@@ -54,13 +54,16 @@ public record ServerInfo(int tpSize, int dpSize, int ppSize, int epSize, String 
      * {@code tp} is global and {@code dp} merely labels the attention-DP slice of those same TP processes, so
      * the count is {@code tp_size × pp_size}. With plain data parallelism ({@code dp_size > 1} without DP
      * attention) each of the {@code dp_size} replicas has its own {@code tp_size × pp_size} processes, so the
-     * count is {@code dp_size × tp_size × pp_size}.
+     * count is {@code dp_size × tp_size × pp_size}. A server that reports its own {@code dp_rank} is one replica of
+     * a DP group launched as separate servers (each behind a router, as the simulator's {@code SimulatedCluster}
+     * does), so it writes only its own {@code tp_size × pp_size} files.
      *
      * @return the expected number of {@code *.trace.json.gz} files per capture and stage
      */
     public int expectedRankFiles() {
         boolean dpAttention = raw.path("enable_dp_attention").asBoolean(false);
-        int replicas = dpSize > 1 && !dpAttention ? dpSize : 1;
+        boolean oneReplica = raw.path("dp_rank").isInt();
+        int replicas = dpSize > 1 && !dpAttention && !oneReplica ? dpSize : 1;
         return replicas * tpSize * ppSize;
     }
 }

@@ -35,11 +35,10 @@ import java.util.concurrent.TimeUnit;
  * Thread-safe; every method blocks the calling thread. {@link #close()} releases the connection pool and the
  * dispatcher executor; calls after close fail.
  */
-public final class SglangClient implements AutoCloseable {
+public final class SglangClient implements EngineClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final MediaType JSON_TYPE = MediaType.get("application/json");
-    private static final int BODY_SNIPPET_CHARS = 2000;
 
     private final URI baseUri;
     private final OkHttpClient http;
@@ -54,13 +53,7 @@ public final class SglangClient implements AutoCloseable {
                 .connectTimeout(b.connectTimeout)
                 .readTimeout(b.readTimeout)
                 .writeTimeout(b.readTimeout);
-        String apiKey = b.apiKey;
-        if (apiKey != null) {
-            http.addInterceptor(chain -> chain.request().header("Authorization") != null
-                    ? chain.proceed(chain.request())
-                    : chain.proceed(chain.request().newBuilder().header("Authorization", "Bearer " + apiKey).build()));
-        }
-        this.http = http.build();
+        this.http = EngineHttp.withApiKey(http, b.apiKey).build();
     }
 
     /**
@@ -72,14 +65,22 @@ public final class SglangClient implements AutoCloseable {
     }
 
     /** @return the server root this client talks to */
+    @Override
     public URI baseUri() {
         return baseUri;
+    }
+
+    /** @return {@code SGLang} */
+    @Override
+    public String engineName() {
+        return "SGLang";
     }
 
     /**
      * @return the shared OkHttp client (connection pool, dispatcher, auth interceptor); derive from it with
      *         {@link OkHttpClient#newBuilder()} to reuse the pool. Owned by this object: closed by {@link #close()}.
      */
+    @Override
     public OkHttpClient httpClient() {
         return http;
     }
@@ -92,52 +93,11 @@ public final class SglangClient implements AutoCloseable {
      * @throws EngineException naming the URL, the last status or exception and the elapsed time when the server
      *                         was not healthy in time (status = the last HTTP status, or -1)
      */
+    @Override
     public void awaitHealthy(Duration timeout) {
-        URI uri = resolve("/health");
-        long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
-        int lastStatus = -1;
-        String lastBody = "";
-        IOException lastError = null;
-        while (true) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
-                break;
-            }
-            Call call = http.newCall(new Request.Builder().url(uri.toString()).get().build());
-            call.timeout().timeout(remaining, TimeUnit.NANOSECONDS);
-            try (Response response = call.execute()) {
-                if (response.code() == 200) {
-                    return;
-                }
-                lastStatus = response.code();
-                lastBody = snippet(response);
-                lastError = null;
-            } catch (IOException e) {
-                boolean cutByDeadline = System.nanoTime() - deadline >= 0 && (lastStatus >= 0 || lastError != null);
-                if (!cutByDeadline) {
-                    // a poll cut short by our own deadline says nothing new; report the previous answer
-                    lastError = e;
-                }
-            }
-            long sleep = Math.min(healthPollInterval.toNanos(), deadline - System.nanoTime());
-            if (sleep > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(sleep);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new EngineException("Interrupted while waiting for " + uri + " to become healthy", uri,
-                            lastStatus, lastBody, e);
-                }
-            }
-        }
-        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        String last = lastError != null
-                ? "the last poll failed with " + lastError
-                : lastStatus >= 0 ? "the last answer was HTTP " + lastStatus : "no poll completed";
-        throw new EngineException("SGLang at " + uri + " was not healthy after " + millis(elapsed) + " ms: " + last
-                + ". Check that the server is running and has finished loading the model (503 means still starting),"
-                + " or raise the health timeout.", uri, lastError != null ? -1 : lastStatus, lastBody, lastError);
+        EngineHttp.awaitHealthy(http, baseUri, timeout, healthPollInterval, "SGLang",
+                "Check that the server is running and has finished loading the model (503 means still starting),"
+                        + " or raise the health timeout.");
     }
 
     /**
@@ -162,6 +122,7 @@ public final class SglangClient implements AutoCloseable {
      * @return the served model ids, in server order
      * @throws EngineException on a non-200 answer, an I/O error or an unexpected body
      */
+    @Override
     public List<String> models() {
         URI uri = resolve("/v1/models");
         JsonNode data = getJson(uri).path("data");
@@ -181,6 +142,7 @@ public final class SglangClient implements AutoCloseable {
      * @param request the profile settings, not null
      * @throws EngineException with the status, the body and the fix for any answer other than {@code 200}
      */
+    @Override
     public void startProfile(ProfileRequest request) {
         Objects.requireNonNull(request, "request");
         URI uri = resolve("/start_profile");
@@ -206,6 +168,7 @@ public final class SglangClient implements AutoCloseable {
      *         (already auto-stopped after {@code num_steps}, or never started)
      * @throws EngineException on any other status, an I/O error, or when the stop timeout expires
      */
+    @Override
     public StopOutcome stopProfile() {
         URI uri = resolve("/stop_profile");
         OkHttpClient slow = http.newBuilder()
@@ -292,31 +255,19 @@ public final class SglangClient implements AutoCloseable {
     }
 
     private URI resolve(String path) {
-        String base = baseUri.toString();
-        while (base.endsWith("/")) {
-            base = base.substring(0, base.length() - 1);
-        }
-        return URI.create(base + path);
+        return EngineHttp.resolve(baseUri, path);
     }
 
     private static String bodySuffix(String body) {
-        return body.isBlank() ? "" : " Response body: " + body.strip();
+        return EngineHttp.bodySuffix(body);
     }
 
     private static String snippet(Response response) {
-        try {
-            return truncate(response.peekBody(BODY_SNIPPET_CHARS * 4L).string());
-        } catch (IOException | IllegalStateException e) {
-            return "";
-        }
+        return EngineHttp.snippet(response);
     }
 
     private static String truncate(String s) {
-        return s.length() <= BODY_SNIPPET_CHARS ? s : s.substring(0, BODY_SNIPPET_CHARS) + "…";
-    }
-
-    private static long millis(Duration d) {
-        return d.toMillis();
+        return EngineHttp.truncate(s);
     }
 
     /** Settings of an {@link SglangClient}; defaults: no API key, connect 10 s, read 60 s, stop 10 min. */

@@ -1,6 +1,8 @@
 package dev.profiledrollout.junit;
 
+import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
@@ -11,6 +13,7 @@ import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -35,6 +38,21 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       if the body did not call it). A body that throws still gets the profiler stopped, the load cancelled and
  *       the partial results written; its exception is what the test reports.</li>
  * </ul>
+ *
+ * <h2>Configuration keys</h2>
+ * JUnit configuration parameters, system properties or {@code PROFILEDROLLOUT_…} environment variables, all validated
+ * before anything starts (errors name the key): {@code profiledrollout.engine} ({@code embedded}|{@code attach}),
+ * {@code .engine.url} (one or several, comma-separated), {@code .router.url}, {@code .prefill.url},
+ * {@code .decode.url}, {@code .api.key}, {@code .trace.dir}, {@code .trace.dir.server}, {@code .engine.ranks},
+ * {@code .vllm.max.iterations}, {@code .nsys.path}, {@code .nsys.session}, {@code .nsys.report},
+ * {@code .output.dir}, {@code .trace.timeout}, {@code .stop.timeout}, {@code .load.timeout},
+ * {@code .health.timeout}. The engines are opened once per test class and backend.
+ *
+ * <h2>Several engines</h2>
+ * With a router, several engine URLs or prefill/decode URLs, every engine is started and stopped concurrently; one
+ * that fails to start is reported ({@code RolloutResult#workers()}, {@code summary.json}) while the others are
+ * profiled and stopped. With {@code @RolloutPhase}, each phase is its own window on that phase's engines.
+ *
  * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
  */
 public final class ProfiledRolloutExtension implements BeforeEachCallback, ParameterResolver, InvocationInterceptor {
@@ -94,20 +112,44 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     private static ProfileWindow newWindow(ExtensionContext context) {
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        WindowSpec spec = WindowSpec.of(profile, load);
+        WindowSpec spec = WindowSpec.of(profile, load, phases(context));
         Settings settings = settings(context);
-        EngineHandle engine = engine(context, settings);
+        settings.validate();
+        EngineHandle engine = engine(context, settings, spec.backend());
         Path output = outputDirectory(context, settings);
         String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
         return new ProfileWindow(engine, spec, settings, output, testName);
     }
 
-    private static EngineHandle engine(ExtensionContext context, Settings settings) {
+    /** One engine handle per test class and backend (a class may mix SGLang and vLLM methods). */
+    private static EngineHandle engine(ExtensionContext context, Settings settings, Backend backend) {
         ExtensionContext classContext = classContext(context);
         Optional<SimulatedEngine> shape = AnnotationSupport.findAnnotation(context.getRequiredTestClass(),
                 SimulatedEngine.class);
-        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class,
-                key -> EngineHandle.open(settings, shape), EngineHandle.class);
+        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend,
+                key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+    }
+
+    /** The {@code @RolloutPhase}s of the test method, else of its class, in declaration order. */
+    private static List<RolloutPhase> phases(ExtensionContext context) {
+        List<RolloutPhase> onMethod = context.getTestMethod()
+                .map(m -> AnnotationSupport.findRepeatableAnnotations(m, RolloutPhase.class)).orElse(List.of());
+        if (!onMethod.isEmpty()) {
+            return onMethod;
+        }
+        Optional<ExtensionContext> current = Optional.of(context);
+        while (current.isPresent()) {
+            Optional<Class<?>> testClass = current.get().getTestClass();
+            if (testClass.isPresent()) {
+                List<RolloutPhase> found = AnnotationSupport.findRepeatableAnnotations(testClass.get(),
+                        RolloutPhase.class);
+                if (!found.isEmpty()) {
+                    return found;
+                }
+            }
+            current = current.get().getParent();
+        }
+        return List.of();
     }
 
     private static ExtensionContext classContext(ExtensionContext context) {

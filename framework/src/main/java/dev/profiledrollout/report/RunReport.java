@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
+import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
@@ -28,6 +29,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.stream.Stream;
@@ -67,6 +69,9 @@ public final class RunReport {
     private final ServerInfo serverInfo;
     private final LoadSpec load;
     private final ProfileRequest profileRequest;
+    private List<WorkerOutcome> workers = List.of();
+    private List<String> frontendTraceFiles = List.of();
+    private String phase;
 
     public RunReport(Path directory, String testName, URI engineUri, boolean simulator, ServerInfo serverInfo,
             LoadSpec load, ProfileRequest profileRequest) {
@@ -77,6 +82,23 @@ public final class RunReport {
         this.serverInfo = serverInfo;
         this.load = load;
         this.profileRequest = profileRequest;
+    }
+
+    /**
+     * Adds per-engine outcomes ({@code workers} in {@code summary.json}: url, workerType, state, httpStatus, reason,
+     * stopOutcome), the names of vLLM frontend traces kept out of the analysis ({@code frontendTraceFiles}) and the
+     * {@code @RolloutPhase} ({@code phase}) of the window.
+     *
+     * @param workers            per engine, may be empty, not null
+     * @param frontendTraceFiles file names, may be empty, not null
+     * @param phase              {@code PREFILL}/{@code DECODE}, or null for a window without phases
+     * @return this report
+     */
+    public RunReport withFanOut(List<WorkerOutcome> workers, List<String> frontendTraceFiles, String phase) {
+        this.workers = List.copyOf(workers);
+        this.frontendTraceFiles = List.copyOf(frontendTraceFiles);
+        this.phase = phase;
+        return this;
     }
 
     /** Writes {@code requests.jsonl}, {@code timeseries.csv} and {@code latency.hlog}. */
@@ -121,6 +143,25 @@ public final class RunReport {
             root.set("profileRequest", JSON.readTree(profileRequest.toJson()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        if (phase != null) {
+            root.put("phase", phase);
+        }
+        if (!workers.isEmpty()) {
+            ArrayNode list = root.putArray("workers");
+            for (WorkerOutcome w : workers) {
+                ObjectNode node = list.addObject();
+                node.put("url", w.url().toString());
+                node.put("workerType", w.workerType());
+                node.put("state", w.state().name());
+                node.put("httpStatus", w.httpStatus());
+                node.put("reason", w.reason());
+                node.put("stopOutcome", w.stopOutcome() == null ? null : w.stopOutcome().name());
+            }
+        }
+        if (!frontendTraceFiles.isEmpty()) {
+            ArrayNode list = root.putArray("frontendTraceFiles");
+            frontendTraceFiles.forEach(list::add);
         }
         root.set("latency", latencyNode(latency));
         if (trace != null) {

@@ -324,7 +324,7 @@ public final class KinetoTraceReader {
             }
             Path name = file.getFileName();
             return new TraceSummary(file,
-                    name == null ? java.util.Optional.empty() : RankIdentity.fromSglangFileName(name.toString()),
+                    name == null ? java.util.Optional.empty() : RankIdentity.fromFileName(name.toString()),
                     kernelEvents, memoryEvents, kernelStats.size(), kernelTotal, deviceStats, kernelStats, warnings);
         }
     }

@@ -17,6 +17,10 @@ import java.util.regex.Pattern;
  * Because a prefix may itself contain {@code -}, the split between prefix and profile id is ambiguous; the
  * regular expression takes the shortest profile id after the last possible prefix separator.
  *
+ * <p>vLLM worker files ({@code <worker_name>.<time_ns>.pt.trace.json[.gz]}, PROTOCOLS.md §2.4) are read by
+ * {@link #fromVllmFileName(String)}: the newest names carry {@code dp/pp/tp/ep}; older ones only a global rank, which
+ * is then given as {@code tp} (a vLLM worker's global rank is its TP rank when PP and DP are 1).
+ *
  * <p>Ordered by TP, then DP, PP, EP (absent first), stage, profile id and prefix.
  *
  * @param prefix    {@code profile_prefix}, or null when the name has none
@@ -34,6 +38,19 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
     private static final Pattern SGLANG_FILE_NAME = Pattern.compile(
             "^(?:(?<prefix>.+)-)?(?<id>.+?)-TP-(?<tp>\\d+)(?:-DP-(?<dp>\\d+))?(?:-PP-(?<pp>\\d+))?"
                     + "(?:-EP-(?<ep>\\d+))?(?:-(?<stage>EXTEND|DECODE|prefill|decode))?\\.trace\\.json\\.gz$");
+
+    /** vLLM ≈ v0.16+: {@code [<prefix>_]dp{d}_pp{p}_tp{t}_dcp{c}_ep{e}_rank{g}.<ns>.pt.trace.json[.gz]} (§2.4). */
+    private static final Pattern VLLM_PARALLEL_NAME = Pattern.compile(
+            "^(?:(?<prefix>.+)_)?dp(?<dp>\\d+)_pp(?<pp>\\d+)_tp(?<tp>\\d+)_dcp\\d+_ep(?<ep>\\d+)_rank\\d+"
+                    + "\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+
+    /** vLLM v0.11 – ≈ v0.15: {@code {instance_id}-rank-{rank}.<ns>…} (§2.4). */
+    private static final Pattern VLLM_INSTANCE_NAME = Pattern.compile(
+            "^(?<id>.+)-rank-(?<rank>\\d+)\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+
+    /** The §2.4 fallback: any worker name ending in {@code rank{N}}, e.g. {@code rank3.<ns>…} or {@code host_12_rank3.<ns>…}. */
+    private static final Pattern VLLM_RANK_NAME = Pattern.compile(
+            "^(?:(?<prefix>.+)_)?rank(?<rank>\\d+)\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
 
     private static final Comparator<OptionalInt> OPTIONAL_INT =
             Comparator.comparingInt((OptionalInt o) -> o.isPresent() ? 1 : 0).thenComparingInt(o -> o.orElse(0));
@@ -74,6 +91,51 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
         } catch (NumberFormatException rankTooLarge) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Reads the rank from a vLLM worker trace file name (PROTOCOLS.md §2.4), for example
+     * {@code dp0_pp0_tp1_dcp0_ep0_rank1.1773709742343012345.pt.trace.json.gz} (tp 1, dp/pp/ep 0) or
+     * {@code a1b2c-rank-3.1773709742343012345.pt.trace.json.gz} (tp 3). The profile id is the 19-digit
+     * {@code time_ns}; the prefix is the name's prefix or instance id.
+     *
+     * @param fileName a file name, not null
+     * @return the rank, or empty for names with no rank: the frontend {@code <host>_<pid>.async_llm.<ns>…} file and
+     *         v0.10-era {@code <host>_<pid>.<ns>…} worker files (read {@code distributedInfo.rank} from the trace instead)
+     */
+    public static Optional<RankIdentity> fromVllmFileName(String fileName) {
+        try {
+            Matcher m = VLLM_PARALLEL_NAME.matcher(fileName);
+            if (m.matches()) {
+                return Optional.of(new RankIdentity(m.group("prefix"), m.group("ns"), Integer.parseInt(m.group("tp")),
+                        optionalInt(m.group("dp")), optionalInt(m.group("pp")), optionalInt(m.group("ep")),
+                        Optional.empty()));
+            }
+            m = VLLM_INSTANCE_NAME.matcher(fileName);
+            if (m.matches()) {
+                return Optional.of(new RankIdentity(m.group("id"), m.group("ns"), Integer.parseInt(m.group("rank")),
+                        OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty()));
+            }
+            m = VLLM_RANK_NAME.matcher(fileName);
+            if (m.matches()) {
+                return Optional.of(new RankIdentity(m.group("prefix"), m.group("ns"), Integer.parseInt(m.group("rank")),
+                        OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty()));
+            }
+        } catch (NumberFormatException rankTooLarge) {
+            return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * {@link #fromSglangFileName(String)}, else {@link #fromVllmFileName(String)}.
+     *
+     * @param fileName a file name, not null
+     * @return the rank, or empty when neither engine's naming matches
+     */
+    public static Optional<RankIdentity> fromFileName(String fileName) {
+        Optional<RankIdentity> sglang = fromSglangFileName(fileName);
+        return sglang.isPresent() ? sglang : fromVllmFileName(fileName);
     }
 
     /** A short label such as {@code TP-0}, {@code TP-1-DP-0-EP-2-DECODE} (parts in file-name order). */

@@ -58,6 +58,33 @@ public final class TraceSet {
     }
 
     /**
+     * A set of summaries already read or built elsewhere (for example from an {@code nsys stats} kernel summary).
+     *
+     * @param summaries one per rank (and stage), not null
+     */
+    public static TraceSet of(Collection<TraceSummary> summaries) {
+        return new TraceSet(List.copyOf(summaries));
+    }
+
+    /**
+     * The traces grouped by SGLang stage ({@code EXTEND}/{@code DECODE} of {@code profile_by_stage}, or V2's
+     * {@code prefill}/{@code decode}), each group analysed as its own rank set; traces without a stage are under
+     * {@code ""}. Key order: first appearance in rank order.
+     *
+     * @return stage → the traces of that stage
+     */
+    public Map<String, TraceSet> stages() {
+        Map<String, List<TraceSummary>> groups = new LinkedHashMap<>();
+        for (TraceSummary t : traces) {
+            String stage = t.rank().flatMap(RankIdentity::stage).orElse("");
+            groups.computeIfAbsent(stage, k -> new ArrayList<>()).add(t);
+        }
+        Map<String, TraceSet> sets = new LinkedHashMap<>();
+        groups.forEach((stage, list) -> sets.put(stage, new TraceSet(list)));
+        return java.util.Collections.unmodifiableMap(sets);
+    }
+
+    /**
      * Reads every file with {@link KinetoTraceReader#read(Path)}, in parallel on a pool of at most
      * {@code availableProcessors} threads that is shut down before this method returns.
      *

@@ -15,7 +15,7 @@ import java.util.function.Predicate;
  * {@code Memset}). Kernel statistics use kernel events only; device busy and span use all GPU events.
  *
  * @param file           the file that was read, not null
- * @param rank           the SGLang rank from the file name ({@link RankIdentity#fromSglangFileName(String)})
+ * @param rank           the rank from the file name ({@link RankIdentity#fromFileName(String)}: SGLang or vLLM names)
  * @param kernelEvents   number of kernel events
  * @param memoryEvents   number of memcpy and memset events
  * @param distinctKernels number of distinct kernel names

@@ -1,55 +1,91 @@
 package dev.profiledrollout.junit.internal;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.Backend;
 import dev.profiledrollout.SimulatedEngine;
+import dev.profiledrollout.engine.EngineClient;
+import dev.profiledrollout.engine.FanOut;
+import dev.profiledrollout.engine.RouterClient;
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.SglangClient;
+import dev.profiledrollout.engine.VllmClient;
+import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
- * One engine for one test class: either the embedded simulator this handle started (and stops on {@link #close()}),
- * or an attached server it only talks to. Kept in the class-level {@code ExtensionContext.Store}, so JUnit closes it
- * after the class.
+ * The engines of one test class and where the load goes: the embedded simulator this handle started (and stops on
+ * {@link #close()}), one attached server, several attached servers (comma-separated {@code profiledrollout.engine.url}),
+ * the workers behind a router ({@code profiledrollout.router.url}), or prefill/decode engines
+ * ({@code profiledrollout.prefill.url} / {@code .decode.url}). Kept in the class-level {@code ExtensionContext.Store},
+ * so JUnit closes it after the class.
+ *
+ * <p>Every profiled engine is a {@link Worker} with an {@link EngineClient} of the test's backend, driven together
+ * through a {@link FanOut}. The load goes to the router when there is one, else to the first engine URL.
  */
 public final class EngineHandle implements AutoCloseable {
 
     private final EngineSimulator simulator; // null when attached
-    private final SglangClient client;
+    private final Backend backend;
+    private final List<Worker> workers;
+    private final FanOut fanOut;
+    private final EngineClient loadClient;
+    private final URI loadUri;
     private final ServerInfo serverInfo;
     private final String model;
+    private final Settings settings;
 
-    private EngineHandle(EngineSimulator simulator, SglangClient client, ServerInfo serverInfo, String model) {
+    private EngineHandle(EngineSimulator simulator, Backend backend, List<Worker> workers, FanOut fanOut,
+            EngineClient loadClient, URI loadUri, ServerInfo serverInfo, String model, Settings settings) {
+        this.settings = settings;
         this.simulator = simulator;
-        this.client = client;
+        this.backend = backend;
+        this.workers = workers;
+        this.fanOut = fanOut;
+        this.loadClient = loadClient;
+        this.loadUri = loadUri;
         this.serverInfo = serverInfo;
         this.model = model;
     }
 
-    /** Starts the embedded simulator (shaped by {@code @SimulatedEngine} when present) or attaches, then awaits health. */
-    public static EngineHandle open(Settings settings, Optional<SimulatedEngine> shape) {
+    /** Resolves the engines from the settings, awaits each healthy one's {@code /health} and reads its identity. */
+    public static EngineHandle open(Settings settings, Optional<SimulatedEngine> shape, Backend backend) {
+        settings.validate();
         EngineSimulator simulator = null;
-        URI uri;
+        List<Worker> workers;
+        URI loadUri;
         if (settings.engineKind() == Settings.EngineKind.EMBEDDED) {
-            simulator = startSimulator(shape);
-            uri = simulator.baseUri();
+            simulator = startSimulator(shape, backend, settings);
+            loadUri = simulator.baseUri();
+            workers = List.of(new Worker(loadUri, "regular", true, 0, null));
         } else {
-            uri = settings.engineUrl();
+            Resolved resolved = resolveAttached(settings, backend);
+            workers = resolved.workers;
+            loadUri = resolved.loadUri;
         }
-        SglangClient.Builder builder = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout());
-        settings.apiKey().ifPresent(builder::apiKey);
-        SglangClient client = builder.build();
+        EngineClient loadClient = client(backend, loadUri, settings);
+        FanOut fanOut = new FanOut(workers, w -> client(backend, w.url(), settings));
         try {
-            client.awaitHealthy(settings.healthTimeout());
-            ServerInfo info = client.serverInfo();
-            String model = client.models().stream().findFirst().orElse(info.servedModelName());
-            return new EngineHandle(simulator, client, info, model);
+            fanOut.awaitHealthy(settings.healthTimeout());
+            if (!workers.stream().anyMatch(w -> w.url().equals(loadUri))) {
+                loadClient.awaitHealthy(settings.healthTimeout());
+            }
+            ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
+            String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
+            return new EngineHandle(simulator, backend, workers, fanOut, loadClient, loadUri, info, model, settings);
         } catch (RuntimeException e) {
-            client.close();
+            fanOut.close();
+            loadClient.close();
             if (simulator != null) {
                 simulator.close();
             }
@@ -57,8 +93,97 @@ public final class EngineHandle implements AutoCloseable {
         }
     }
 
-    private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape) {
+    private record Resolved(List<Worker> workers, URI loadUri) {
+    }
+
+    private static Resolved resolveAttached(Settings settings, Backend backend) {
+        List<Worker> pd = new ArrayList<>();
+        settings.prefillUrls().forEach(u -> pd.add(new Worker(u, "prefill", true, 0, null)));
+        settings.decodeUrls().forEach(u -> pd.add(new Worker(u, "decode", true, 0, null)));
+        Optional<URI> router = settings.routerUrl();
+        if (router.isPresent()) {
+            List<Worker> listed;
+            EngineClient routerHttp = client(backend, router.get(), settings);
+            try {
+                listed = new RouterClient(router.get(), routerHttp.httpClient()).workers();
+            } finally {
+                routerHttp.close();
+            }
+            if (listed.isEmpty()) {
+                throw new ExtensionConfigurationException("The router at " + router.get() + " (" + Settings.ROUTER_URL
+                        + ") lists no workers in GET /workers; register the engines with it first, or set "
+                        + Settings.ENGINE_URL + " to the engines themselves");
+            }
+            return new Resolved(pd.isEmpty() ? listed : pd, router.get());
+        }
+        List<URI> urls = settings.engineUrls();
+        if (!pd.isEmpty()) {
+            if (urls.isEmpty()) {
+                throw new ExtensionConfigurationException(Settings.PREFILL_URL + " / " + Settings.DECODE_URL
+                        + " name the engines to profile, but the load needs a URL that serves completions across"
+                        + " both: set " + Settings.ROUTER_URL + " (the PD router) or " + Settings.ENGINE_URL);
+            }
+            return new Resolved(pd, urls.get(0));
+        }
+        URI first = settings.engineUrl();
+        List<Worker> workers = new ArrayList<>();
+        urls.forEach(u -> workers.add(new Worker(u, "regular", true, 0, null)));
+        return new Resolved(workers, first);
+    }
+
+    private static EngineClient client(Backend backend, URI uri, Settings settings) {
+        if (backend == Backend.VLLM) {
+            VllmClient.Builder b = VllmClient.builder(uri).stopProfileTimeout(settings.stopTimeout(true));
+            settings.apiKey().ifPresent(b::apiKey);
+            return b.build();
+        }
+        SglangClient.Builder b = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout(false));
+        settings.apiKey().ifPresent(b::apiKey);
+        return b.build();
+    }
+
+    /**
+     * SGLang: {@code /server_info} of the first healthy engine. vLLM has no such route, so the layout comes from
+     * {@code profiledrollout.engine.ranks} (TP size; 1 when unset, and the trace watcher then waits for the file
+     * count to settle).
+     */
+    private static ServerInfo serverInfo(Backend backend, FanOut fanOut, Settings settings, int embeddedTp) {
+        EngineClient first = fanOut.clients().stream().filter(java.util.Objects::nonNull).findFirst()
+                .orElseThrow(() -> new ExtensionConfigurationException("Every engine is reported unhealthy by the"
+                        + " router; nothing can be profiled. Check the router's GET /workers."));
+        if (first instanceof SglangClient sglang) {
+            return sglang.serverInfo();
+        }
+        ObjectNode raw = JsonNodeFactory.instance.objectNode();
+        raw.put("backend", "vllm");
+        if (embeddedTp > 0 && fanOut.workers().size() == 1 && settings.engineKind() == Settings.EngineKind.EMBEDDED) {
+            raw.put("engine", "simulator");
+        }
+        raw.put("tp_size", settings.engineRanks().orElse(embeddedTp));
+        return ServerInfo.fromJson(raw);
+    }
+
+    /**
+     * For vLLM the simulator gets a {@code --profiler-config} with a fresh {@code torch_profiler_dir} under the output
+     * directory and {@code max_iterations} from {@code profiledrollout.vllm.max.iterations} (what a user's server would
+     * be started with).
+     */
+    private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape, Backend backend, Settings settings) {
         SimulatorConfig.Builder config = SimulatorConfig.builder();
+        if (backend == Backend.VLLM) {
+            try {
+                Files.createDirectories(settings.outputDir());
+                Path dir = Files.createTempDirectory(settings.outputDir(), "vllm-profiler-");
+                ObjectNode profilerConfig = JsonNodeFactory.instance.objectNode();
+                profilerConfig.put("profiler", "torch");
+                profilerConfig.put("torch_profiler_dir", dir.toString());
+                settings.vllmMaxIterations().ifPresent(n -> profilerConfig.put("max_iterations", n));
+                config.backend("vllm").profilerConfig(profilerConfig.toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not create the embedded vLLM profiler directory under "
+                        + settings.outputDir(), e);
+            }
+        }
         if (shape.isPresent()) {
             SimulatedEngine s = shape.get();
             require(s.tpSize() >= 1, "tpSize", s.tpSize(), "at least 1");
@@ -88,10 +213,33 @@ public final class EngineHandle implements AutoCloseable {
         }
     }
 
-    public SglangClient client() {
-        return client;
+    /** @return the client of the engine the load goes to (the router, or the first engine) */
+    public EngineClient loadClient() {
+        return loadClient;
     }
 
+    /** @return the profiled engines, driven together */
+    public FanOut fanOut() {
+        return fanOut;
+    }
+
+    /**
+     * A fresh fan-out over some of the engines, with its own clients and outcomes, for one capture; the caller closes it.
+     */
+    public FanOut newFanOut(List<Worker> subset) {
+        return new FanOut(subset, w -> client(backend, w.url(), settings));
+    }
+
+    /** @return the profiled engines, in router (or configuration) order */
+    public List<Worker> workers() {
+        return workers;
+    }
+
+    public Backend backend() {
+        return backend;
+    }
+
+    /** @return what the first engine reported ({@code /server_info}), or the configured layout for vLLM */
     public ServerInfo serverInfo() {
         return serverInfo;
     }
@@ -100,8 +248,17 @@ public final class EngineHandle implements AutoCloseable {
         return model;
     }
 
+    /** @return where the load is sent: the router, or the first engine */
     public URI baseUri() {
-        return client.baseUri();
+        return loadUri;
+    }
+
+    /** @return the embedded vLLM simulator's {@code torch_profiler_dir}, or empty for any other engine */
+    public Optional<Path> embeddedVllmDir() {
+        if (simulator == null || simulator.config().vllmProfilerConfig() == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(simulator.config().vllmProfilerConfig().torchProfilerDir());
     }
 
     /** @return whether this handle started the embedded simulator (reports then say {@code engine: simulator}) */
@@ -112,7 +269,8 @@ public final class EngineHandle implements AutoCloseable {
     @Override
     public void close() {
         try {
-            client.close();
+            fanOut.close();
+            loadClient.close();
         } finally {
             if (simulator != null) {
                 simulator.close();

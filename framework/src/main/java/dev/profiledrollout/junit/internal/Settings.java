@@ -5,7 +5,10 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -28,6 +31,14 @@ public final class Settings {
     public static final String LOAD_TIMEOUT = "profiledrollout.load.timeout";
     public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
     public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
+    public static final String ROUTER_URL = "profiledrollout.router.url";
+    public static final String PREFILL_URL = "profiledrollout.prefill.url";
+    public static final String DECODE_URL = "profiledrollout.decode.url";
+    public static final String ENGINE_RANKS = "profiledrollout.engine.ranks";
+    public static final String VLLM_MAX_ITERATIONS = "profiledrollout.vllm.max.iterations";
+    public static final String NSYS_PATH = "profiledrollout.nsys.path";
+    public static final String NSYS_SESSION = "profiledrollout.nsys.session";
+    public static final String NSYS_REPORT = "profiledrollout.nsys.report";
 
     /** Where the engine comes from. */
     public enum EngineKind { EMBEDDED, ATTACH }
@@ -63,22 +74,146 @@ public final class Settings {
         }
     }
 
-    /** The engine URL for {@code attach}; several comma-separated URLs are not supported yet (the first is refused). */
+    /**
+     * The engine URLs for {@code attach}: one, or several comma-separated (fan-out without a router: every one is
+     * profiled; the load goes to the first). Empty when {@link #routerUrl()} or the prefill/decode URLs are set
+     * instead.
+     */
+    public List<URI> engineUrls() {
+        return urls(ENGINE_URL);
+    }
+
+    /** The first of {@link #engineUrls()}. */
     public URI engineUrl() {
-        String value = get(ENGINE_URL).orElseThrow(() -> new ExtensionConfigurationException(
-                ENGINE + "=attach needs " + ENGINE_URL + ": set it to the engine's base URL, for example "
-                        + "-D" + ENGINE_URL + "=http://127.0.0.1:30000 or PROFILEDROLLOUT_ENGINE_URL"));
-        if (value.contains(",")) {
-            throw invalid(ENGINE_URL, value, "one URL is supported for now; routers and several engines come later");
+        List<URI> urls = engineUrls();
+        if (urls.isEmpty()) {
+            throw new ExtensionConfigurationException(ENGINE + "=attach needs " + ENGINE_URL + " or " + ROUTER_URL
+                    + ": set it to the engine's base URL, for example -D" + ENGINE_URL + "=http://127.0.0.1:30000 or "
+                    + "PROFILEDROLLOUT_ENGINE_URL");
+        }
+        return urls.get(0);
+    }
+
+    /** {@code profiledrollout.router.url}: a router whose {@code /workers} are profiled; the load goes through it. */
+    public Optional<URI> routerUrl() {
+        List<URI> urls = urls(ROUTER_URL);
+        if (urls.size() > 1) {
+            throw invalid(ROUTER_URL, get(ROUTER_URL).orElse(""), "one router URL; list engines in " + ENGINE_URL);
+        }
+        return urls.stream().findFirst();
+    }
+
+    /** {@code profiledrollout.prefill.url}: prefill engines of a disaggregated deployment (comma-separated). */
+    public List<URI> prefillUrls() {
+        return urls(PREFILL_URL);
+    }
+
+    /** {@code profiledrollout.decode.url}: decode engines of a disaggregated deployment (comma-separated). */
+    public List<URI> decodeUrls() {
+        return urls(DECODE_URL);
+    }
+
+    /** {@code profiledrollout.engine.ranks}: rank trace files one engine writes per capture, when the engine cannot say. */
+    public OptionalInt engineRanks() {
+        return integer(ENGINE_RANKS, 1);
+    }
+
+    /**
+     * {@code profiledrollout.vllm.max.iterations}: the {@code max_iterations} the vLLM server was started with
+     * ({@code --profiler-config}); 0 means unlimited. vLLM cannot report it, so configuration has to.
+     */
+    public OptionalInt vllmMaxIterations() {
+        return integer(VLLM_MAX_ITERATIONS, 0);
+    }
+
+    /** {@code profiledrollout.nsys.path}: the nsys executable; default {@code nsys} on the PATH. */
+    public String nsysPath() {
+        return get(NSYS_PATH).orElse("nsys");
+    }
+
+    /** {@code profiledrollout.nsys.session}: the session name or id to control; default: discovered. */
+    public Optional<String> nsysSession() {
+        return get(NSYS_SESSION);
+    }
+
+    /**
+     * {@code profiledrollout.nsys.report}: the {@code .nsys-rep} file (local path) the session writes on stop, to
+     * summarise with {@code nsys stats}; absent: no kernel summary.
+     */
+    public Optional<Path> nsysReport() {
+        return get(NSYS_REPORT).map(Path::of);
+    }
+
+    /**
+     * Reads every key once so that a bad value fails before anything starts, with an error naming the key.
+     *
+     * @throws ExtensionConfigurationException naming the first invalid key and the fix
+     */
+    public void validate() {
+        EngineKind kind = engineKind();
+        engineUrls();
+        routerUrl();
+        prefillUrls();
+        decodeUrls();
+        engineRanks();
+        vllmMaxIterations();
+        traceTimeout();
+        loadTimeout();
+        healthTimeout();
+        get(STOP_TIMEOUT).ifPresent(v -> stopTimeout());
+        if (traceDirOnServer().isPresent() && traceDir().isEmpty()) {
+            throw invalid(TRACE_DIR_SERVER, traceDirOnServer().get(), "needs " + TRACE_DIR + " too: the local path"
+                    + " where this machine sees the server's " + TRACE_DIR_SERVER);
+        }
+        if (kind == EngineKind.ATTACH && engineUrls().isEmpty() && routerUrl().isEmpty() && prefillUrls().isEmpty()
+                && decodeUrls().isEmpty()) {
+            engineUrl();
+        }
+        if (kind == EngineKind.EMBEDDED && (routerUrl().isPresent() || !engineUrls().isEmpty())) {
+            throw invalid(ENGINE, "embedded", (routerUrl().isPresent() ? ROUTER_URL : ENGINE_URL)
+                    + " is set, but the embedded simulator is used; set " + ENGINE + "=attach to use it");
+        }
+    }
+
+    private List<URI> urls(String key) {
+        Optional<String> value = get(key);
+        if (value.isEmpty()) {
+            return List.of();
+        }
+        List<URI> urls = new ArrayList<>();
+        for (String part : value.get().split(",")) {
+            String text = part.trim();
+            if (text.isEmpty()) {
+                continue;
+            }
+            try {
+                URI uri = new URI(text);
+                if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                    throw invalid(key, value.get(), "'" + text + "' is not an http(s) base URL such as"
+                            + " http://127.0.0.1:30000 (several: comma-separated)");
+                }
+                urls.add(uri);
+            } catch (URISyntaxException e) {
+                throw invalid(key, value.get(), "'" + text + "' is not a URL (" + e.getReason()
+                        + "); expected http://host:port");
+            }
+        }
+        return List.copyOf(urls);
+    }
+
+    private OptionalInt integer(String key, int min) {
+        Optional<String> value = get(key);
+        if (value.isEmpty()) {
+            return OptionalInt.empty();
         }
         try {
-            URI uri = new URI(value);
-            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-                throw invalid(ENGINE_URL, value, "expected an http(s) base URL such as http://127.0.0.1:30000");
+            int parsed = Integer.parseInt(value.get());
+            if (parsed < min) {
+                throw invalid(key, value.get(), "must be an integer ≥ " + min);
             }
-            return uri;
-        } catch (URISyntaxException e) {
-            throw invalid(ENGINE_URL, value, "not a URL (" + e.getReason() + "); expected http://host:port");
+            return OptionalInt.of(parsed);
+        } catch (NumberFormatException e) {
+            throw invalid(key, value.get(), "must be an integer ≥ " + min);
         }
     }
 
@@ -110,8 +245,13 @@ public final class Settings {
         return duration(HEALTH_TIMEOUT, Duration.ofMinutes(2));
     }
 
+    /** SGLang default 10 min; vLLM default 30 min (its stop exports every worker's trace first, PROTOCOLS.md §2.3). */
+    public Duration stopTimeout(boolean vllm) {
+        return duration(STOP_TIMEOUT, vllm ? Duration.ofMinutes(30) : Duration.ofMinutes(10));
+    }
+
     public Duration stopTimeout() {
-        return duration(STOP_TIMEOUT, Duration.ofMinutes(10));
+        return stopTimeout(false);
     }
 
     /** Accepts ISO-8601 ({@code PT30S}) or a number of seconds ({@code 30}, {@code 2.5}). */

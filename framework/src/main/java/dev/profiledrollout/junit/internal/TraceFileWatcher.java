@@ -1,16 +1,16 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.ProfiledRolloutException;
+import dev.profiledrollout.engine.TraceFiles;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Waits until a profiler output directory holds the expected number of trace files and none of them is still growing.
@@ -27,30 +27,37 @@ final class TraceFileWatcher {
     private final int expected;
     private final Duration timeout;
     private final Duration stableFor;
+    private final Set<String> ignore;
+
+    private final boolean nested;
 
     TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor) {
+        this(directory, expected, timeout, stableFor, Set.of(), false);
+    }
+
+    /**
+     * @param expected the rank files to wait for; when unknown pass 1 and a longer {@code stableFor}: the watcher then
+     *                 returns once no file has appeared or grown for that long
+     * @param ignore   paths relative to {@code directory} that were there before the capture (a vLLM directory is
+     *                 shared between windows)
+     * @param nested   also look one level down ({@code worker-<i>/}: one vLLM profiler directory per host)
+     */
+    TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor, Set<String> ignore,
+            boolean nested) {
+        this.nested = nested;
+        this.ignore = Set.copyOf(ignore);
         this.directory = directory;
         this.expected = expected;
         this.timeout = timeout;
         this.stableFor = stableFor;
     }
 
-    /** Trace files directly in a directory: {@code *.trace.json.gz} and {@code *.trace.json}, sorted by name. */
+    /**
+     * Rank trace files directly in a directory ({@code *.trace.json[.gz]} except vLLM's {@code .async_llm.} frontend
+     * file, see {@link TraceFiles}), sorted by name.
+     */
     static List<Path> list(Path directory) {
-        if (!Files.isDirectory(directory)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(directory)) {
-            return files.filter(Files::isRegularFile)
-                    .filter(p -> {
-                        String name = p.getFileName().toString();
-                        return name.endsWith(".trace.json.gz") || name.endsWith(".trace.json");
-                    })
-                    .sorted()
-                    .collect(Collectors.toList());
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not list trace directory " + directory, e);
-        }
+        return TraceFiles.list(directory, TraceFiles::isRankTrace);
     }
 
     /**
@@ -65,7 +72,8 @@ final class TraceFileWatcher {
         List<Path> files = List.of();
         while (true) {
             long now = System.nanoTime();
-            files = list(directory);
+            files = (nested ? TraceFiles.listNested(directory, TraceFiles::isRankTrace) : list(directory)).stream()
+                    .filter(p -> !ignore.contains(directory.relativize(p).toString())).collect(Collectors.toList());
             int complete = 0;
             for (Path file : files) {
                 long size = size(file);

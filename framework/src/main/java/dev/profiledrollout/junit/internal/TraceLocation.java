@@ -1,5 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
+import dev.profiledrollout.Backend;
+import dev.profiledrollout.engine.TraceFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -7,6 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
  * Where the engine writes a capture (a path on the server's filesystem, sent as SGLang's {@code output_dir}) and where
@@ -18,12 +25,35 @@ import java.util.List;
  *       and this machine reads {@code <trace.dir>/<run id>}, then copies into {@code traces/}.</li>
  *   <li>{@code @ProfiledRollout(outputDir)} set: the server writes there; this machine reads the same path, mapped
  *       from {@code trace.dir.server} to {@code trace.dir} when both are set.</li>
+ *   <li>vLLM: the server writes to the {@code torch_profiler_dir} fixed at its start; this machine reads
+ *       {@code profiledrollout.trace.dir} (required) and takes the files that were not there before the window.</li>
  * </ul>
+ * With several SGLang engines each gets {@link #forWorker(int) its own sub-directory} {@code worker-<i>}.
  */
 record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
 
-    static TraceLocation resolve(WindowSpec spec, Settings settings, Path outputDirectory) {
+    /** The files of one capture after {@link #collect}: ranks (analysed), frontend traces and profiler tables. */
+    record Collected(List<Path> rankFiles, List<Path> frontendFiles, List<Path> profilerTables) {
+    }
+
+    /**
+     * @param embeddedVllmDir the embedded vLLM simulator's {@code torch_profiler_dir}, when that is the engine
+     */
+    static TraceLocation resolve(WindowSpec spec, Settings settings, Path outputDirectory,
+            java.util.Optional<Path> embeddedVllmDir) {
         Path collected = outputDirectory.resolve("traces");
+        if (spec.backend() == Backend.VLLM) {
+            if (embeddedVllmDir.isPresent()) {
+                return new TraceLocation(embeddedVllmDir.get().toString(), embeddedVllmDir.get(), collected);
+            }
+            if (settings.traceDir().isEmpty()) {
+                throw new ExtensionConfigurationException("backend = VLLM needs " + Settings.TRACE_DIR + ": the"
+                        + " server's torch_profiler_dir (from its --profiler-config) as this machine sees it; with a"
+                        + " different path on the server also set " + Settings.TRACE_DIR_SERVER);
+            }
+            Path local = settings.traceDir().get().toAbsolutePath();
+            return new TraceLocation(settings.traceDirOnServer().orElse(local.toString()), local, collected);
+        }
         if (!spec.outputDir().isEmpty()) {
             String server = spec.outputDir();
             Path local = Path.of(server);
@@ -46,22 +76,76 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         return new TraceLocation(collected.toString(), collected, collected);
     }
 
-    /** Copies the files into {@code traces/} when they were read elsewhere; returns the paths to analyse. */
-    List<Path> collect(List<Path> files) {
-        if (localPath.toAbsolutePath().normalize().equals(collectedPath.toAbsolutePath().normalize())) {
-            return files;
-        }
-        List<Path> copied = new ArrayList<>();
+    /** The sub-directory {@code worker-<index>} of this location, on the server, locally and under {@code traces/}. */
+    TraceLocation forWorker(int index) {
+        String name = "worker-" + index;
+        String server = serverPath.endsWith("/") ? serverPath + name : serverPath + "/" + name;
+        return new TraceLocation(server, localPath.resolve(name), collectedPath.resolve(name));
+    }
+
+    /**
+     * @return the paths, relative to the local directory, of every file in it and its direct sub-directories now
+     *         (a vLLM directory is shared between windows)
+     */
+    Set<String> existingNames() {
+        return TraceFiles.listNested(localPath, name -> true).stream().map(p -> localPath.relativize(p).toString())
+                .collect(Collectors.toSet());
+    }
+
+    /**
+     * Copies the rank files, and the frontend traces and {@code profiler_out_*.txt} tables of the same capture (those
+     * not in {@code before}), into {@code traces/} when they were read elsewhere. A vLLM rank file whose name has no
+     * rank ({@code <host>_<pid>.<ns>…}) is collected as {@code <host>_<pid>_rank<r>.<ns>…} with {@code r} from its
+     * {@code distributedInfo.rank}.
+     */
+    Collected collect(List<Path> files, Set<String> before) {
+        boolean inPlace = localPath.toAbsolutePath().normalize().equals(collectedPath.toAbsolutePath().normalize());
+        Predicate<Path> fresh = file -> !before.contains(localPath.relativize(file).toString());
         try {
             Files.createDirectories(collectedPath);
+            List<Path> ranks = new ArrayList<>();
             for (Path file : files) {
-                Path target = collectedPath.resolve(file.getFileName().toString());
-                Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
-                copied.add(target);
+                ranks.add(place(file, rankedName(file), inPlace));
             }
+            List<Path> frontend = new ArrayList<>();
+            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isFrontend)) {
+                if (fresh.test(file)) {
+                    frontend.add(place(file, file.getFileName().toString(), inPlace));
+                }
+            }
+            List<Path> tables = new ArrayList<>();
+            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isProfilerTable)) {
+                if (fresh.test(file)) {
+                    tables.add(place(file, file.getFileName().toString(), inPlace));
+                }
+            }
+            return new Collected(List.copyOf(ranks), List.copyOf(frontend), List.copyOf(tables));
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not copy trace files from " + localPath + " to " + collectedPath, e);
+            throw new UncheckedIOException("Could not collect trace files from " + localPath + " into " + collectedPath
+                    + ": " + e.getMessage(), e);
         }
-        return copied;
+    }
+
+    private static String rankedName(Path file) throws IOException {
+        String name = file.getFileName().toString();
+        if (dev.profiledrollout.trace.RankIdentity.fromFileName(name).isPresent() || !name.contains(".pt.trace.json")) {
+            return name;
+        }
+        OptionalInt rank = TraceFiles.distributedRank(file);
+        return rank.isPresent() ? TraceFiles.withRank(name, rank.getAsInt()) : name;
+    }
+
+    /** Into {@code traces/}, keeping the sub-directory ({@code worker-<i>/}) the file was found in. */
+    private Path place(Path file, String name, boolean inPlace) throws IOException {
+        Path relativeDir = file.getParent() == null ? null : localPath.relativize(file.getParent());
+        Path dir = relativeDir == null || relativeDir.toString().isEmpty() || relativeDir.startsWith("..")
+                ? collectedPath : collectedPath.resolve(relativeDir);
+        Files.createDirectories(dir);
+        Path target = dir.resolve(name);
+        if (inPlace) {
+            return name.equals(file.getFileName().toString()) ? file
+                    : Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
     }
 }

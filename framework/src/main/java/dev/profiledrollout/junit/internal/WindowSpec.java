@@ -2,6 +2,9 @@ package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.Phase;
+import dev.profiledrollout.Profiler;
+import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.load.ArrivalProcess;
@@ -22,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  */
 public record WindowSpec(
         Backend backend,
+        Profiler profiler,
         Integer numSteps,
         Integer startStep,
         Set<Activity> activities,
@@ -30,7 +34,72 @@ public record WindowSpec(
         boolean recordShapes,
         String outputDir,
         String profilePrefix,
-        LoadSpec load) {
+        LoadSpec load,
+        List<PhaseSpec> phases) {
+
+    /**
+     * One {@code @RolloutPhase}, with its unset values filled from the test's annotations.
+     *
+     * @param phase     the phase
+     * @param numSteps  {@code num_steps}, or null for none
+     * @param startStep {@code start_step}, or null for none
+     * @param load      the phase's load
+     */
+    public record PhaseSpec(Phase phase, Integer numSteps, Integer startStep, LoadSpec load) {
+    }
+
+    /** This spec with a phase's step window and load, and no phases of its own. */
+    public WindowSpec forPhase(PhaseSpec p) {
+        return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
+                recordShapes, outputDir, profilePrefix, p.load(), List.of());
+    }
+
+    /**
+     * Checks what vLLM cannot take per call against what configuration says the server was started with
+     * (PROTOCOLS.md §2.2): {@code numSteps} is vLLM's {@code max_iterations}.
+     *
+     * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
+     * @return a warning to print, or empty
+     * @throws ExtensionConfigurationException when the test asks for something the server will not do
+     */
+    public java.util.Optional<String> checkVllm(java.util.OptionalInt maxIterations) {
+        if (backend != Backend.VLLM) {
+            return java.util.Optional.empty();
+        }
+        List<PhaseSpec> windows = phases.isEmpty() ? List.of(new PhaseSpec(null, numSteps, startStep, load)) : phases;
+        for (PhaseSpec w : windows) {
+            if (w.startStep() != null) {
+                check(false, "@ProfiledRollout(startStep = " + w.startStep() + ") with backend = VLLM", "vLLM has no"
+                        + " per-call start step; its delay_iterations is fixed by --profiler-config at server start."
+                        + " Remove startStep");
+            }
+            if (w.numSteps() != null) {
+                check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
+                        "vLLM cannot take num_steps per call: it is max_iterations in the server's --profiler-config."
+                                + " Set " + Settings.VLLM_MAX_ITERATIONS + "=" + w.numSteps() + " to confirm the server"
+                                + " was started with \"max_iterations\":" + w.numSteps() + ", or remove numSteps");
+                check(maxIterations.getAsInt() == w.numSteps(), "@ProfiledRollout(numSteps = " + w.numSteps()
+                        + ") with backend = VLLM", "the server's max_iterations is " + maxIterations.getAsInt() + " ("
+                        + Settings.VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.getAsInt() == 0
+                                ? "until /stop_profile" : maxIterations.getAsInt() + " steps")
+                        + ". Make numSteps match it, or restart the server with \"max_iterations\":" + w.numSteps());
+            }
+        }
+        check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
+                "profile_by_stage is SGLang-only; remove it");
+        check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
+                "vLLM writes to the torch_profiler_dir of its --profiler-config; set " + Settings.TRACE_DIR
+                        + " to where this machine reads it instead");
+        check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix + "\") with backend = VLLM",
+                "vLLM takes no per-call prefix; remove it");
+        if (numSteps == null && maxIterations.isPresent() && maxIterations.getAsInt() > 0) {
+            return java.util.Optional.of("vLLM's max_iterations is " + maxIterations.getAsInt() + " ("
+                    + Settings.VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
+                    + " the window ends; set @ProfiledRollout(numSteps = " + maxIterations.getAsInt()
+                    + ") to say so in the test");
+        }
+        return java.util.Optional.empty();
+    }
 
     /** The defaults of {@code @RolloutLoad} when the test has none. */
     @RolloutLoad
@@ -38,11 +107,16 @@ public record WindowSpec(
     }
 
     public static WindowSpec of(ProfiledRollout profile, RolloutLoad load) {
+        return of(profile, load, List.of());
+    }
+
+    public static WindowSpec of(ProfiledRollout profile, RolloutLoad load, List<RolloutPhase> phaseAnnotations) {
         RolloutLoad l = load != null ? load : Defaults.class.getAnnotation(RolloutLoad.class);
-        if (profile.backend() != Backend.SGLANG) {
-            throw new ExtensionConfigurationException("@ProfiledRollout(backend = " + profile.backend()
-                    + ") is not supported yet: only SGLANG is; vLLM support is tracked as its own issue");
-        }
+        check(profile.profiler() != Profiler.NSYS || profile.backend() == Backend.SGLANG
+                        || !Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER),
+                "@ProfiledRollout(profiler = NSYS, activities = CUDA_PROFILER) with backend = VLLM",
+                "vLLM's cudaProfilerApi capture is --profiler-config '{\"profiler\":\"cuda\"}' at server start;"
+                        + " leave CUDA_PROFILER out and use an nsys interactive session or the torch profiler");
         check(profile.numSteps() >= 0, "@ProfiledRollout(numSteps = " + profile.numSteps() + ")",
                 "0 (profile until the window ends) or a positive number of scheduler steps");
         check(profile.startStep() >= -1, "@ProfiledRollout(startStep = " + profile.startStep() + ")",
@@ -59,8 +133,28 @@ public record WindowSpec(
                 "in [0, 1)");
         check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
         LoadSpec loadSpec = loadShape(l);
+        List<PhaseSpec> phases = new java.util.ArrayList<>();
+        Set<Phase> seen = EnumSet.noneOf(Phase.class);
+        for (RolloutPhase p : phaseAnnotations) {
+            check(seen.add(p.phase()), "@RolloutPhase(phase = " + p.phase() + ") twice", "one window per phase");
+            check(p.numSteps() >= 0 && p.startStep() >= -1 && p.inputTokens() >= 0 && p.outputTokens() >= 0
+                            && p.concurrency() >= 0 && p.requests() >= 0, "@RolloutPhase(phase = " + p.phase() + ")",
+                    "numSteps, inputTokens, outputTokens, concurrency and requests ≥ 0 (0 = inherit), startStep ≥ -1");
+            int steps = p.numSteps() > 0 ? p.numSteps() : profile.numSteps();
+            int start = p.startStep() >= 0 ? p.startStep() : profile.startStep();
+            check(!profile.profileByStage() || steps > 0, "@RolloutPhase(phase = " + p.phase() + ") with profileByStage",
+                    "needs numSteps > 0");
+            phases.add(new PhaseSpec(p.phase(), steps > 0 ? steps : null, start >= 0 ? start : null, new LoadSpec(
+                    p.concurrency() > 0 ? p.concurrency() : loadSpec.concurrency(),
+                    p.requests() > 0 ? p.requests() : loadSpec.requests(),
+                    p.inputTokens() > 0 ? p.inputTokens() : loadSpec.inputTokens(),
+                    p.outputTokens() > 0 ? p.outputTokens() : loadSpec.outputTokens(),
+                    loadSpec.rangeRatio(), loadSpec.warmupRequests(), loadSpec.seed(), loadSpec.arrival(),
+                    loadSpec.prefixTokens(), loadSpec.maxDuration(), loadSpec.endpoint())));
+        }
         return new WindowSpec(
                 profile.backend(),
+                profile.profiler(),
                 profile.numSteps() > 0 ? profile.numSteps() : null,
                 profile.startStep() >= 0 ? profile.startStep() : null,
                 EnumSet.copyOf(Arrays.asList(profile.activities())),
@@ -69,7 +163,8 @@ public record WindowSpec(
                 profile.recordShapes(),
                 profile.outputDir(),
                 profile.profilePrefix(),
-                loadSpec);
+                loadSpec,
+                List.copyOf(phases));
     }
 
     /** Maps the arrival, prefix, duration and endpoint attributes of {@code @RolloutLoad} onto a {@link LoadSpec}. */
@@ -98,7 +193,7 @@ public record WindowSpec(
 
     /** Whether the capture writes {@code .trace.json.gz} files: the torch profiler (CPU, GPU) or RPD. */
     public boolean writesTraceFiles() {
-        return activities.contains(Activity.CPU) || activities.contains(Activity.GPU)
+        return profiler == Profiler.TORCH && activities.contains(Activity.CPU) || activities.contains(Activity.GPU)
                 || activities.contains(Activity.RPD);
     }
 

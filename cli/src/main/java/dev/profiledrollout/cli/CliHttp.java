@@ -1,0 +1,34 @@
+package dev.profiledrollout.cli;
+
+import java.time.Duration;
+import okhttp3.OkHttpClient;
+
+/** The OkHttp client of the router-facing commands: the bearer token from {@code PROFILEDROLLOUT_API_KEY}, if set. */
+final class CliHttp {
+
+    static final String API_KEY_ENV = "PROFILEDROLLOUT_API_KEY";
+
+    private CliHttp() {
+    }
+
+    /** @return the API key from the environment, or null */
+    static String apiKey() {
+        String key = System.getenv(API_KEY_ENV);
+        return key == null || key.isBlank() ? null : key.trim();
+    }
+
+    static OkHttpClient client(Duration readTimeout) {
+        OkHttpClient.Builder b = new OkHttpClient.Builder().readTimeout(readTimeout);
+        String key = apiKey();
+        if (key != null) {
+            b.addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
+                    .header("Authorization", "Bearer " + key).build()));
+        }
+        return b.build();
+    }
+
+    static void close(OkHttpClient http) {
+        http.dispatcher().executorService().shutdown();
+        http.connectionPool().evictAll();
+    }
+}
