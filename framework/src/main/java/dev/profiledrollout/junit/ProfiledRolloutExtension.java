@@ -6,7 +6,9 @@ import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
+import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.junit.internal.EngineHandle;
+import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
 import dev.profiledrollout.junit.internal.Settings;
 import dev.profiledrollout.junit.internal.WindowSpec;
@@ -113,7 +115,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
         WindowSpec spec = WindowSpec.of(profile, load, phases(context));
-        Settings settings = settings(context);
+        Settings settings = managedEngine(context, spec.backend(), settings(context));
         settings.validate();
         EngineHandle engine = engine(context, settings, spec.backend());
         Path output = outputDirectory(context, settings);
@@ -128,6 +130,26 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 SimulatedEngine.class);
         return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend,
                 key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+    }
+
+    /**
+     * With a {@code @RolloutEngine} field: starts that engine once for the class (stopping it after the class when the
+     * extension started it) and returns settings that attach to it; otherwise the settings unchanged.
+     */
+    private static Settings managedEngine(ExtensionContext context, Backend backend, Settings settings) {
+        Optional<ManagedEngine> declared = ManagedEngines.declared(context.getRequiredTestClass());
+        if (declared.isEmpty()) {
+            return settings;
+        }
+        ManagedEngine engine = declared.get();
+        ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
+        if (!engine.isRunning()) {
+            store.getOrComputeIfAbsent(ManagedEngines.Started.class, key -> {
+                engine.start();
+                return new ManagedEngines.Started(engine);
+            }, ManagedEngines.Started.class);
+        }
+        return ManagedEngines.attach(engine, backend, settings);
     }
 
     /** The {@code @RolloutPhase}s of the test method, else of its class, in declaration order. */

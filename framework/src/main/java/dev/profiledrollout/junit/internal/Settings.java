@@ -51,6 +51,16 @@ public final class Settings {
         this.environment = environment;
     }
 
+    /**
+     * @return these settings with {@code overrides} taking precedence over every other source, e.g. the URL and trace
+     *         directories of a {@code @RolloutEngine} container
+     */
+    public Settings withOverrides(Map<String, String> overrides) {
+        Map<String, String> copy = Map.copyOf(overrides);
+        return new Settings(key -> copy.containsKey(key) ? Optional.of(copy.get(key)) : parameters.apply(key),
+                environment);
+    }
+
     public Optional<String> get(String key) {
         Optional<String> value = parameters.apply(key).map(String::trim).filter(s -> !s.isEmpty());
         if (value.isPresent()) {
