@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.testcontainers.containers.BindMode;
+import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
@@ -184,6 +185,46 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
     /** How many leading words of {@link #launchCommand()} the image's entrypoint already supplies. */
     protected int entrypointLength() {
         return 0;
+    }
+
+    /**
+     * Starts collection in the container's interactive Nsight Systems session ({@code nsys start --session=…}, run
+     * with {@code execInContainer}).
+     *
+     * @return nsys's output
+     * @throws IllegalStateException when the container was not configured {@link #withNsys(NsysCapture) with} an
+     *                               interactive session, or nsys exits non-zero (the message holds its output)
+     */
+    public String nsysStart() {
+        return nsysExec(requireNsys().startCommand());
+    }
+
+    /** Stops collection and writes a report into the profiler directory, leaving the engine running. */
+    public String nsysStop() {
+        return nsysExec(requireNsys().stopCommand());
+    }
+
+    private NsysCapture requireNsys() {
+        if (nsys == null) {
+            throw new IllegalStateException(this + " does not run under nsys; configure withNsys(...)");
+        }
+        return nsys;
+    }
+
+    private String nsysExec(List<String> command) {
+        try {
+            ExecResult result = execInContainer(command.toArray(String[]::new));
+            if (result.getExitCode() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " exited " + result.getExitCode()
+                        + ": " + result.getStderr() + result.getStdout());
+            }
+            return result.getStdout();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted running " + String.join(" ", command), e);
+        }
     }
 
     /** @return the Docker device request this container will make, if GPUs were asked for */

@@ -107,6 +107,37 @@ class ProfiledContainerTest {
         assertThat(result.latency().completed()).isEqualTo(6);
     }
 
+    @ProfiledRollout(numSteps = 4, activities = Activity.GPU)
+    @RolloutLoad(concurrency = 2, requests = 6, inputTokens = 64, outputTokens = 8, warmupRequests = 0)
+    static class DefaultContainerTestCase {
+        static final AtomicReference<RolloutResult> RESULT = new AtomicReference<>();
+
+        @Test
+        void profiled(RolloutSession session) {
+            RESULT.set(session.awaitResult());
+        }
+    }
+
+    @Test
+    void engine_container_selects_a_default_container_from_configuration() {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(DefaultContainerTestCase.class))
+                .configurationParameter("profiledrollout.output.dir", output.toString())
+                .configurationParameter("profiledrollout.engine", "container")
+                .configurationParameter(DefaultContainerEngines.IMAGE, SimulatorImage.sglang().asCanonicalNameString())
+                .configurationParameter(DefaultContainerEngines.GPUS, "none")
+                .configurationParameter(DefaultContainerEngines.TP, "2")
+                .configurationParameter(DefaultContainerEngines.MODEL, "Qwen/Qwen3-8B")
+                .execute();
+
+        results.testEvents().assertStatistics(stats -> stats.started(1).succeeded(1));
+        RolloutResult result = DefaultContainerTestCase.RESULT.get();
+        assertThat(result.serverInfo().tpSize()).isEqualTo(2);
+        assertThat(result.serverInfo().servedModelName()).isEqualTo("Qwen/Qwen3-8B");
+        assertThat(result.traceFiles()).hasSize(2);
+        assertThat(output.resolve("container-profiles/sglang")).isDirectory();
+    }
+
     private EngineExecutionResults run(Class<?> testCase) {
         return EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(testCase))

@@ -137,12 +137,17 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
      * extension started it) and returns settings that attach to it; otherwise the settings unchanged.
      */
     private static Settings managedEngine(ExtensionContext context, Backend backend, Settings settings) {
+        ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
         Optional<ManagedEngine> declared = ManagedEngines.declared(context.getRequiredTestClass());
+        if (declared.isEmpty() && settings.engineKind() == Settings.EngineKind.CONTAINER) {
+            // One default container per class and backend, created from profiledrollout.container.* keys.
+            declared = Optional.of(store.getOrComputeIfAbsent("default-container-" + backend,
+                    key -> ManagedEngines.createDefault(backend, settings), ManagedEngine.class));
+        }
         if (declared.isEmpty()) {
             return settings;
         }
         ManagedEngine engine = declared.get();
-        ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
         if (!engine.isRunning()) {
             store.getOrComputeIfAbsent(ManagedEngines.Started.class, key -> {
                 engine.start();

@@ -3,12 +3,14 @@ package dev.profiledrollout.junit.internal;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.engine.ManagedEngine;
+import dev.profiledrollout.engine.ManagedEngineProvider;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.platform.commons.support.AnnotationSupport;
 import org.junit.platform.commons.support.HierarchyTraversalMode;
@@ -79,6 +81,24 @@ public final class ManagedEngines {
             overrides.put(Settings.TRACE_DIR_SERVER, dir.serverPath());
         });
         return settings.withOverrides(overrides);
+    }
+
+    /**
+     * The engine for {@code profiledrollout.engine=container} without a {@code @RolloutEngine} field, from the first
+     * {@link ManagedEngineProvider} on the class path.
+     *
+     * @throws ExtensionConfigurationException when no provider is on the class path or a key is invalid
+     */
+    public static ManagedEngine createDefault(Backend backend, Settings settings) {
+        ManagedEngineProvider provider = ServiceLoader.load(ManagedEngineProvider.class).findFirst()
+                .orElseThrow(() -> new ExtensionConfigurationException(Settings.ENGINE + "=container needs "
+                        + "dev.profiledrollout:profiled-rollout-containers on the test class path (it provides "
+                        + "SglangContainer and VllmContainer), or declare a @RolloutEngine field"));
+        try {
+            return provider.create(backend, settings::get, settings.outputDir().resolve("container-profiles"));
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException(e.getMessage(), e);
+        }
     }
 
     /** Stops, after the class, an engine the extension started; kept in the class's store. */

@@ -41,7 +41,7 @@ public final class Settings {
     public static final String NSYS_REPORT = "profiledrollout.nsys.report";
 
     /** Where the engine comes from. */
-    public enum EngineKind { EMBEDDED, ATTACH }
+    public enum EngineKind { EMBEDDED, ATTACH, CONTAINER }
 
     private final Function<String, Optional<String>> parameters;
     private final Map<String, String> environment;
@@ -78,9 +78,9 @@ public final class Settings {
             case "attach":
                 return EngineKind.ATTACH;
             case "container":
-                throw invalid(ENGINE, value, "'container' engines are not available yet; use 'embedded' or 'attach'");
+                return EngineKind.CONTAINER;
             default:
-                throw invalid(ENGINE, value, "allowed values: embedded, attach");
+                throw invalid(ENGINE, value, "allowed values: embedded, attach, container");
         }
     }
 
