@@ -8,8 +8,13 @@ import picocli.CommandLine.Command;
  *
  * <ul>
  *   <li>{@code analyze [--format table|json] PATH...}: kernel and GPU-busy summary of trace files</li>
- *   <li>{@code simulate --backend sglang --port 30000 --tp 2}: run the engine simulator as a server</li>
+ *   <li>{@code simulate --backend sglang|vllm [--router --workers N] --port P --tp T}: the engine simulator as a
+ *       server</li>
+ *   <li>{@code bench …}: a load test with {@code vllm bench serve}'s flags, table and result file</li>
+ *   <li>{@code workers --router-url URL}, {@code profile --router-url URL --action start|stop …}: what slime's
+ *       {@code tools/profile_rollout.py} does, for both backends</li>
  * </ul>
+ * ({@code engine-shim} is hidden: the simulator image's launch shims call it.)
  */
 @Command(name = "profiled-rollout", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Profile LLM inference engines (SGLang, vLLM): analyse traces, run the engine simulator.",
@@ -27,7 +32,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: analyze or simulate");
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: analyze, simulate, bench, workers or profile");
     }
 
     static final class Version implements CommandLine.IVersionProvider {
