@@ -8,7 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The parallel rank a per-rank SGLang trace file belongs to, read from its name.
+ * The parallel rank a per-rank SGLang or vLLM trace file belongs to, read from its name (or, for SGLang merged
+ * traces, from an event's string pid).
  *
  * <p>SGLang names trace files
  * {@code [{profile_prefix}-]{profile_id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}][-{STAGE}].trace.json.gz}
@@ -75,6 +76,80 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
             return Optional.empty();
         }
     }
+
+    /** vLLM ≈ v0.16+: {@code [<prefix>_]dp{d}_pp{p}_tp{t}_dcp{c}_ep{e}_rank{global}.<time_ns>.pt.trace.json[.gz]}. */
+    private static final Pattern VLLM_NEW = Pattern.compile("^(?:(?<prefix>.+)_)?dp(?<dp>\\d+)_pp(?<pp>\\d+)_tp(?<tp>\\d+)"
+            + "_dcp\\d+_ep(?<ep>\\d+)_rank(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+    /** vLLM v0.11 – v0.15: {@code {instance_id}-rank-{rank}.<time_ns>.pt.trace.json[.gz]}. */
+    private static final Pattern VLLM_INSTANCE = Pattern.compile(
+            "^(?<prefix>.+)-rank-(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+    /** vLLM fallback {@code …rank{N}.<time_ns>.pt.trace.json[.gz]}. */
+    private static final Pattern VLLM_RANK = Pattern.compile(
+            "^(?:(?<prefix>.*)_)?rank(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+
+    /**
+     * Reads the rank from a vLLM worker trace file name (PROTOCOLS.md §2.4, {@code tensorboard_trace_handler}).
+     * With the newest names, {@code tp}/{@code dp}/{@code pp}/{@code ep} come from the name; with
+     * {@code {instance}-rank-{N}} and {@code rank{N}} names, {@code tp} is the global rank N. The profile id is the
+     * 19-digit {@code time_ns}; the prefix is the instance id or name prefix (null when absent).
+     *
+     * @param fileName a file name, not null
+     * @return the rank, or empty for other names (including the CPU-only {@code .async_llm.} frontend file)
+     */
+    public static Optional<RankIdentity> fromVllmFileName(String fileName) {
+        if (fileName.contains(".async_llm.")) {
+            return Optional.empty();
+        }
+        try {
+            Matcher m = VLLM_NEW.matcher(fileName);
+            if (m.matches()) {
+                return Optional.of(new RankIdentity(m.group("prefix"), m.group("id"), Integer.parseInt(m.group("tp")),
+                        optionalInt(m.group("dp")), optionalInt(m.group("pp")), optionalInt(m.group("ep")),
+                        Optional.empty()));
+            }
+            for (Pattern p : new Pattern[] {VLLM_INSTANCE, VLLM_RANK}) {
+                m = p.matcher(fileName);
+                if (m.matches()) {
+                    return Optional.of(new RankIdentity(m.group("prefix"), m.group("id"),
+                            Integer.parseInt(m.group("rank")), OptionalInt.empty(), OptionalInt.empty(),
+                            OptionalInt.empty(), Optional.empty()));
+                }
+            }
+        } catch (NumberFormatException rankTooLarge) {
+            return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
+    /** {@link #fromSglangFileName(String)}, else {@link #fromVllmFileName(String)}. */
+    public static Optional<RankIdentity> fromFileName(String fileName) {
+        Optional<RankIdentity> sglang = fromSglangFileName(fileName);
+        return sglang.isPresent() ? sglang : fromVllmFileName(fileName);
+    }
+
+    /**
+     * The rank of one process of an SGLang merged trace from its string pid ({@code "[TP01-DP00] 1234"},
+     * PROTOCOLS.md §1.4): labels TP, DP, PP, EP in that order, two digits each. The profile id is
+     * {@code profileId} (from the merged file's name {@code merged-{id}.trace.json.gz}).
+     *
+     * @return the rank, or empty when {@code pid} has no {@code [TP..]} label
+     */
+    public static Optional<RankIdentity> fromMergedPid(String pid, String profileId) {
+        Matcher m = MERGED_PID.matcher(pid);
+        if (!m.lookingAt()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new RankIdentity(null, profileId, Integer.parseInt(m.group("tp")),
+                    optionalInt(m.group("dp")), optionalInt(m.group("pp")), optionalInt(m.group("ep")),
+                    Optional.empty()));
+        } catch (NumberFormatException rankTooLarge) {
+            return Optional.empty();
+        }
+    }
+
+    private static final Pattern MERGED_PID = Pattern.compile(
+            "^\\[TP(?<tp>\\d+)(?:-DP(?<dp>\\d+))?(?:-PP(?<pp>\\d+))?(?:-EP(?<ep>\\d+))?\\]");
 
     /** A short label such as {@code TP-0}, {@code TP-1-DP-0-EP-2-DECODE} (parts in file-name order). */
     public String label() {
