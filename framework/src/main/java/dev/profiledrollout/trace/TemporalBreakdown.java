@@ -18,7 +18,8 @@ package dev.profiledrollout.trace;
  *       dropped; communication = {@link KernelCategory#COMMUNICATION} kernels (so {@code ncclDevKernel_*}, RCCL and
  *       {@code cross_device_reduce} count), computation = every other kernel except {@link KernelCategory#MEMORY}.</li>
  *   <li><b>HTA-compatible</b> ({@code htaCompatible = true}): HTA @ f4d0062 defaults: {@code ts} rounded up and
- *       {@code ts + dur} rounded down to whole µs (§3.1 step 2); when the trace has two or more {@code ProfilerStep#N},
+ *       {@code ts + dur} rounded down to whole µs (§3.1 step 2), computed in float64 µs as pandas does (at
+ *       epoch µs a double resolves 0.25 µs, which moves some ends by 1 µs; HTA's published numbers include that); when the trace has two or more {@code ProfilerStep#N},
  *       only GPU events whose correlated CPU event starts before the last step are kept (§3.1 step 6); types by
  *       HTA's regular expressions ({@code hta/utils/utils.py:get_kernel_type}, §3.2). Values are multiples of 1000 ns.</li>
  * </ul>

@@ -37,6 +37,9 @@ final class TimelineSweep {
     private final RunningUnion htaComm = new RunningUnion();
     private final RunningUnion htaCommOrComp = new RunningUnion();
     private final boolean htaFilter;
+    private long[] pendingEnds = new long[64];
+    private int pendingSize;
+    private long pendingStart;
     private final IntCountsHistogram delays = new IntCountsHistogram(2);
     private long kernelsWithoutLaunch;
     private long kernelNsWithoutOp;
@@ -119,6 +122,9 @@ final class TimelineSweep {
 
     void run() {
         acc.timeline.replay(this::visit);
+        if (pendingSize > 0) {
+            flushHta();
+        }
     }
 
     private void visit(long start, long end, long corr, long ext, int tag) {
@@ -181,8 +187,33 @@ final class TimelineSweep {
         if (htaFilter && (launch < 0 || acc.launches.a(launch) >= acc.lastProfilerStepStart)) {
             return;
         }
-        long s = -Math.floorDiv(-start, 1000) * 1000;
-        long e = Math.floorDiv(end, 1000) * 1000;
+        // HTA holds ts and dur as float64 µs (pandas) and rounds ts + dur in float64; at epoch µs (≈1.7e15) a double
+        // resolves 0.25 µs, so floor(ts + dur) can differ from the exact value. Emulate that arithmetic.
+        double tsUs = java.math.BigDecimal.valueOf(start, 3).doubleValue();
+        double durUs = java.math.BigDecimal.valueOf(end - start, 3).doubleValue();
+        long s = (long) Math.ceil(tsUs) * 1000;
+        long e = (long) Math.floor(tsUs + durUs) * 1000;
+        // HTA sorts rows by (ts, end) after rounding; distinct exact starts can round to one µs, and with HTA's
+        // negative sub-µs durations the order among them matters, so rows sharing a rounded start wait here.
+        if (pendingSize > 0 && s != pendingStart) {
+            flushHta();
+        }
+        if (pendingSize == pendingEnds.length) {
+            pendingEnds = java.util.Arrays.copyOf(pendingEnds, pendingSize * 2);
+        }
+        pendingStart = s;
+        pendingEnds[pendingSize++] = e * 4 + htaType; // e is a multiple of 1000, so the type fits in 2 bits
+    }
+
+    private void flushHta() {
+        java.util.Arrays.sort(pendingEnds, 0, pendingSize);
+        for (int i = 0; i < pendingSize; i++) {
+            htaRow(pendingStart, Math.floorDiv(pendingEnds[i], 4), (int) Math.floorMod(pendingEnds[i], 4));
+        }
+        pendingSize = 0;
+    }
+
+    private void htaRow(long s, long e, int htaType) {
         htaAll.add(s, e);
         if (htaType == HtaKernelType.COMPUTATION) {
             htaComp.add(s, e);
