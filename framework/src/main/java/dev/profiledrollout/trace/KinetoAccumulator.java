@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -30,7 +29,7 @@ import java.util.Set;
  */
 final class KinetoAccumulator implements EventParser.Handler {
 
-    static final int MAX_ANNOTATIONS = 500_000;
+    static final int MAX_ANNOTATIONS = 200_000;
     static final int KIND_KERNEL = 0;
     static final int KIND_MEMCPY = 1;
     static final int KIND_MEMSET = 2;
@@ -105,32 +104,29 @@ final class KinetoAccumulator implements EventParser.Handler {
     @Override
     public void event(RawEvent e) {
         eventsSeen++;
-        if (!"X".equals(e.ph) || e.cat == null || e.ts == null || e.dur == null) {
+        if (!e.complete || e.cat == RawEvent.CAT_ABSENT || e.cat == RawEvent.CAT_OTHER) {
             return;
         }
-        String cat = e.cat.toLowerCase(Locale.ROOT);
-        int kind = switch (cat) {
-            case "kernel" -> KIND_KERNEL;
-            case "gpu_memcpy", "memcpy" -> KIND_MEMCPY;
-            case "gpu_memset", "memset" -> KIND_MEMSET;
+        int kind = switch (e.cat) {
+            case RawEvent.CAT_KERNEL -> KIND_KERNEL;
+            case RawEvent.CAT_MEMCPY -> KIND_MEMCPY;
+            case RawEvent.CAT_MEMSET -> KIND_MEMSET;
             default -> -1;
         };
-        long ts;
-        long dur;
-        try {
-            ts = MicrosToNanos.parse(e.ts);
-            dur = MicrosToNanos.parse(e.dur);
-        } catch (NumberFormatException notFinite) {
+        if (e.badTime) {
             if (kind >= 0) {
                 badTimes++;
             }
             return;
         }
+        if (e.tsNs == RawEvent.NONE || e.durNs == RawEvent.NONE) {
+            return;
+        }
         String name = e.name == null ? "" : e.name;
         if (kind >= 0) {
-            gpuEvent(kind, name, e.pid == null ? "" : e.pid, ts, dur, e.correlation, e.externalId);
+            gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.tsNs, e.durNs, e.correlation, e.externalId);
         } else {
-            cpuEvent(cat, name, ts, dur, e);
+            cpuEvent(e.cat, name, e.tsNs, e.durNs, e);
         }
     }
 
@@ -172,9 +168,9 @@ final class KinetoAccumulator implements EventParser.Handler {
         timeline.add(ts, ts + dur, corr, ext, tag);
     }
 
-    private void cpuEvent(String cat, String name, long ts, long dur, RawEvent e) {
+    private void cpuEvent(int cat, String name, long ts, long dur, RawEvent e) {
         long end = ts + Math.max(0, dur);
-        if (e.correlation != RawEvent.NONE && (cat.equals("cuda_runtime") || cat.equals("cuda_driver"))) {
+        if (e.correlation != RawEvent.NONE && cat == RawEvent.CAT_RUNTIME) {
             launches.putIfAbsent(e.correlation, ts, end);
             if (isLaunch(name)) {
                 launchCount++;
@@ -184,12 +180,12 @@ final class KinetoAccumulator implements EventParser.Handler {
                 }
             }
         }
-        if (name.contains("ProfilerStep") && !cat.equals("gpu_user_annotation")) {
+        if (cat != RawEvent.CAT_GPU_USER_ANNOTATION && name.contains("ProfilerStep")) {
             profilerStepNames.add(name);
             lastProfilerStepStart = Math.max(lastProfilerStepStart, ts);
         }
         switch (cat) {
-            case "cpu_op" -> {
+            case RawEvent.CAT_CPU_OP -> {
                 if (e.externalId != RawEvent.NONE) {
                     operator(name, e.inputDims == null ? "" : e.inputDims, ts, dur, e.externalId);
                 }
@@ -197,7 +193,7 @@ final class KinetoAccumulator implements EventParser.Handler {
                     cpuSteps.add(new Span(name, ts, end));
                 }
             }
-            case "user_annotation" -> {
+            case RawEvent.CAT_USER_ANNOTATION -> {
                 if (StepStats.isStepName(name)) {
                     cpuSteps.add(new Span(name, ts, end));
                 }
@@ -207,13 +203,13 @@ final class KinetoAccumulator implements EventParser.Handler {
                     droppedAnnotations++;
                 }
             }
-            case "gpu_user_annotation" -> {
+            case RawEvent.CAT_GPU_USER_ANNOTATION -> {
                 if (StepStats.isStepName(name)) {
                     gpuStepWindows.add(new Span(name, ts, end));
                 }
             }
             default -> {
-                // python_function, cuda_runtime without correlation, …: not needed
+                // cuda_runtime / cuda_driver: handled above
             }
         }
     }

@@ -122,7 +122,7 @@ public final class EventParser {
             if (value == null) {
                 throw new EOFException("end of input inside an event");
             }
-            if (value == JsonToken.START_OBJECT && "args".equals(field)) {
+            if (value == JsonToken.START_OBJECT && "args".equals(field) && e.wanted()) {
                 readArgs(parser, e);
                 continue;
             }
@@ -134,13 +134,33 @@ public final class EventParser {
                 continue;
             }
             switch (field) {
-                case "ph" -> e.ph = parser.getText();
-                case "cat" -> e.cat = parser.getText();
-                case "name" -> e.name = parser.getText();
-                case "pid" -> e.pid = parser.getText();
-                case "tid" -> e.tid = parser.getText();
-                case "ts" -> e.ts = parser.getText();
-                case "dur" -> e.dur = parser.getText();
+                case "ph" -> {
+                    e.phSeen = true;
+                    e.complete = parser.getTextLength() == 1
+                            && parser.getTextCharacters()[parser.getTextOffset()] == 'X';
+                }
+                case "cat" -> e.cat = RawEvent.categoryOf(parser.getTextCharacters(), parser.getTextOffset(),
+                        parser.getTextLength());
+                case "name" -> {
+                    if (e.wanted()) {
+                        e.name = parser.getText();
+                    }
+                }
+                case "pid" -> {
+                    if (e.wanted() && (e.cat == RawEvent.CAT_ABSENT || RawEvent.isGpu(e.cat))) {
+                        e.pid = parser.getText();
+                    }
+                }
+                case "ts" -> {
+                    if (e.wanted()) {
+                        e.tsNs = nanos(parser, e);
+                    }
+                }
+                case "dur" -> {
+                    if (e.wanted()) {
+                        e.durNs = nanos(parser, e);
+                    }
+                }
                 default -> {
                     // not needed
                 }
@@ -148,6 +168,15 @@ public final class EventParser {
         }
         if (token == null) {
             throw new EOFException("end of input inside an event");
+        }
+    }
+
+    private static long nanos(JsonParser parser, RawEvent e) throws IOException {
+        try {
+            return MicrosToNanos.parse(parser.getTextCharacters(), parser.getTextOffset(), parser.getTextLength());
+        } catch (NumberFormatException notFinite) {
+            e.badTime = true;
+            return RawEvent.NONE;
         }
     }
 
@@ -162,7 +191,6 @@ public final class EventParser {
             switch (field) {
                 case "correlation" -> e.correlation = longValue(parser, value);
                 case "External id" -> e.externalId = longValue(parser, value);
-                case "stream" -> e.stream = longValue(parser, value);
                 case "Input Dims" -> {
                     if (value == JsonToken.START_ARRAY) {
                         dims.setLength(0);
