@@ -27,7 +27,7 @@ import java.util.Set;
  * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}). Confined
  * to the reading thread.
  */
-final class KinetoAccumulator implements EventParser.Handler {
+final class KinetoAccumulator implements KinetoTraceReader.Sink {
 
     static final int MAX_ANNOTATIONS = 200_000;
     static final int KIND_KERNEL = 0;
@@ -82,8 +82,24 @@ final class KinetoAccumulator implements EventParser.Handler {
         this.categories = categories;
     }
 
-    long gpuEvents() {
+    @Override
+    public long gpuEvents() {
         return kernelEvents + memoryEvents;
+    }
+
+    @Override
+    public boolean sawEvents() {
+        return sawEvents;
+    }
+
+    @Override
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    @Override
+    public void close() {
+        timeline.close();
     }
 
     @Override

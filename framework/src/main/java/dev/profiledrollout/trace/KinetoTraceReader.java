@@ -111,25 +111,82 @@ public final class KinetoTraceReader {
      * @throws IOException          when the file cannot be opened or read
      */
     public static TraceSummary read(Path file, KernelCategories categories) throws IOException {
-        KinetoAccumulator acc = new KinetoAccumulator(categories);
+        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false);
         try {
-            if (!readStrict(file, acc)) {
-                acc.timeline.close();
-                acc = new KinetoAccumulator(categories);
-                readRepairing(file, acc);
-            }
             return summary(file, acc);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         } finally {
-            acc.timeline.close();
+            acc.close();
+        }
+    }
+
+    /**
+     * Reads an SGLang merged trace ({@code merged-{id}.trace.json.gz}, PROTOCOLS.md §1.4), whose events carry string
+     * pids such as {@code "[TP01-DP00] 1234"}, and splits it back into one summary per rank label, sorted by rank.
+     * Events whose pid has no label form one more summary without a rank. A file without labels gives one summary,
+     * as {@link #read(Path)}.
+     *
+     * @throws TraceFormatException when the file is not a trace
+     * @throws IOException          when the file cannot be read
+     */
+    public static List<TraceSummary> readRanks(Path file, KernelCategories categories) throws IOException {
+        RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true);
+        try {
+            String name = String.valueOf(file.getFileName());
+            String profileId = name.startsWith("merged-") ? name.substring(7).replace(".trace.json.gz", "") : name;
+            List<TraceSummary> ranks = new ArrayList<>();
+            for (var entry : splitter.byLabel().entrySet()) {
+                KinetoAccumulator acc = entry.getValue();
+                acc.warnings.addAll(0, splitter.warnings());
+                Optional<RankIdentity> rank = entry.getKey().isEmpty() ? Optional.empty()
+                        : RankIdentity.fromMergedPid(entry.getKey(), profileId);
+                ranks.add(summary(file, acc).withRank(rank.isPresent() ? rank : RankIdentity.fromFileName(name)));
+            }
+            ranks.sort(Comparator.comparing((TraceSummary t) -> t.rank().isEmpty())
+                    .thenComparing((a, b) -> a.rank().isPresent() && b.rank().isPresent()
+                            ? a.rank().get().compareTo(b.rank().get()) : 0));
+            return ranks;
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        } finally {
+            splitter.close();
+        }
+    }
+
+    /** What a parse pass feeds: events plus the state the reader checks. */
+    interface Sink extends EventParser.Handler, AutoCloseable {
+        boolean sawEvents();
+
+        long gpuEvents();
+
+        List<String> warnings();
+
+        @Override
+        void close();
+    }
+
+    private static <S extends Sink> S readWith(Path file, java.util.function.Supplier<S> fresh, boolean allPids)
+            throws IOException {
+        S sink = fresh.get();
+        try {
+            if (readStrict(file, sink, allPids)) {
+                return sink;
+            }
+            sink.close();
+            sink = fresh.get();
+            readRepairing(file, sink, allPids);
+            return sink;
+        } catch (IOException | RuntimeException e) {
+            sink.close();
+            throw e;
         }
     }
 
     /** Strict byte pass; false when the file needs the repairing pass. */
-    private static boolean readStrict(Path file, KinetoAccumulator acc) throws IOException {
+    private static boolean readStrict(Path file, Sink acc, boolean allPids) throws IOException {
         try (InputStream in = open(file); JsonParser parser = createParser(file, in)) {
-            parse(file, parser, acc, true);
+            parse(file, parser, acc, true, allPids);
             return true;
         } catch (NeedsRepair e) {
             return false;
@@ -144,17 +201,17 @@ public final class KinetoTraceReader {
         }
     }
 
-    private static void readRepairing(Path file, KinetoAccumulator acc) throws IOException {
+    private static void readRepairing(Path file, Sink acc, boolean allPids) throws IOException {
         try (InputStream in = open(file);
              // A decoding Reader replaces invalid UTF-8 instead of failing mid-file.
              NonFiniteLiteralReader reader = new NonFiniteLiteralReader(new InputStreamReader(in, StandardCharsets.UTF_8));
              JsonParser parser = JSON.createParser(reader)) {
-            parse(file, parser, acc, false);
+            parse(file, parser, acc, false, allPids);
             if (reader.repairs() > 0) {
-                acc.warnings.add("read " + reader.repairs() + " bare inf/nan literals (invalid JSON) as non-finite numbers");
+                acc.warnings().add("read " + reader.repairs() + " bare inf/nan literals (invalid JSON) as non-finite numbers");
             }
             if (reader.quoteRepairs() > 0) {
-                acc.warnings.add("escaped " + reader.quoteRepairs() + " unescaped quotes inside strings (invalid JSON)");
+                acc.warnings().add("escaped " + reader.quoteRepairs() + " unescaped quotes inside strings (invalid JSON)");
             }
         }
     }
@@ -189,8 +246,9 @@ public final class KinetoTraceReader {
         }
     }
 
-    private static void parse(Path file, JsonParser parser, KinetoAccumulator acc, boolean strict) throws IOException {
-        EventParser events = new EventParser();
+    private static void parse(Path file, JsonParser parser, Sink acc, boolean strict, boolean allPids)
+            throws IOException {
+        EventParser events = new EventParser(allPids);
         JsonToken first;
         try {
             first = parser.nextToken();
@@ -210,7 +268,7 @@ public final class KinetoTraceReader {
         }
         try {
             events.parse(parser, first, acc);
-            if (!acc.sawEvents) {
+            if (!acc.sawEvents()) {
                 throw new TraceFormatException(file, "a JSON object without a \"traceEvents\" array", null);
             }
         } catch (JsonProcessingException | ZipException | EOFException damage) {
@@ -218,11 +276,11 @@ public final class KinetoTraceReader {
             if (strict && !truncation) {
                 throw new NeedsRepair();
             }
-            if (!acc.sawEvents && acc.gpuEvents() == 0 && !truncation) {
+            if (!acc.sawEvents() && acc.gpuEvents() == 0 && !truncation) {
                 throw new TraceFormatException(file, "malformed JSON before any event ("
                         + damage.getMessage() + ")", damage);
             }
-            acc.warnings.add("truncated or damaged at " + location(parser) + " (" + firstLine(damage.getMessage())
+            acc.warnings().add("truncated or damaged at " + location(parser) + " (" + firstLine(damage.getMessage())
                     + "); the summary covers the " + events.eventsSeen() + " events read before that");
         }
     }

@@ -31,6 +31,17 @@ public final class EventParser {
     }
 
     private final RawEvent event = new RawEvent();
+    private final boolean pidOfEveryEvent;
+
+    /** A parser that reads {@code pid} of GPU events only. */
+    public EventParser() {
+        this(false);
+    }
+
+    /** @param pidOfEveryEvent read {@code pid} of CPU events too (to split SGLang merged traces by rank) */
+    public EventParser(boolean pidOfEveryEvent) {
+        this.pidOfEveryEvent = pidOfEveryEvent;
+    }
     private final StringBuilder dims = new StringBuilder();
     private long eventsSeen;
 
@@ -147,7 +158,7 @@ public final class EventParser {
                     }
                 }
                 case "pid" -> {
-                    if (e.wanted() && (e.cat == RawEvent.CAT_ABSENT || RawEvent.isGpu(e.cat))) {
+                    if (e.wanted() && (pidOfEveryEvent || e.cat == RawEvent.CAT_ABSENT || RawEvent.isGpu(e.cat))) {
                         e.pid = parser.getText();
                     }
                 }

@@ -61,7 +61,8 @@ public final class RawEvent {
         return (!phSeen || complete) && cat != CAT_OTHER;
     }
 
-    static boolean isGpu(int cat) {
+    /** Whether the code is a GPU activity (kernel, memcpy, memset). */
+    public static boolean isGpu(int cat) {
         return cat == CAT_KERNEL || cat == CAT_MEMCPY || cat == CAT_MEMSET;
     }
 
