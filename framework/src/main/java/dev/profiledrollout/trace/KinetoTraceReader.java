@@ -299,7 +299,8 @@ public final class KinetoTraceReader {
         return nl < 0 ? message : message.substring(0, nl);
     }
 
-    private static TraceSummary summary(Path file, KinetoAccumulator acc) {
+    /** Finishes an accumulator into a summary (also used by {@link SqliteTraceReader}). */
+    static TraceSummary summary(Path file, KinetoAccumulator acc) {
         TimelineSweep sweep = new TimelineSweep(acc);
         sweep.run();
         List<KernelStats> kernelStats = acc.kernelStats();

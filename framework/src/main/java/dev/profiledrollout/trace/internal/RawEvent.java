@@ -42,7 +42,8 @@ public final class RawEvent {
     /** {@code args."Input Dims"} as compact JSON text, or null. */
     public String inputDims;
 
-    void clear() {
+    /** Resets every field to absent. */
+    public void clear() {
         complete = false;
         phSeen = false;
         cat = CAT_ABSENT;
