@@ -57,6 +57,11 @@ public final class TraceSet {
         this.kernelTotalNs = total;
     }
 
+    /** A set of summaries already read (for example by {@link SqliteTraceReader}), sorted like {@link #read}. */
+    public static TraceSet of(Collection<TraceSummary> summaries) {
+        return new TraceSet(List.copyOf(summaries));
+    }
+
     /**
      * Reads every file with {@link KinetoTraceReader#read(Path)} (SGLang {@code merged-*} files with
      * {@link KinetoTraceReader#readRanks(Path, KernelCategories)}, one trace per rank), in parallel on a pool of at most
