@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import dev.profiledrollout.trace.internal.EventParser;
+import dev.profiledrollout.trace.internal.FastEventScanner;
 import dev.profiledrollout.trace.internal.NonFiniteLiteralReader;
 import dev.profiledrollout.trace.internal.Ordering;
 import dev.profiledrollout.trace.internal.PipedInflater;
@@ -45,9 +46,11 @@ import java.util.zip.ZipException;
  * the events; busy and span do not depend on it.
  *
  * <h2>Speed</h2>
- * gzip is inflated on a second thread ({@code PipedInflater}) while this thread parses bytes directly (Jackson's
- * UTF-8 byte parser). Only when that strict pass meets something it cannot parse (bare {@code inf}, invalid UTF-8,
- * unescaped quotes) is the file read again through the repairing character filter, from the start.
+ * gzip is inflated on a second thread ({@code PipedInflater}) while this thread scans bytes with
+ * {@code FastEventScanner}, which compares field names as bytes and decodes only the values the analyses use. When
+ * the file is not strict, well-formed JSON (bare {@code inf}, invalid UTF-8, unescaped quotes, truncation) it is read
+ * again from the start with Jackson's byte parser and, if that fails too, through the repairing character filter;
+ * those passes define the results and warnings for damaged files.
  *
  * <h2>Tolerance (TRACES.md §1.6)</h2>
  * Bare {@code inf}/{@code NaN}, numbers with a leading or trailing decimal point, leading/missing/trailing
@@ -111,7 +114,12 @@ public final class KinetoTraceReader {
      * @throws IOException          when the file cannot be opened or read
      */
     public static TraceSummary read(Path file, KernelCategories categories) throws IOException {
-        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false);
+        return read(file, categories, true);
+    }
+
+    /** {@link #read(Path, KernelCategories)}; {@code fast = false} skips the byte scanner (for equivalence tests). */
+    static TraceSummary read(Path file, KernelCategories categories, boolean fast) throws IOException {
+        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false, fast);
         try {
             return summary(file, acc);
         } catch (UncheckedIOException e) {
@@ -131,7 +139,7 @@ public final class KinetoTraceReader {
      * @throws IOException          when the file cannot be read
      */
     public static List<TraceSummary> readRanks(Path file, KernelCategories categories) throws IOException {
-        RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true);
+        RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true, true);
         try {
             String name = String.valueOf(file.getFileName());
             String profileId = name.startsWith("merged-") ? name.substring(7).replace(".trace.json.gz", "") : name;
@@ -166,8 +174,23 @@ public final class KinetoTraceReader {
         void close();
     }
 
-    private static <S extends Sink> S readWith(Path file, java.util.function.Supplier<S> fresh, boolean allPids)
-            throws IOException {
+    private static <S extends Sink> S readWith(Path file, java.util.function.Supplier<S> fresh, boolean allPids,
+                                               boolean fast) throws IOException {
+        if (fast) {
+            S sink = fresh.get();
+            try (InputStream in = open(file)) {
+                new FastEventScanner(in, allPids).scan(sink);
+                if (sink.sawEvents()) {
+                    return sink;
+                }
+            } catch (TraceFormatException notATrace) {
+                sink.close();
+                throw notATrace;
+            } catch (IOException | RuntimeException needsTolerantPath) {
+                // FastEventScanner.Bail, or a damaged/truncated stream: the Jackson passes define the result
+            }
+            sink.close();
+        }
         S sink = fresh.get();
         try {
             if (readStrict(file, sink, allPids)) {
