@@ -40,7 +40,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         long total;
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
-        final IntCountsHistogram histogram = new IntCountsHistogram(2);
+        IntCountsHistogram histogram;
         int category = -1;
         int htaType = -1;
     }
@@ -155,6 +155,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 agg = new KernelAgg();
                 agg.category = categories.categoryOf(name).ordinal();
                 agg.htaType = HtaKernelType.of(name);
+                agg.histogram = new IntCountsHistogram(2);
                 kernels.put(name, agg);
             }
             agg.count++;
@@ -167,7 +168,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             memoryNs += dur;
             agg = memoryNames.get(name);
             if (agg == null) {
-                agg = new KernelAgg();
+                agg = new KernelAgg(); // no histogram: memcpy/memset names only need their types
                 agg.category = KernelCategory.MEMORY.ordinal();
                 agg.htaType = HtaKernelType.of(name);
                 if (memoryNames.size() < 10_000) {

@@ -189,8 +189,8 @@ final class TimelineSweep {
         }
         // HTA holds ts and dur as float64 µs (pandas) and rounds ts + dur in float64; at epoch µs (≈1.7e15) a double
         // resolves 0.25 µs, so floor(ts + dur) can differ from the exact value. Emulate that arithmetic.
-        double tsUs = java.math.BigDecimal.valueOf(start, 3).doubleValue();
-        double durUs = java.math.BigDecimal.valueOf(end - start, 3).doubleValue();
+        double tsUs = micros(start);
+        double durUs = micros(end - start);
         long s = (long) Math.ceil(tsUs) * 1000;
         long e = (long) Math.floor(tsUs + durUs) * 1000;
         // HTA sorts rows by (ts, end) after rounding; distinct exact starts can round to one µs, and with HTA's
@@ -203,6 +203,14 @@ final class TimelineSweep {
         }
         pendingStart = s;
         pendingEnds[pendingSize++] = e * 4 + htaType; // e is a multiple of 1000, so the type fits in 2 bits
+    }
+
+    /**
+     * The double nearest to {@code ns / 1000} µs, as parsing the decimal text gives: below 2^53 the long converts
+     * exactly and IEEE division rounds correctly; above, BigDecimal does it.
+     */
+    private static double micros(long ns) {
+        return Math.abs(ns) < (1L << 53) ? ns / 1000.0 : java.math.BigDecimal.valueOf(ns, 3).doubleValue();
     }
 
     private void flushHta() {

@@ -155,10 +155,34 @@ public final class FastEventScanner {
      */
     private boolean plain;
 
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+
+    /** Whether any byte of {@code x} is zero (SWAR). */
+    private static long zeroByte(long x) {
+        return (x - ONES) & ~x & HIGHS;
+    }
+
     private int stringEnd() throws IOException {
         int i = 1;
         plain = true;
         while (true) {
+            // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
+            while (pos + i + 8 <= lim) {
+                long w = (long) LONGS.get(buf, pos + i);
+                long special = zeroByte(w ^ QUOTES) | zeroByte(w ^ BACKSLASHES) | (w & HIGHS)
+                        | zeroByte(w & 0xE0E0E0E0E0E0E0E0L);
+                if (special != 0) {
+                    // the lowest flagged byte is a true special byte (borrows only disturb the bytes above it)
+                    i += Long.numberOfTrailingZeros(special) >>> 3;
+                    break;
+                }
+                i += 8;
+            }
             if (pos + i >= lim && !ensure(i)) {
                 throw new Bail("end of input inside a string");
             }
@@ -189,8 +213,30 @@ public final class FastEventScanner {
     private String readString() throws IOException {
         int end = stringEnd();
         int start = pos + 1;
-        String s = plain ? new String(buf, start, end - 1, StandardCharsets.ISO_8859_1) : decode(start, end - 1);
+        String s = plain ? cached(start, end - 1) : decode(start, end - 1);
         pos += end + 1;
+        return s;
+    }
+
+    /** Recently seen ASCII strings by content: kernel names and pids repeat, so most reads allocate nothing. */
+    private final String[] cacheStrings = new String[4096];
+    private final byte[][] cacheBytes = new byte[4096][];
+
+    private String cached(int start, int len) {
+        int h = 1;
+        for (int i = start; i < start + len; i++) {
+            h = 31 * h + buf[i];
+        }
+        int slot = (h ^ (h >>> 16)) & (cacheStrings.length - 1);
+        byte[] known = cacheBytes[slot];
+        if (known != null && known.length == len && Arrays.equals(known, 0, len, buf, start, start + len)) {
+            return cacheStrings[slot];
+        }
+        String s = new String(buf, start, len, StandardCharsets.ISO_8859_1);
+        if (len <= 4096) {
+            cacheBytes[slot] = Arrays.copyOfRange(buf, start, start + len);
+            cacheStrings[slot] = s;
+        }
         return s;
     }
 
@@ -301,14 +347,17 @@ public final class FastEventScanner {
     private void scalarEnd() throws IOException {
         int i = 0;
         while (true) {
-            if (pos + i >= lim && !ensure(i)) {
+            int end = lim - pos;
+            while (i < end) {
+                byte c = buf[pos + i];
+                if (c == ',' || c == '}' || c == ']' || c <= ' ') {
+                    break;
+                }
+                i++;
+            }
+            if (i < end || !ensure(i)) {
                 break;
             }
-            byte c = buf[pos + i];
-            if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-                break;
-            }
-            i++;
         }
         if (i == 0) {
             throw new Bail("missing value");
@@ -491,16 +540,38 @@ public final class FastEventScanner {
             expect(':');
             switch (which) {
                 case 1 -> { // ph
-                    String ph = text();
-                    if (ph != null) {
+                    if (skipWs() == '"') {
+                        int end = stringEnd();
                         e.phSeen = true;
-                        e.complete = ph.equals("X");
+                        e.complete = end == 2 && buf[pos + 1] == 'X';
+                        pos += end + 1;
+                    } else if (isNull()) {
+                        skipValue();
+                    } else {
+                        String ph = text();
+                        e.phSeen = true;
+                        e.complete = "X".equals(ph);
                     }
                 }
                 case 2 -> { // cat
-                    String cat = text();
-                    if (cat != null) {
-                        e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
+                    if (skipWs() == '"') {
+                        int end = stringEnd();
+                        int catLength = end - 1;
+                        if (plain && catLength <= chars.length) {
+                            for (int k = 0; k < catLength; k++) {
+                                chars[k] = (char) buf[pos + 1 + k];
+                            }
+                            e.cat = RawEvent.categoryOf(chars, 0, catLength);
+                            pos += end + 1;
+                        } else {
+                            String cat = readString();
+                            e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
+                        }
+                    } else {
+                        String cat = text();
+                        if (cat != null) {
+                            e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
+                        }
                     }
                 }
                 case 3 -> { // name
