@@ -286,6 +286,30 @@ abstract class ByteCursor {
         }
     }
 
+    /**
+     * Skips the rest of the current object (its opening brace already consumed) through its closing brace, without
+     * checking the syntax of what it skips (strings are still delimited correctly).
+     */
+    protected void skipRestOfObject() throws IOException {
+        int depth = 1;
+        while (true) {
+            if (pos >= lim && !ensure(0)) {
+                throw new FastEventScanner.Bail("end of input inside an object");
+            }
+            byte c = buf[pos];
+            if (c == '"') {
+                skipString();
+                continue;
+            }
+            pos++;
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if ((c == '}' || c == ']') && --depth == 0) {
+                return;
+            }
+        }
+    }
+
     /** Length of the unquoted scalar at {@code pos} in {@link #scalarLength} (made contiguous). */
     protected int scalarLength;
 

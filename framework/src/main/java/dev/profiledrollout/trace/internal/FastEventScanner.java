@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
  * <p>It handles only what strict JSON allows. On anything else — bare {@code inf}/{@code NaN}, invalid UTF-8,
  * unescaped quotes, a truncated or damaged file, escapes inside field names, exponents in {@code ts}/{@code dur} that
  * the exact parser would take — it throws {@link Bail}, and the caller re-reads the file with the tolerant Jackson
- * path, which defines the results for such files. Not thread-safe.
+ * path, which defines the results for such files. Once an event is known to be unneeded (its {@code ph} is not
+ * {@code X} or its {@code cat} is one no analysis reads), the rest of it is skipped without syntax checks, so damage
+ * confined to such events is not reported. Not thread-safe.
  */
 public final class FastEventScanner extends ByteCursor {
 
@@ -222,6 +224,11 @@ public final class FastEventScanner extends ByteCursor {
                     }
                 }
                 default -> skipValue();
+            }
+            if (!e.wanted()) {
+                // python_function, ac2g flows, …: nothing more is needed, so skip to the closing brace unparsed
+                skipRestOfObject();
+                return;
             }
         } while (more('}'));
     }
