@@ -38,7 +38,8 @@ public class TraceReaderBench {
             case "generate" -> generate(Path.of(args[1]), Path.of(args[2]), Integer.parseInt(args[3]));
             case "streaming" -> measure("streaming", () -> KinetoTraceReader.read(Path.of(args[1])).kernelTotalNs());
             case "tree" -> measure("tree", () -> treeKernelTotal(Path.of(args[1])));
-            default -> throw new IllegalArgumentException("mode: generate | streaming | tree");
+            case "analyze" -> analyze(Path.of(args[1]), Long.parseLong(args[2]));
+            default -> throw new IllegalArgumentException("mode: generate | streaming | tree | analyze");
         }
     }
 
@@ -57,6 +58,22 @@ public class TraceReaderBench {
             }
         }
         System.out.printf(Locale.ROOT, "%s %.3f %.1f %d%n", mode, seconds, peak / 1048576.0, kernelTotalNs);
+    }
+
+    /** Full analysis (all of TraceDetails); prints seconds, MiB/s of uncompressed JSON, and a few results. */
+    static void analyze(Path file, long uncompressedBytes) throws Exception {
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long cpu0 = threads.getCurrentThreadCpuTime();
+        long start = System.nanoTime();
+        TraceSummary s = KinetoTraceReader.read(file);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double parseCpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+        System.out.printf(Locale.ROOT, "analyze %.3f s wall, %.1f MiB/s of JSON, parsing thread CPU %.3f s; kernels %d, "
+                        + "kernel total %d ns, busy %d ns, HTA idle %d ns, steps %d, operators %d, warnings %s%n",
+                seconds, uncompressedBytes / 1048576.0 / seconds, parseCpu,
+                s.kernelEvents(), s.kernelTotalNs(), s.busyNs(),
+                s.details().htaCompatible().idleNs(), s.details().steps().size(), s.details().operators().size(),
+                s.warnings());
     }
 
     static long treeKernelTotal(Path file) throws Exception {
@@ -116,6 +133,18 @@ public class TraceReaderBench {
                     if (c > 0 && e.has("ts") && e.get("ts").isNumber()) {
                         com.fasterxml.jackson.databind.node.ObjectNode copy = e.deepCopy();
                         copy.put("ts", e.get("ts").decimalValue().add(shift));
+                        // Fresh correlation / External id / flow ids per copy, so join tables grow as in a real long trace.
+                        long idShift = 10_000_000L * c;
+                        if (copy.path("id").isIntegralNumber()) {
+                            copy.put("id", copy.get("id").asLong() + idShift);
+                        }
+                        if (copy.get("args") instanceof com.fasterxml.jackson.databind.node.ObjectNode args) {
+                            for (String key : new String[] {"correlation", "External id"}) {
+                                if (args.path(key).isIntegralNumber()) {
+                                    args.put(key, args.get(key).asLong() + idShift);
+                                }
+                            }
+                        }
                         g.writeTree(copy);
                     } else {
                         g.writeTree(e);

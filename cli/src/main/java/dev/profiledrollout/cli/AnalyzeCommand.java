@@ -1,11 +1,13 @@
 package dev.profiledrollout.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import dev.profiledrollout.cli.internal.SummaryTable;
+import dev.profiledrollout.cli.internal.AnalysisViews;
 import dev.profiledrollout.cli.internal.TraceFiles;
-import dev.profiledrollout.report.TraceSummaryJson;
+import dev.profiledrollout.trace.BaselineDiff;
+import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KinetoTraceReader;
+import dev.profiledrollout.trace.SqliteTraceReader;
+import dev.profiledrollout.trace.TraceBaseline;
+import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceFormatException;
 import dev.profiledrollout.trace.TraceSummary;
 import picocli.CommandLine.Command;
@@ -25,7 +27,12 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code analyze [--format table|json] PATH...}: kernel and GPU busy/span summaries of Kineto trace files.
+ * {@code analyze [--format table|json|csv] [--by kernel|category|operator|step|stage] [--all-ranks]
+ * [--baseline FILE] [--write-baseline FILE] PATH...}: kernel and GPU time analysis of trace files.
+ *
+ * <p>Inputs: Kineto JSON ({@code .json}, {@code .json.gz}; SGLang {@code merged-*} files are split into ranks), ROCm RPD
+ * and nsys SQLite exports ({@code .rpd}, {@code .sqlite}, {@code .db}) and {@code nsys stats} kernel summary CSV
+ * ({@code .csv}) named on the command line.
  *
  * <p>Each PATH is a trace file or a directory; a directory stands for every {@code *.json} and
  * {@code *.json.gz} file below it, sorted, and files there that turn out not to be traces are skipped with
@@ -35,7 +42,14 @@ import java.util.concurrent.Callable;
  * {@code --format json} prints {@code {"traces":[{"file", "kernelEvents", "memoryEvents", "distinctKernels",
  * "kernelTotalNs", "devices":[{"id","busyNs","spanNs"}], "kernels":[{"name","count","totalNs","minNs","maxNs",
  * "meanNs"}], "rank", "warnings"}]}} with every kernel, sorted by totalNs descending; fields may be added later,
- * never renamed. {@code --format table} (the default) prints per file a header and the top 15 kernels.
+ * never renamed (issue 5 added per-kernel p50Ns/p99Ns/category and the TraceDetails fields, see
+ * {@link dev.profiledrollout.report.TraceDetailsJson}); with {@code --all-ranks} also {@code "allRanks":{"busyImbalance",
+ * "straggler","ranks":[…],"kernelSpread":[…]}}, with {@code --baseline} also {@code "baselineDiff":{"kernelTimeChange",
+ * "kernels":[…]}}. {@code --format table} (the default) prints per file a header and the top 15 rows of the
+ * {@code --by} view (kernels by default). {@code --format csv} prints one CSV table: the baseline diff with
+ * {@code --baseline}, else the cross-rank table with {@code --all-ranks}, else the {@code --by} view of every file
+ * (first column {@code file}). {@code --write-baseline FILE} writes the kernels of all inputs as a baseline
+ * ({@link dev.profiledrollout.trace.TraceBaseline}).
  *
  * <h2>Exit codes</h2>
  * 0 when every file was summarised; 1 when a file named on the command line is not a trace or cannot be
@@ -46,7 +60,7 @@ import java.util.concurrent.Callable;
 public final class AnalyzeCommand implements Callable<Integer> {
 
     /** Output formats. */
-    public enum Format { TABLE, JSON }
+    public enum Format { TABLE, JSON, CSV }
 
     static final class FormatConverter implements ITypeConverter<Format> {
         @Override
@@ -55,7 +69,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 return Format.valueOf(value.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new picocli.CommandLine.TypeConversionException(
-                        "'" + value + "' is not a format; use table or json");
+                        "'" + value + "' is not a format; use table, json or csv");
             }
         }
     }
@@ -64,8 +78,35 @@ public final class AnalyzeCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--format", defaultValue = "table", converter = FormatConverter.class,
-            paramLabel = "table|json", description = "Output format: table (default) or json.")
+            paramLabel = "table|json|csv", description = "Output format: table (default), json or csv.")
     private Format format;
+
+    @Option(names = "--by", defaultValue = "kernel", converter = ByConverter.class,
+            paramLabel = "kernel|category|operator|step|stage", description = "Table/CSV view (default kernel).")
+    private AnalysisViews.By by;
+
+    @Option(names = "--all-ranks", description = "Add a cross-rank table: busy, idle, imbalance, straggler, "
+            + "per-kernel spread.")
+    private boolean allRanks;
+
+    @Option(names = "--baseline", paramLabel = "FILE", description = "Compare with a baseline (a --write-baseline "
+            + "file, analyze --format json output or summary.json).")
+    private Path baseline;
+
+    @Option(names = "--write-baseline", paramLabel = "FILE", description = "Write the inputs' kernels as a baseline.")
+    private Path writeBaseline;
+
+    static final class ByConverter implements ITypeConverter<AnalysisViews.By> {
+        @Override
+        public AnalysisViews.By convert(String value) {
+            try {
+                return AnalysisViews.By.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(
+                        "'" + value + "' is not a view; use kernel, category, operator, step or stage");
+            }
+        }
+    }
 
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "Trace files (.json, .json.gz) or directories.")
     private List<Path> paths = new ArrayList<>();
@@ -98,7 +139,33 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 inputs.add(new Input(path, false));
             }
         }
-        int exit = format == Format.JSON ? writeJson(inputs, out, err) : writeTable(inputs, out, err);
+        int exit = 0;
+        List<Labeled> read = new ArrayList<>();
+        for (Input input : inputs) {
+            Outcome outcome = read(input, err);
+            exit = Math.max(exit, outcome.exit());
+            read.addAll(outcome.summaries());
+        }
+        BaselineDiff diff = null;
+        if (baseline != null) {
+            try {
+                diff = TraceBaseline.read(baseline).diff(read.stream().map(Labeled::summary).toList());
+            } catch (IOException e) {
+                err.println("analyze: cannot read baseline " + baseline + ": " + e.getMessage());
+                err.flush();
+                return 2;
+            }
+        }
+        TraceSet set = TraceSet.of(read.stream().map(Labeled::summary).toList());
+        switch (format) {
+            case JSON -> AnalyzeOutput.json(out, read, allRanks ? set : null, diff);
+            case CSV -> AnalyzeOutput.csv(out, read, by, allRanks ? set : null, diff);
+            default -> AnalyzeOutput.table(out, read, by, allRanks ? set : null, diff);
+        }
+        if (writeBaseline != null) {
+            TraceBaseline.of(read.stream().map(Labeled::summary).toList()).write(writeBaseline);
+            err.println("analyze: wrote baseline " + writeBaseline);
+        }
         out.flush();
         err.flush();
         return exit;
@@ -107,41 +174,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
     private record Input(Path file, boolean fromDirectory) {
     }
 
-    private int writeJson(List<Input> inputs, PrintWriter out, PrintWriter err) throws IOException {
-        int exit = 0;
-        JsonGenerator json = new JsonFactory().createGenerator(out)
-                .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
-                .useDefaultPrettyPrinter();
-        json.writeStartObject();
-        json.writeArrayFieldStart("traces");
-        for (Input input : inputs) {
-            Outcome outcome = read(input, err);
-            exit = Math.max(exit, outcome.exit());
-            if (outcome.summary() != null) {
-                TraceSummaryJson.write(json, input.file().toString(), outcome.summary());
-            }
-        }
-        json.writeEndArray();
-        json.writeEndObject();
-        json.flush();
-        out.println();
-        return exit;
+    /** A summary and the label it is printed under (the file, plus the rank for split merged traces). */
+    record Labeled(String label, TraceSummary summary) {
     }
 
-    private int writeTable(List<Input> inputs, PrintWriter out, PrintWriter err) {
-        int exit = 0;
-        for (Input input : inputs) {
-            Outcome outcome = read(input, err);
-            exit = Math.max(exit, outcome.exit());
-            if (outcome.summary() != null) {
-                SummaryTable.print(out, input.file().toString(), outcome.summary());
-            }
-        }
-        return exit;
-    }
-
-    /** A file's summary (null when it was not summarised) and the exit code it calls for. */
-    private record Outcome(TraceSummary summary, int exit) {
+    /** A file's summaries (empty when it was not summarised) and the exit code it calls for. */
+    private record Outcome(List<Labeled> summaries, int exit) {
     }
 
     /**
@@ -149,17 +187,36 @@ public final class AnalyzeCommand implements Callable<Integer> {
      * is only skipped; a non-trace named on the command line, or a file that cannot be read, fails with 1.
      */
     private static Outcome read(Input input, PrintWriter err) {
+        Path file = input.file();
+        String name = String.valueOf(file.getFileName()).toLowerCase(Locale.ROOT);
         try {
-            return new Outcome(KinetoTraceReader.read(input.file()), 0);
+            if (name.endsWith(".rpd") || name.endsWith(".sqlite") || name.endsWith(".db")) {
+                return one(file, SqliteTraceReader.read(file));
+            }
+            if (name.endsWith(".csv")) {
+                return one(file, SqliteTraceReader.readNsysKernelSummaryCsv(file));
+            }
+            if (name.startsWith("merged-")) {
+                List<Labeled> ranks = new ArrayList<>();
+                for (TraceSummary s : KinetoTraceReader.readRanks(file, KernelCategories.defaults())) {
+                    ranks.add(new Labeled(file + s.rank().map(r -> " [" + r.label() + "]").orElse(""), s));
+                }
+                return new Outcome(ranks, 0);
+            }
+            return one(file, KinetoTraceReader.read(file));
         } catch (TraceFormatException e) {
             if (input.fromDirectory()) {
                 err.println("analyze: skipped " + e.getMessage());
-                return new Outcome(null, 0);
+                return new Outcome(List.of(), 0);
             }
             err.println("analyze: " + e.getMessage());
         } catch (IOException e) {
             err.println("analyze: cannot read " + input.file() + ": " + e);
         }
-        return new Outcome(null, 1);
+        return new Outcome(List.of(), 1);
+    }
+
+    private static Outcome one(Path file, TraceSummary summary) {
+        return new Outcome(List.of(new Labeled(file.toString(), summary)), 0);
     }
 }

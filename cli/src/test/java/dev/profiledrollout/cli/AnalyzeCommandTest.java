@@ -133,6 +133,6 @@ class AnalyzeCommandTest {
     @Test
     void should_reject_an_unknown_format() {
         assertThat(run("--format", "xml", sharedTraces().toString())).isEqualTo(2);
-        assertThat(err.toString()).contains("'xml' is not a format; use table or json");
+        assertThat(err.toString()).contains("'xml' is not a format; use table, json or csv");
     }
 }

@@ -38,6 +38,11 @@ public class ProfiledRolloutAssertions extends Assertions {
         return new TraceSummaryAssert(actual);
     }
 
+    /** A run compared with a baseline; see {@link dev.profiledrollout.trace.TraceBaseline#diff}. */
+    public static BaselineDiffAssert assertThat(dev.profiledrollout.trace.BaselineDiff actual) {
+        return new BaselineDiffAssert(actual);
+    }
+
     /** Kernel names matching a regular expression; see {@link KernelMatchers#matching(String)}. */
     public static Predicate<String> matching(String regex) {
         return KernelMatchers.matching(regex);

@@ -35,11 +35,48 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
                 v -> String.format(Locale.ROOT, "%.3f", v), "busy per rank: " + perRank);
     }
 
+    /**
+     * The straggler (the rank with the most GPU busy time, {@link TraceSet#straggler()}) against the mean of the other
+     * ranks: 1.0 = no straggler. The message names the straggler.
+     */
+    public NumberBudgetAssert straggler() {
+        TraceSummary s = actual.straggler().orElse(null);
+        if (s == null || actual.traces().size() < 2) {
+            return new NumberBudgetAssert(1.0, "straggler busy time over the other ranks' mean", Formats::plain,
+                    actual.traces().size() + " rank(s)");
+        }
+        double others = actual.traces().stream().filter(t -> t != s).mapToLong(TraceSummary::busyNs).average()
+                .orElse(0);
+        double ratio = others == 0 ? 1.0 : s.busyNs() / others;
+        return new NumberBudgetAssert(ratio, "straggler " + label(s) + ": busy time over the other ranks' mean",
+                v -> String.format(Locale.ROOT, "%.3f", v), label(s) + " busy "
+                + Formats.duration(Duration.ofNanos(s.busyNs())) + " vs mean "
+                + Formats.duration(Duration.ofNanos((long) others)));
+    }
+
+    /**
+     * The largest per-kernel spread across ranks (max / mean of the kernel's per-rank total time,
+     * {@link TraceSet#kernelSpread()}) among kernels whose name the filter accepts; the message names the kernel and the
+     * rank where it took longest.
+     */
+    public NumberBudgetAssert kernelSpread(java.util.function.Predicate<String> nameFilter) {
+        var worst = actual.kernelSpread().stream().filter(k -> nameFilter.test(k.name())).findFirst().orElse(null);
+        if (worst == null) {
+            return new NumberBudgetAssert(1.0, "kernel spread across ranks of kernels " + nameFilter, Formats::plain,
+                    "no such kernel on two or more ranks");
+        }
+        return new NumberBudgetAssert(worst.spread(), "kernel time spread (max/mean over ranks) of " + worst.name(),
+                v -> String.format(Locale.ROOT, "%.3f", v), "longest on " + worst.maxLabel() + ": "
+                + Formats.duration(Duration.ofNanos(worst.maxNs())) + " vs mean "
+                + Formats.duration(Duration.ofNanos((long) worst.meanNs())) + ", min "
+                + Formats.duration(Duration.ofNanos(worst.minNs())));
+    }
+
     private String labels() {
         return actual.traces().stream().map(RanksAssert::label).collect(Collectors.joining(", ", "[", "]"));
     }
 
     private static String label(TraceSummary t) {
-        return t.rank().map(r -> r.label()).orElse(t.file().getFileName().toString());
+        return TraceSet.label(t);
     }
 }

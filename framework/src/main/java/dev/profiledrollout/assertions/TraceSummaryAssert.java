@@ -1,10 +1,15 @@
 package dev.profiledrollout.assertions;
 
+import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.DeviceStats;
+import dev.profiledrollout.trace.KernelCategory;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSummary;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.assertj.core.api.AbstractAssert;
 
 /** Assertions on one trace file (one rank): its kernels and its GPU busy time. */
@@ -33,6 +38,61 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
         if (actual.kernelEvents() == 0) {
             failWithMessage("%s", actual.file().getFileName() + " has no kernel events; was GPU among the "
                     + "activities?" + (actual.warnings().isEmpty() ? "" : " Reader warnings: " + actual.warnings()));
+        }
+        return myself;
+    }
+
+    /**
+     * Share of GPU event time in one {@link KernelCategory} ({@link dev.profiledrollout.trace.CategoryStats}: kernels by
+     * the default rules, memcpy/memset as MEMORY; of all GPU event time).
+     */
+    public NumberBudgetAssert category(KernelCategory category) {
+        isNotNull();
+        CategoryStats c = actual.details().category(category);
+        return new NumberBudgetAssert(c.share(), "GPU time share of category " + category + " in "
+                + actual.file().getFileName(), Formats::percent, Formats.duration(Duration.ofNanos(c.totalNs()))
+                + " in " + c.count() + " events; categories: " + actual.details().categories().stream()
+                .map(x -> x.category() + " " + Formats.percent(x.share())).collect(Collectors.joining(", ")));
+    }
+
+    /**
+     * GPU idle fraction of this file: idle / span of the exact {@link TemporalBreakdown} (HTA's temporal breakdown
+     * definition, in ns, over all GPU events). The message names the largest idle gaps and what the CPU was in.
+     */
+    public NumberBudgetAssert idleFraction() {
+        isNotNull();
+        TemporalBreakdown t = actual.details().exact();
+        String gaps = actual.details().idleGaps().stream().limit(3)
+                .map(g -> Formats.duration(Duration.ofNanos(g.durationNs())) + " on device " + g.deviceId()
+                        + (g.cpuContext().isEmpty() ? "" : " during " + g.cpuContext()))
+                .collect(Collectors.joining(", "));
+        String graphs = actual.details().launches().graphKernelsMissing()
+                ? "; warning: graph kernels missing from the trace, idle is overstated" : "";
+        return new NumberBudgetAssert(t.idleFraction(), "GPU idle fraction of " + actual.file().getFileName(),
+                Formats::percent, "idle " + Formats.duration(Duration.ofNanos(t.idleNs())) + " of "
+                + Formats.duration(Duration.ofNanos(t.kernelTimeNs())) + " span; largest gaps: " + gaps + graphs);
+    }
+
+    /** The engine steps of this file (all stages). */
+    public StepsAssert steps() {
+        isNotNull();
+        return new StepsAssert(actual.details().steps(), "steps of " + actual.file().getFileName());
+    }
+
+    /** The engine steps of one stage (prefill = SGLang EXTEND / vLLM context, decode). */
+    public StepsAssert steps(StepStats.Stage stage) {
+        isNotNull();
+        return new StepsAssert(actual.details().steps(stage), stage + " steps of " + actual.file().getFileName());
+    }
+
+    /** Fails when most CUDA/HIP graph launches have no GPU events in the trace ({@code LaunchStats#graphKernelsMissing}). */
+    public TraceSummaryAssert hasNoMissingGraphKernels() {
+        isNotNull();
+        var l = actual.details().launches();
+        if (l.graphKernelsMissing()) {
+            failWithMessage("%s", actual.file().getFileName() + ": " + l.graphLaunchesWithoutKernels() + " of "
+                    + l.graphLaunches() + " graph launches have no GPU events in the trace, budget: at most half; record "
+                    + "graph kernels (nsys --cuda-graph-trace=node, or a profiler that records replayed kernels)");
         }
         return myself;
     }

@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.profiledrollout.trace.DeviceStats;
+import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TraceSummary;
@@ -15,6 +16,10 @@ import java.util.OptionalInt;
  *
  * <p>The field names are a contract: later versions add fields but never rename or remove these.
  * All times are ns; kernels are all of them, sorted by {@code totalNs} descending.
+ *
+ * <p>Added fields (issue 5): per kernel {@code p50Ns}, {@code p99Ns} (−1 when unknown) and {@code category}; then
+ * the {@link TraceDetailsJson} fields {@code distributedRank}, {@code categories}, {@code temporal},
+ * {@code idleGaps}, {@code stages}, {@code steps}, {@code launches}, {@code operators}.
  */
 public final class TraceSummaryJson {
 
@@ -47,6 +52,9 @@ public final class TraceSummaryJson {
             json.writeNumberField("minNs", kernel.minNs());
             json.writeNumberField("maxNs", kernel.maxNs());
             json.writeNumberField("meanNs", kernel.meanNs());
+            json.writeNumberField("p50Ns", kernel.p50Ns());
+            json.writeNumberField("p99Ns", kernel.p99Ns());
+            json.writeStringField("category", KernelCategories.defaults().categoryOf(kernel.name()).name());
             json.writeEndObject();
         }
         json.writeEndArray();
@@ -61,6 +69,7 @@ public final class TraceSummaryJson {
             json.writeString(warning);
         }
         json.writeEndArray();
+        TraceDetailsJson.write(json, summary.details());
         json.writeEndObject();
     }
 

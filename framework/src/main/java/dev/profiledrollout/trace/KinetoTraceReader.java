@@ -6,26 +6,27 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
-import dev.profiledrollout.trace.internal.IntervalUnion;
-import dev.profiledrollout.trace.internal.MicrosToNanos;
+import dev.profiledrollout.trace.internal.EventParser;
+import dev.profiledrollout.trace.internal.FastEventScanner;
 import dev.profiledrollout.trace.internal.NonFiniteLiteralReader;
 import dev.profiledrollout.trace.internal.Ordering;
+import dev.profiledrollout.trace.internal.PipedInflater;
 
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.zip.GZIPInputStream;
+import java.util.Optional;
 import java.util.zip.ZipException;
 
 /**
@@ -35,6 +36,7 @@ import java.util.zip.ZipException;
  * <pre>{@code
  * TraceSummary summary = KinetoTraceReader.read(Path.of("1773999986.4851577-TP-0.trace.json.gz"));
  * KernelStats top = summary.kernels().get(0);
+ * TemporalBreakdown hta = summary.details().htaCompatible();
  * }</pre>
  *
  * <h2>Input</h2>
@@ -43,17 +45,26 @@ import java.util.zip.ZipException;
  * converted to ns exactly from their decimal text. {@code baseTimeNanoseconds} may come before or after
  * the events; busy and span do not depend on it.
  *
+ * <h2>Speed</h2>
+ * gzip is inflated on a second thread ({@code PipedInflater}) while this thread scans bytes with
+ * {@code FastEventScanner}, which compares field names as bytes and decodes only the values the analyses use. When
+ * the file is not strict, well-formed JSON (bare {@code inf}, invalid UTF-8, unescaped quotes, truncation) it is read
+ * again from the start with Jackson's byte parser and, if that fails too, through the repairing character filter;
+ * those passes define the results and warnings for damaged files.
+ *
  * <h2>Tolerance (TRACES.md §1.6)</h2>
  * Bare {@code inf}/{@code NaN}, numbers with a leading or trailing decimal point, leading/missing/trailing
- * commas, integers wider than 64 bits in {@code args} and invalid UTF-8 (replaced) are accepted. Events
- * without {@code ph}, {@code cat}, {@code ts} or {@code dur} are skipped; a GPU event whose {@code ts} or
- * {@code dur} is not a finite number is skipped and counted in a warning. A truncated gzip or JSON stream
- * yields what was read before the damage, plus a warning. A file that is not a trace at all throws
- * {@link TraceFormatException}.
+ * commas, integers wider than 64 bits in {@code args}, invalid UTF-8 (replaced) and unescaped quotes inside strings
+ * (escaped, counted in a warning) are accepted. Events without {@code ph}, {@code cat}, {@code ts} or {@code dur} are
+ * skipped; a GPU event whose {@code ts} or {@code dur} is not a finite number is skipped and counted in a warning.
+ * A truncated gzip or JSON stream yields what was read before the damage, plus a warning. A file that is not a trace
+ * at all throws {@link TraceFormatException}.
  *
  * <h2>Memory</h2>
- * No events are kept: per kernel name four longs, and per device the GPU intervals as two primitive
- * {@code long} arrays, so memory is O(GPU events × 16 bytes) plus the distinct kernel names.
+ * Bounded independently of the file size for the GPU timeline (see {@code GpuTimeline}: about 5 MiB in memory, the
+ * rest in sorted temporary runs on disk, deleted before returning). What grows with the file: one entry per distinct
+ * kernel name (with a small histogram), about 48 bytes per CPU runtime event carrying a correlation id and per
+ * {@code cpu_op} with an {@code External id} (the launch and operator joins), and at most 200 000 CPU annotations.
  *
  * <h2>Thread safety</h2>
  * Stateless; {@link #read(Path)} may be called from several threads at once.
@@ -83,7 +94,7 @@ public final class KinetoTraceReader {
     }
 
     /**
-     * Reads one trace file.
+     * Reads one trace file with the {@link KernelCategories#defaults() default} kernel categories.
      *
      * @param file a {@code .json} or {@code .json.gz} Kineto trace, not null
      * @return the summary; {@link TraceSummary#warnings()} lists damage that was worked around
@@ -91,76 +102,216 @@ public final class KinetoTraceReader {
      * @throws IOException          when the file cannot be opened or read
      */
     public static TraceSummary read(Path file) throws IOException {
-        Accumulator acc = new Accumulator();
-        try (InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-             InputStream in = decompressed(file, raw);
-             // A decoding Reader replaces invalid UTF-8 instead of failing mid-file.
-             NonFiniteLiteralReader reader = new NonFiniteLiteralReader(
-                     new InputStreamReader(in, StandardCharsets.UTF_8));
-             JsonParser parser = JSON.createParser(reader)) {
-            parse(file, parser, acc);
-            if (reader.repairs() > 0) {
-                acc.warnings.add("read " + reader.repairs() + " bare inf/nan literals (invalid JSON) as non-finite numbers");
-            }
-        }
-        return acc.summary(file);
+        return read(file, KernelCategories.defaults());
     }
 
-    private static InputStream decompressed(Path file, InputStream raw) throws IOException {
-        if (!isGzip(raw)) {
+    /**
+     * Reads one trace file, classifying kernels with {@code categories}.
+     *
+     * @param file       a {@code .json} or {@code .json.gz} Kineto trace, not null
+     * @param categories the kernel category rules, not null
+     * @throws TraceFormatException when the file is not a trace (not JSON, or JSON without events)
+     * @throws IOException          when the file cannot be opened or read
+     */
+    public static TraceSummary read(Path file, KernelCategories categories) throws IOException {
+        return read(file, categories, true);
+    }
+
+    /** {@link #read(Path, KernelCategories)}; {@code fast = false} skips the byte scanner (for equivalence tests). */
+    static TraceSummary read(Path file, KernelCategories categories, boolean fast) throws IOException {
+        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false, fast);
+        try {
+            return summary(file, acc);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        } finally {
+            acc.close();
+        }
+    }
+
+    /**
+     * Reads an SGLang merged trace ({@code merged-{id}.trace.json.gz}, PROTOCOLS.md §1.4), whose events carry string
+     * pids such as {@code "[TP01-DP00] 1234"}, and splits it back into one summary per rank label, sorted by rank.
+     * Events whose pid has no label form one more summary without a rank. A file without labels gives one summary,
+     * as {@link #read(Path)}.
+     *
+     * @throws TraceFormatException when the file is not a trace
+     * @throws IOException          when the file cannot be read
+     */
+    public static List<TraceSummary> readRanks(Path file, KernelCategories categories) throws IOException {
+        RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true, true);
+        try {
+            String name = String.valueOf(file.getFileName());
+            String profileId = name.startsWith("merged-") ? name.substring(7).replace(".trace.json.gz", "") : name;
+            List<TraceSummary> ranks = new ArrayList<>();
+            for (var entry : splitter.byLabel().entrySet()) {
+                KinetoAccumulator acc = entry.getValue();
+                acc.warnings.addAll(0, splitter.warnings());
+                Optional<RankIdentity> rank = entry.getKey().isEmpty() ? Optional.empty()
+                        : RankIdentity.fromMergedPid(entry.getKey(), profileId);
+                ranks.add(summary(file, acc).withRank(rank.isPresent() ? rank : RankIdentity.fromFileName(name)));
+            }
+            ranks.sort(Comparator.comparing((TraceSummary t) -> t.rank().isEmpty())
+                    .thenComparing((a, b) -> a.rank().isPresent() && b.rank().isPresent()
+                            ? a.rank().get().compareTo(b.rank().get()) : 0));
+            return ranks;
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        } finally {
+            splitter.close();
+        }
+    }
+
+    /** What a parse pass feeds: events plus the state the reader checks. */
+    interface Sink extends EventParser.Handler, AutoCloseable {
+        boolean sawEvents();
+
+        long gpuEvents();
+
+        List<String> warnings();
+
+        @Override
+        void close();
+    }
+
+    private static <S extends Sink> S readWith(Path file, java.util.function.Supplier<S> fresh, boolean allPids,
+                                               boolean fast) throws IOException {
+        if (fast) {
+            S sink = fresh.get();
+            try (InputStream in = open(file)) {
+                new FastEventScanner(in, allPids).scan(sink);
+                if (sink.sawEvents()) {
+                    return sink;
+                }
+            } catch (TraceFormatException notATrace) {
+                sink.close();
+                throw notATrace;
+            } catch (IOException | RuntimeException needsTolerantPath) {
+                // FastEventScanner.Bail, or a damaged/truncated stream: the Jackson passes define the result
+            }
+            sink.close();
+        }
+        S sink = fresh.get();
+        try {
+            if (readStrict(file, sink, allPids)) {
+                return sink;
+            }
+            sink.close();
+            sink = fresh.get();
+            readRepairing(file, sink, allPids);
+            return sink;
+        } catch (IOException | RuntimeException e) {
+            sink.close();
+            throw e;
+        }
+    }
+
+    /** Strict byte pass; false when the file needs the repairing pass. */
+    private static boolean readStrict(Path file, Sink acc, boolean allPids) throws IOException {
+        try (InputStream in = open(file); JsonParser parser = createParser(file, in)) {
+            parse(file, parser, acc, true, allPids);
+            return true;
+        } catch (NeedsRepair e) {
+            return false;
+        }
+    }
+
+    private static JsonParser createParser(Path file, InputStream in) throws IOException {
+        try {
+            return JSON.createParser(in); // reads the first bytes to detect the encoding
+        } catch (ZipException | EOFException e) {
+            throw new TraceFormatException(file, "it ends or is damaged before any JSON (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static void readRepairing(Path file, Sink acc, boolean allPids) throws IOException {
+        try (InputStream in = open(file);
+             // A decoding Reader replaces invalid UTF-8 instead of failing mid-file.
+             NonFiniteLiteralReader reader = new NonFiniteLiteralReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+             JsonParser parser = JSON.createParser(reader)) {
+            parse(file, parser, acc, false, allPids);
+            if (reader.repairs() > 0) {
+                acc.warnings().add("read " + reader.repairs() + " bare inf/nan literals (invalid JSON) as non-finite numbers");
+            }
+            if (reader.quoteRepairs() > 0) {
+                acc.warnings().add("escaped " + reader.quoteRepairs() + " unescaped quotes inside strings (invalid JSON)");
+            }
+        }
+    }
+
+    private static InputStream open(Path file) throws IOException {
+        // file is used in messages only
+        InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+        raw.mark(2);
+        int b1 = raw.read();
+        int b2 = raw.read();
+        raw.reset();
+        if (b1 != GZIP_MAGIC_1 || b2 != GZIP_MAGIC_2) {
             return raw;
         }
         try {
-            return new GZIPInputStream(raw, 1 << 16);
+            return new PipedInflater(raw);
         } catch (ZipException | EOFException e) {
+            raw.close();
             throw new TraceFormatException(file, "it starts like gzip but its header is damaged (" + e.getMessage() + ")", e);
         }
     }
 
-    private static boolean isGzip(InputStream in) throws IOException {
-        in.mark(2);
-        int b1 = in.read();
-        int b2 = in.read();
-        in.reset();
-        return b1 == GZIP_MAGIC_1 && b2 == GZIP_MAGIC_2;
+    /** Thrown inside the strict pass to switch to the repairing pass. */
+    private static final class NeedsRepair extends IOException {
+        NeedsRepair() {
+            super("the strict pass needs the repairing pass");
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 
-    private static void parse(Path file, JsonParser parser, Accumulator acc) throws IOException {
+    private static void parse(Path file, JsonParser parser, Sink acc, boolean strict, boolean allPids)
+            throws IOException {
+        EventParser events = new EventParser(allPids);
         JsonToken first;
         try {
             first = parser.nextToken();
-        } catch (JsonProcessingException | ZipException | EOFException e) {
+        } catch (JsonEOFException | ZipException | EOFException e) {
+            throw new TraceFormatException(file, "it does not start with JSON (" + firstLine(e.getMessage()) + ")", e);
+        } catch (JsonProcessingException e) {
+            if (strict) {
+                throw new NeedsRepair();
+            }
             throw new TraceFormatException(file, "it does not start with JSON (" + firstLine(e.getMessage()) + ")", e);
         }
         if (first == null) {
             throw new TraceFormatException(file, "the file is empty", null);
         }
+        if (first != JsonToken.START_ARRAY && first != JsonToken.START_OBJECT) {
+            throw new TraceFormatException(file, "expected a JSON object or array, found " + first, null);
+        }
         try {
-            if (first == JsonToken.START_ARRAY) {
-                acc.sawEvents = true;
-                readEvents(parser, acc);
-            } else if (first == JsonToken.START_OBJECT) {
-                readTopLevelObject(parser, acc);
-                if (!acc.sawEvents) {
-                    throw new TraceFormatException(file, "a JSON object without a \"traceEvents\" array", null);
-                }
-            } else {
-                throw new TraceFormatException(file, "expected a JSON object or array, found " + first, null);
+            events.parse(parser, first, acc);
+            if (!acc.sawEvents()) {
+                throw new TraceFormatException(file, "a JSON object without a \"traceEvents\" array", null);
             }
         } catch (JsonProcessingException | ZipException | EOFException damage) {
-            if (!acc.sawEvents && acc.gpuEvents() == 0 && damage instanceof JsonProcessingException
-                    && !(damage instanceof com.fasterxml.jackson.core.io.JsonEOFException)) {
+            boolean truncation = damage instanceof JsonEOFException || !(damage instanceof JsonProcessingException);
+            if (strict && !truncation) {
+                throw new NeedsRepair();
+            }
+            if (!acc.sawEvents() && acc.gpuEvents() == 0 && !truncation) {
                 throw new TraceFormatException(file, "malformed JSON before any event ("
                         + damage.getMessage() + ")", damage);
             }
-            acc.warnings.add("truncated or damaged at " + location(parser) + " (" + firstLine(damage.getMessage())
-                    + "); the summary covers the " + acc.eventsSeen + " events read before that");
+            acc.warnings().add("truncated or damaged at " + location(parser) + " (" + firstLine(damage.getMessage())
+                    + "); the summary covers the " + events.eventsSeen() + " events read before that");
         }
     }
 
     private static String location(JsonParser parser) {
         var loc = parser.currentLocation();
-        return "line " + loc.getLineNr() + ", column " + loc.getColumnNr();
+        return loc.getLineNr() > 0 ? "line " + loc.getLineNr() + ", column " + loc.getColumnNr()
+                : "byte " + loc.getByteOffset();
     }
 
     private static String firstLine(String message) {
@@ -171,161 +322,33 @@ public final class KinetoTraceReader {
         return nl < 0 ? message : message.substring(0, nl);
     }
 
-    private static void readTopLevelObject(JsonParser parser, Accumulator acc) throws IOException {
-        JsonToken token;
-        while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            JsonToken value = parser.nextToken();
-            if ("traceEvents".equals(field) && value == JsonToken.START_ARRAY) {
-                acc.sawEvents = true;
-                readEvents(parser, acc);
-            } else {
-                // baseTimeNanoseconds shifts every ts equally, so busy and span do not need it.
-                parser.skipChildren();
-            }
+    /** Finishes an accumulator into a summary (also used by {@link SqliteTraceReader}). */
+    static TraceSummary summary(Path file, KinetoAccumulator acc) {
+        TimelineSweep sweep = new TimelineSweep(acc);
+        sweep.run();
+        List<KernelStats> kernelStats = acc.kernelStats();
+        long kernelTotal = kernelStats.stream().mapToLong(KernelStats::totalNs).sum();
+        List<DeviceStats> devices = new ArrayList<>(sweep.devices());
+        devices.sort(Comparator.comparing(DeviceStats::id, Ordering.DEVICE_ID));
+        List<String> warnings = new ArrayList<>(acc.warnings);
+        if (acc.badTimes > 0) {
+            warnings.add("skipped " + acc.badTimes + " GPU events whose ts or dur is not a finite number");
         }
-        if (token == null) {
-            throw new EOFException("end of input inside the top-level object");
+        if (acc.droppedAnnotations > 0) {
+            warnings.add("kept the first " + KinetoAccumulator.MAX_ANNOTATIONS + " CPU annotations for idle-gap context; "
+                    + acc.droppedAnnotations + " more were not kept");
         }
-    }
-
-    private static void readEvents(JsonParser parser, Accumulator acc) throws IOException {
-        JsonToken token;
-        while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
-            if (token == null) {
-                throw new EOFException("end of input inside the event array");
-            }
-            if (token == JsonToken.START_OBJECT) {
-                readEvent(parser, acc);
-            } else {
-                parser.skipChildren();
-            }
+        LaunchStats launches = sweep.launches();
+        if (launches.graphKernelsMissing()) {
+            warnings.add("graph kernels missing: " + launches.graphLaunchesWithoutKernels() + " of "
+                    + launches.graphLaunches() + " CUDA/HIP graph launches have no GPU events in the trace, so busy "
+                    + "time is understated and idle time overstated");
         }
-    }
-
-    /** Reads one event object; the parser is on its START_OBJECT and ends on its END_OBJECT. */
-    private static void readEvent(JsonParser parser, Accumulator acc) throws IOException {
-        acc.eventsSeen++;
-        String ph = null;
-        String cat = null;
-        String name = null;
-        String pid = null;
-        String ts = null;
-        String dur = null;
-        JsonToken token;
-        while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            JsonToken value = parser.nextToken();
-            if (value == null) {
-                throw new EOFException("end of input inside an event");
-            }
-            if (value.isStructStart()) {
-                parser.skipChildren();
-                continue;
-            }
-            if (value == JsonToken.VALUE_NULL) {
-                continue;
-            }
-            switch (field) {
-                case "ph" -> ph = parser.getText();
-                case "cat" -> cat = parser.getText();
-                case "name" -> name = parser.getText();
-                case "pid" -> pid = parser.getText();
-                case "ts" -> ts = parser.getText();
-                case "dur" -> dur = parser.getText();
-                default -> {
-                    // Values we do not need are never converted, so inf/NaN or >64-bit integers cannot fail here.
-                }
-            }
-        }
-        if (token == null) {
-            throw new EOFException("end of input inside an event");
-        }
-        if (!"X".equals(ph) || cat == null || ts == null || dur == null) {
-            return;
-        }
-        GpuKind kind = GpuKind.of(cat);
-        if (kind == null) {
-            return;
-        }
-        long tsNs;
-        long durNs;
-        try {
-            tsNs = MicrosToNanos.parse(ts);
-            durNs = MicrosToNanos.parse(dur);
-        } catch (NumberFormatException e) {
-            acc.badTimes++;
-            return;
-        }
-        acc.add(kind, name == null ? "" : name, pid == null ? "" : pid, tsNs, durNs);
-    }
-
-    private enum GpuKind {
-        KERNEL, MEMORY;
-
-        static GpuKind of(String cat) {
-            return switch (cat.toLowerCase(Locale.ROOT)) {
-                case "kernel" -> KERNEL;
-                case "gpu_memcpy", "gpu_memset", "memcpy", "memset" -> MEMORY;
-                default -> null;
-            };
-        }
-    }
-
-    /** Per-file aggregates; confined to the reading thread. */
-    private static final class Accumulator {
-        final Map<String, long[]> kernels = new HashMap<>(); // count, total, min, max
-        final Map<String, IntervalUnion> devices = new HashMap<>();
-        final List<String> warnings = new ArrayList<>();
-        boolean sawEvents;
-        long eventsSeen;
-        long kernelEvents;
-        long memoryEvents;
-        long badTimes;
-
-        long gpuEvents() {
-            return kernelEvents + memoryEvents;
-        }
-
-        void add(GpuKind kind, String name, String pid, long tsNs, long durNs) {
-            if (kind == GpuKind.KERNEL) {
-                kernelEvents++;
-                long[] k = kernels.get(name);
-                if (k == null) {
-                    kernels.put(name, new long[] {1, durNs, durNs, durNs});
-                } else {
-                    k[0]++;
-                    k[1] += durNs;
-                    k[2] = Math.min(k[2], durNs);
-                    k[3] = Math.max(k[3], durNs);
-                }
-            } else {
-                memoryEvents++;
-            }
-            devices.computeIfAbsent(pid, p -> new IntervalUnion()).add(tsNs, tsNs + durNs);
-        }
-
-        TraceSummary summary(Path file) {
-            List<KernelStats> kernelStats = new ArrayList<>(kernels.size());
-            long kernelTotal = 0;
-            for (Map.Entry<String, long[]> e : kernels.entrySet()) {
-                long[] k = e.getValue();
-                kernelStats.add(new KernelStats(e.getKey(), k[0], k[1], k[2], k[3]));
-                kernelTotal += k[1];
-            }
-            kernelStats.sort(KernelStats.BY_TOTAL_DESCENDING);
-            List<DeviceStats> deviceStats = new ArrayList<>(devices.size());
-            devices.entrySet().stream()
-                    .sorted(Map.Entry.comparingByKey(Ordering.DEVICE_ID))
-                    .forEach(e -> deviceStats.add(new DeviceStats(e.getKey(), e.getValue().unionNs(),
-                            e.getValue().spanNs())));
-            if (badTimes > 0) {
-                warnings.add("skipped " + badTimes + " GPU events whose ts or dur is not a finite number");
-            }
-            Path name = file.getFileName();
-            return new TraceSummary(file,
-                    name == null ? java.util.Optional.empty() : RankIdentity.fromFileName(name.toString()),
-                    kernelEvents, memoryEvents, kernelStats.size(), kernelTotal, deviceStats, kernelStats, warnings);
-        }
+        TraceDetails details = new TraceDetails(acc.distributedRank, acc.baseTimeNs, acc.categoryStats(),
+                sweep.exact(), sweep.htaCompatible(), sweep.idleGaps(), sweep.steps(), launches, sweep.operators());
+        Path name = file.getFileName();
+        Optional<RankIdentity> rank = name == null ? Optional.empty() : RankIdentity.fromFileName(name.toString());
+        return new TraceSummary(file, rank, acc.kernelEvents, acc.memoryEvents, kernelStats.size(), kernelTotal,
+                devices, kernelStats, warnings, details);
     }
 }

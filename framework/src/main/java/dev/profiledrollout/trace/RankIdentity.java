@@ -8,7 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The parallel rank a per-rank SGLang trace file belongs to, read from its name.
+ * The parallel rank a per-rank SGLang or vLLM trace file belongs to, read from its name (or, for SGLang merged
+ * traces, from an event's string pid).
  *
  * <p>SGLang names trace files
  * {@code [{profile_prefix}-]{profile_id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}][-{STAGE}].trace.json.gz}
@@ -16,10 +17,6 @@ import java.util.regex.Pattern;
  * size is above 1, and STAGE is {@code EXTEND}/{@code DECODE} (V1) or {@code prefill}/{@code decode} (V2).
  * Because a prefix may itself contain {@code -}, the split between prefix and profile id is ambiguous; the
  * regular expression takes the shortest profile id after the last possible prefix separator.
- *
- * <p>vLLM worker files ({@code <worker_name>.<time_ns>.pt.trace.json[.gz]}, PROTOCOLS.md §2.4) are read by
- * {@link #fromVllmFileName(String)}: the newest names carry {@code dp/pp/tp/ep}; older ones only a global rank, which
- * is then given as {@code tp} (a vLLM worker's global rank is its TP rank when PP and DP are 1).
  *
  * <p>Ordered by TP, then DP, PP, EP (absent first), stage, profile id and prefix.
  *
@@ -38,19 +35,6 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
     private static final Pattern SGLANG_FILE_NAME = Pattern.compile(
             "^(?:(?<prefix>.+)-)?(?<id>.+?)-TP-(?<tp>\\d+)(?:-DP-(?<dp>\\d+))?(?:-PP-(?<pp>\\d+))?"
                     + "(?:-EP-(?<ep>\\d+))?(?:-(?<stage>EXTEND|DECODE|prefill|decode))?\\.trace\\.json\\.gz$");
-
-    /** vLLM ≈ v0.16+: {@code [<prefix>_]dp{d}_pp{p}_tp{t}_dcp{c}_ep{e}_rank{g}.<ns>.pt.trace.json[.gz]} (§2.4). */
-    private static final Pattern VLLM_PARALLEL_NAME = Pattern.compile(
-            "^(?:(?<prefix>.+)_)?dp(?<dp>\\d+)_pp(?<pp>\\d+)_tp(?<tp>\\d+)_dcp\\d+_ep(?<ep>\\d+)_rank\\d+"
-                    + "\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
-
-    /** vLLM v0.11 – ≈ v0.15: {@code {instance_id}-rank-{rank}.<ns>…} (§2.4). */
-    private static final Pattern VLLM_INSTANCE_NAME = Pattern.compile(
-            "^(?<id>.+)-rank-(?<rank>\\d+)\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
-
-    /** The §2.4 fallback: any worker name ending in {@code rank{N}}, e.g. {@code rank3.<ns>…} or {@code host_12_rank3.<ns>…}. */
-    private static final Pattern VLLM_RANK_NAME = Pattern.compile(
-            "^(?:(?<prefix>.+)_)?rank(?<rank>\\d+)\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
 
     private static final Comparator<OptionalInt> OPTIONAL_INT =
             Comparator.comparingInt((OptionalInt o) -> o.isPresent() ? 1 : 0).thenComparingInt(o -> o.orElse(0));
@@ -93,33 +77,43 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
         }
     }
 
+    /** vLLM ≈ v0.16+: {@code [<prefix>_]dp{d}_pp{p}_tp{t}_dcp{c}_ep{e}_rank{global}.<time_ns>.pt.trace.json[.gz]}. */
+    private static final Pattern VLLM_NEW = Pattern.compile("^(?:(?<prefix>.+)_)?dp(?<dp>\\d+)_pp(?<pp>\\d+)_tp(?<tp>\\d+)"
+            + "_dcp\\d+_ep(?<ep>\\d+)_rank(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+    /** vLLM v0.11 – v0.15: {@code {instance_id}-rank-{rank}.<time_ns>.pt.trace.json[.gz]}. */
+    private static final Pattern VLLM_INSTANCE = Pattern.compile(
+            "^(?<prefix>.+)-rank-(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+    /** vLLM fallback {@code …rank{N}.<time_ns>.pt.trace.json[.gz]}. */
+    private static final Pattern VLLM_RANK = Pattern.compile(
+            "^(?:(?<prefix>.*)_)?rank(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
+
     /**
-     * Reads the rank from a vLLM worker trace file name (PROTOCOLS.md §2.4), for example
-     * {@code dp0_pp0_tp1_dcp0_ep0_rank1.1773709742343012345.pt.trace.json.gz} (tp 1, dp/pp/ep 0) or
-     * {@code a1b2c-rank-3.1773709742343012345.pt.trace.json.gz} (tp 3). The profile id is the 19-digit
-     * {@code time_ns}; the prefix is the name's prefix or instance id.
+     * Reads the rank from a vLLM worker trace file name (PROTOCOLS.md §2.4, {@code tensorboard_trace_handler}).
+     * With the newest names, {@code tp}/{@code dp}/{@code pp}/{@code ep} come from the name; with
+     * {@code {instance}-rank-{N}} and {@code rank{N}} names, {@code tp} is the global rank N. The profile id is the
+     * 19-digit {@code time_ns}; the prefix is the instance id or name prefix (null when absent).
      *
      * @param fileName a file name, not null
-     * @return the rank, or empty for names with no rank: the frontend {@code <host>_<pid>.async_llm.<ns>…} file and
-     *         v0.10-era {@code <host>_<pid>.<ns>…} worker files (read {@code distributedInfo.rank} from the trace instead)
+     * @return the rank, or empty for other names (including the CPU-only {@code .async_llm.} frontend file)
      */
     public static Optional<RankIdentity> fromVllmFileName(String fileName) {
+        if (fileName.contains(".async_llm.")) {
+            return Optional.empty();
+        }
         try {
-            Matcher m = VLLM_PARALLEL_NAME.matcher(fileName);
+            Matcher m = VLLM_NEW.matcher(fileName);
             if (m.matches()) {
-                return Optional.of(new RankIdentity(m.group("prefix"), m.group("ns"), Integer.parseInt(m.group("tp")),
+                return Optional.of(new RankIdentity(m.group("prefix"), m.group("id"), Integer.parseInt(m.group("tp")),
                         optionalInt(m.group("dp")), optionalInt(m.group("pp")), optionalInt(m.group("ep")),
                         Optional.empty()));
             }
-            m = VLLM_INSTANCE_NAME.matcher(fileName);
-            if (m.matches()) {
-                return Optional.of(new RankIdentity(m.group("id"), m.group("ns"), Integer.parseInt(m.group("rank")),
-                        OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty()));
-            }
-            m = VLLM_RANK_NAME.matcher(fileName);
-            if (m.matches()) {
-                return Optional.of(new RankIdentity(m.group("prefix"), m.group("ns"), Integer.parseInt(m.group("rank")),
-                        OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty()));
+            for (Pattern p : new Pattern[] {VLLM_INSTANCE, VLLM_RANK}) {
+                m = p.matcher(fileName);
+                if (m.matches()) {
+                    return Optional.of(new RankIdentity(m.group("prefix"), m.group("id"),
+                            Integer.parseInt(m.group("rank")), OptionalInt.empty(), OptionalInt.empty(),
+                            OptionalInt.empty(), Optional.empty()));
+                }
             }
         } catch (NumberFormatException rankTooLarge) {
             return Optional.empty();
@@ -127,16 +121,35 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
         return Optional.empty();
     }
 
-    /**
-     * {@link #fromSglangFileName(String)}, else {@link #fromVllmFileName(String)}.
-     *
-     * @param fileName a file name, not null
-     * @return the rank, or empty when neither engine's naming matches
-     */
+    /** {@link #fromSglangFileName(String)}, else {@link #fromVllmFileName(String)}. */
     public static Optional<RankIdentity> fromFileName(String fileName) {
         Optional<RankIdentity> sglang = fromSglangFileName(fileName);
         return sglang.isPresent() ? sglang : fromVllmFileName(fileName);
     }
+
+    /**
+     * The rank of one process of an SGLang merged trace from its string pid ({@code "[TP01-DP00] 1234"},
+     * PROTOCOLS.md §1.4): labels TP, DP, PP, EP in that order, two digits each. The profile id is
+     * {@code profileId} (from the merged file's name {@code merged-{id}.trace.json.gz}).
+     *
+     * @return the rank, or empty when {@code pid} has no {@code [TP..]} label
+     */
+    public static Optional<RankIdentity> fromMergedPid(String pid, String profileId) {
+        Matcher m = MERGED_PID.matcher(pid);
+        if (!m.lookingAt()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new RankIdentity(null, profileId, Integer.parseInt(m.group("tp")),
+                    optionalInt(m.group("dp")), optionalInt(m.group("pp")), optionalInt(m.group("ep")),
+                    Optional.empty()));
+        } catch (NumberFormatException rankTooLarge) {
+            return Optional.empty();
+        }
+    }
+
+    private static final Pattern MERGED_PID = Pattern.compile(
+            "^\\[TP(?<tp>\\d+)(?:-DP(?<dp>\\d+))?(?:-PP(?<pp>\\d+))?(?:-EP(?<ep>\\d+))?\\]");
 
     /** A short label such as {@code TP-0}, {@code TP-1-DP-0-EP-2-DECODE} (parts in file-name order). */
     public String label() {

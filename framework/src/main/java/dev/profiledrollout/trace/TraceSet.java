@@ -57,11 +57,7 @@ public final class TraceSet {
         this.kernelTotalNs = total;
     }
 
-    /**
-     * A set of summaries already read or built elsewhere (for example from an {@code nsys stats} kernel summary).
-     *
-     * @param summaries one per rank (and stage), not null
-     */
+    /** A set of summaries already read (for example by {@link SqliteTraceReader}), sorted like {@link #read}. */
     public static TraceSet of(Collection<TraceSummary> summaries) {
         return new TraceSet(List.copyOf(summaries));
     }
@@ -80,12 +76,13 @@ public final class TraceSet {
             groups.computeIfAbsent(stage, k -> new ArrayList<>()).add(t);
         }
         Map<String, TraceSet> sets = new LinkedHashMap<>();
-        groups.forEach((stage, list) -> sets.put(stage, new TraceSet(list)));
+        groups.forEach((stage, list) -> sets.put(stage, TraceSet.of(list)));
         return java.util.Collections.unmodifiableMap(sets);
     }
 
     /**
-     * Reads every file with {@link KinetoTraceReader#read(Path)}, in parallel on a pool of at most
+     * Reads every file with {@link KinetoTraceReader#read(Path)} (SGLang {@code merged-*} files with
+     * {@link KinetoTraceReader#readRanks(Path, KernelCategories)}, one trace per rank), in parallel on a pool of at most
      * {@code availableProcessors} threads that is shut down before this method returns.
      *
      * @param files the trace files, one per rank, not null
@@ -104,13 +101,13 @@ public final class TraceSet {
             return t;
         });
         try {
-            List<Future<TraceSummary>> futures = new ArrayList<>();
+            List<Future<List<TraceSummary>>> futures = new ArrayList<>();
             for (Path path : paths) {
-                futures.add(pool.submit(() -> KinetoTraceReader.read(path)));
+                futures.add(pool.submit(() -> readOne(path)));
             }
             List<TraceSummary> summaries = new ArrayList<>();
-            for (Future<TraceSummary> future : futures) {
-                summaries.add(await(future));
+            for (Future<List<TraceSummary>> future : futures) {
+                summaries.addAll(await(future));
             }
             return new TraceSet(summaries);
         } finally {
@@ -118,7 +115,16 @@ public final class TraceSet {
         }
     }
 
-    private static TraceSummary await(Future<TraceSummary> future) throws IOException {
+    /** SGLang merged files are split into ranks; other files are read whole. */
+    private static List<TraceSummary> readOne(Path path) throws IOException {
+        String name = String.valueOf(path.getFileName());
+        if (name.startsWith("merged-")) {
+            return KinetoTraceReader.readRanks(path, KernelCategories.defaults());
+        }
+        return List.of(KinetoTraceReader.read(path));
+    }
+
+    private static List<TraceSummary> await(Future<List<TraceSummary>> future) throws IOException {
         try {
             return future.get();
         } catch (InterruptedException e) {
@@ -150,6 +156,75 @@ public final class TraceSet {
     /** The first trace (in {@link #traces()} order) whose rank has this TP rank, if any. */
     public Optional<TraceSummary> rank(int tp) {
         return traces.stream().filter(t -> t.rank().map(r -> r.tp() == tp).orElse(false)).findFirst();
+    }
+
+    /**
+     * Like {@link #rank(int)}, but traces without a rank in their file name also match on their
+     * {@code distributedInfo.rank} ({@link TraceDetails#distributedRank()}).
+     */
+    public Optional<TraceSummary> anyRank(int rank) {
+        return traces.stream().filter(t -> t.rank().map(r -> r.tp() == rank)
+                .orElse(t.details().distributedRank().isPresent() && t.details().distributedRank().getAsInt() == rank))
+                .findFirst();
+    }
+
+    /**
+     * A short label for a trace of this set: the rank label ({@code TP-1-DP-0}), else {@code rank N} from
+     * {@code distributedInfo}, else the file name.
+     */
+    public static String label(TraceSummary trace) {
+        if (trace.rank().isPresent()) {
+            return trace.rank().get().label();
+        }
+        if (trace.details().distributedRank().isPresent()) {
+            return "rank " + trace.details().distributedRank().getAsInt();
+        }
+        return String.valueOf(trace.file().getFileName());
+    }
+
+    /**
+     * The straggler: the trace with the largest GPU busy time ({@link TraceSummary#busyNs()}), the rank the others
+     * wait for at collectives. Empty for an empty set. (HTA's {@code get_potential_stragglers} uses NCCL kernel timing
+     * per iteration instead, TRACES.md §3.3; busy time needs no steps.)
+     */
+    public Optional<TraceSummary> straggler() {
+        return traces.stream().max(Comparator.comparingLong(TraceSummary::busyNs));
+    }
+
+    /**
+     * Per kernel name, how its total time spreads across the ranks ({@link KernelSpread}), largest spread first.
+     * Empty with fewer than two traces.
+     */
+    public List<KernelSpread> kernelSpread() {
+        if (traces.size() < 2) {
+            return List.of();
+        }
+        Map<String, long[]> perRank = new LinkedHashMap<>();
+        for (int i = 0; i < traces.size(); i++) {
+            for (KernelStats k : traces.get(i).kernels()) {
+                perRank.computeIfAbsent(k.name(), n -> new long[traces.size()])[i] = k.totalNs();
+            }
+        }
+        List<KernelSpread> list = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : perRank.entrySet()) {
+            long[] totals = e.getValue();
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            long sum = 0;
+            int maxRank = 0;
+            for (int i = 0; i < totals.length; i++) {
+                min = Math.min(min, totals[i]);
+                if (totals[i] > max) {
+                    max = totals[i];
+                    maxRank = i;
+                }
+                sum += totals[i];
+            }
+            list.add(new KernelSpread(e.getKey(), min, max, (double) sum / totals.length, maxRank,
+                    label(traces.get(maxRank))));
+        }
+        list.sort(KernelSpread.BY_SPREAD);
+        return list;
     }
 
     /** The kernels whose name passes {@code nameFilter}, merged over all ranks, as a share of all ranks' kernel time. */

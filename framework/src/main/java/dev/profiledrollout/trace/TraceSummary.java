@@ -15,7 +15,7 @@ import java.util.function.Predicate;
  * {@code Memset}). Kernel statistics use kernel events only; device busy and span use all GPU events.
  *
  * @param file           the file that was read, not null
- * @param rank           the rank from the file name ({@link RankIdentity#fromFileName(String)}: SGLang or vLLM names)
+ * @param rank           the rank from the file name ({@link RankIdentity#fromFileName(String)}: SGLang, then vLLM)
  * @param kernelEvents   number of kernel events
  * @param memoryEvents   number of memcpy and memset events
  * @param distinctKernels number of distinct kernel names
@@ -23,10 +23,12 @@ import java.util.function.Predicate;
  * @param devices        per device ({@code pid}), sorted by id (numerically when both ids are numbers)
  * @param kernels        per kernel name, sorted by {@code totalNs} descending, ties by name
  * @param warnings       repairs and damage met while reading (truncation, skipped events); empty when clean
+ * @param details        categories, HTA temporal breakdown, idle gaps, steps, launches and operators
+ *                       ({@link TraceDetails}); {@link TraceDetails#none()} for summaries built by hand
  */
 public record TraceSummary(Path file, Optional<RankIdentity> rank, long kernelEvents, long memoryEvents,
                            int distinctKernels, long kernelTotalNs, List<DeviceStats> devices,
-                           List<KernelStats> kernels, List<String> warnings) {
+                           List<KernelStats> kernels, List<String> warnings, TraceDetails details) {
 
     public TraceSummary {
         Objects.requireNonNull(file, "file");
@@ -34,6 +36,26 @@ public record TraceSummary(Path file, Optional<RankIdentity> rank, long kernelEv
         devices = List.copyOf(devices);
         kernels = List.copyOf(kernels);
         warnings = List.copyOf(warnings);
+        Objects.requireNonNull(details, "details");
+    }
+
+    /** A summary without {@link TraceDetails} (for example built by hand in a test). */
+    public TraceSummary(Path file, Optional<RankIdentity> rank, long kernelEvents, long memoryEvents,
+                        int distinctKernels, long kernelTotalNs, List<DeviceStats> devices, List<KernelStats> kernels,
+                        List<String> warnings) {
+        this(file, rank, kernelEvents, memoryEvents, distinctKernels, kernelTotalNs, devices, kernels, warnings,
+                TraceDetails.none());
+    }
+
+    /** A copy with another rank identity (used when splitting merged traces and for {@code distributedInfo}). */
+    public TraceSummary withRank(Optional<RankIdentity> newRank) {
+        return new TraceSummary(file, newRank, kernelEvents, memoryEvents, distinctKernels, kernelTotalNs, devices,
+                kernels, warnings, details);
+    }
+
+    /** Σ idle (span − busy) over the devices, ns. */
+    public long idleNs() {
+        return devices.stream().mapToLong(d -> d.spanNs() - d.busyNs()).sum();
     }
 
     /**

@@ -24,7 +24,8 @@
  *       {@code "[TP01] 0"}): busy = length of the union of {@code [ts, ts + dur)} of all GPU events;
  *       span = last GPU event end − first GPU event start.</li>
  * </ul>
- * Unlike HTA (TRACES.md §3.1) nothing is rounded to µs and no profiler step is dropped; unlike TraceLens
+ * Unlike HTA (TRACES.md §3.1) nothing is rounded to µs and no profiler step is dropped (except in the
+ * HTA-compatible {@link dev.profiledrollout.trace.TemporalBreakdown}); unlike TraceLens
  * (§4) GPU events without a CPU launch, such as CUDA-graph replays, are counted.
  *
  * <h2>Units</h2>
@@ -33,8 +34,19 @@
  * µs need 19 digits). {@code displayTimeUnit} is a viewer hint and is ignored.
  *
  * <h2>Memory</h2>
- * Readers stream the file (gzip or plain) and keep no events: O(GPU events × 16 bytes) for the device
- * intervals, plus one entry per distinct kernel name.
+ * Readers stream the file (gzip or plain) and keep no events in memory: the GPU timeline is held in a bounded chunk
+ * (about 5 MiB) and sorted runs in temporary files; what grows is one entry per distinct kernel name and the
+ * correlation / External id join tables (about 48 bytes per launch and per CPU op). See
+ * {@link dev.profiledrollout.trace.KinetoTraceReader}.
+ *
+ * <h2>More analyses</h2>
+ * {@link dev.profiledrollout.trace.TraceSummary#details()} holds categories ({@link dev.profiledrollout.trace.KernelCategories}),
+ * HTA's temporal breakdown in exact and HTA-compatible modes ({@link dev.profiledrollout.trace.TemporalBreakdown}),
+ * idle gaps, steps and stages ({@link dev.profiledrollout.trace.StepStats}), launches and CUDA-graph coverage
+ * ({@link dev.profiledrollout.trace.LaunchStats}) and operators ({@link dev.profiledrollout.trace.OperatorStats}).
+ * {@link dev.profiledrollout.trace.TraceSet} adds straggler and per-kernel spread across ranks;
+ * {@link dev.profiledrollout.trace.TraceBaseline} writes and compares baselines; {@link dev.profiledrollout.trace.SqliteTraceReader}
+ * reads RPD and nsys exports.
  *
  * <h2>Thread safety</h2>
  * Results ({@link dev.profiledrollout.trace.TraceSummary}, {@link dev.profiledrollout.trace.TraceSet},

@@ -36,7 +36,8 @@ class KinetoTraceReaderToleranceTest {
         TraceSummary summary = KinetoTraceReader.read(file);
 
         assertThat(summary.kernelEvents()).isEqualTo(2);
-        assertThat(summary.kernels()).containsExactly(new KernelStats("a", 2, 8_000, 3_000, 5_000));
+        assertThat(summary.kernels()).usingRecursiveFieldByFieldElementComparatorIgnoringFields("p50Ns", "p99Ns")
+                .containsExactly(new KernelStats("a", 2, 8_000, 3_000, 5_000));
         assertThat(summary.devices()).containsExactly(new DeviceStats("0", 8_000, 13_000));
         assertThat(summary.warnings()).isEmpty();
     }
@@ -49,7 +50,8 @@ class KinetoTraceReaderToleranceTest {
 
         TraceSummary summary = KinetoTraceReader.read(file);
 
-        assertThat(summary.kernels()).containsExactly(new KernelStats("a", 1, 2_250, 2_250, 2_250));
+        assertThat(summary.kernels()).usingRecursiveFieldByFieldElementComparatorIgnoringFields("p50Ns", "p99Ns")
+                .containsExactly(new KernelStats("a", 1, 2_250, 2_250, 2_250));
         assertThat(summary.memoryEvents()).isEqualTo(1);
         assertThat(summary.devices()).containsExactly(new DeviceStats("2", 4_500, 4_500));
     }

@@ -2,6 +2,7 @@ package dev.profiledrollout.cli.internal;
 
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSummary;
 
 import java.io.PrintWriter;
@@ -20,16 +21,7 @@ public final class SummaryTable {
 
     /** Prints {@code summary} under the heading {@code fileLabel}, followed by a blank line. */
     public static void print(PrintWriter out, String fileLabel, TraceSummary summary) {
-        out.println(fileLabel + summary.rank().map(r -> "  [" + r.label() + "]").orElse(""));
-        out.printf(Locale.ROOT, "  %d kernel events, %d memcpy/memset events, %d distinct kernels, kernel time %.3f ms%n",
-                summary.kernelEvents(), summary.memoryEvents(), summary.distinctKernels(), ms(summary.kernelTotalNs()));
-        for (DeviceStats device : summary.devices()) {
-            out.printf(Locale.ROOT, "  device %s: busy %.3f ms of %.3f ms span (%.1f %% busy)%n",
-                    device.id(), ms(device.busyNs()), ms(device.spanNs()), 100 * device.busyFraction());
-        }
-        for (String warning : summary.warnings()) {
-            out.println("  warning: " + warning);
-        }
+        header(out, fileLabel, summary);
         if (!summary.kernels().isEmpty()) {
             out.printf(Locale.ROOT, "  %8s %11s %11s %7s  %s%n", "count", "total ms", "mean µs", "share", "kernel");
             for (KernelStats kernel : summary.kernels().subList(0, Math.min(TOP_KERNELS, summary.kernels().size()))) {
@@ -39,6 +31,27 @@ public final class SummaryTable {
             }
         }
         out.println();
+    }
+
+    /** The header lines of {@link #print}: file, counts, devices, HTA-style breakdown, warnings. */
+    public static void header(PrintWriter out, String fileLabel, TraceSummary summary) {
+        out.println(fileLabel + summary.rank().map(r -> "  [" + r.label() + "]").orElse(""));
+        out.printf(Locale.ROOT, "  %d kernel events, %d memcpy/memset events, %d distinct kernels, kernel time %.3f ms%n",
+                summary.kernelEvents(), summary.memoryEvents(), summary.distinctKernels(), ms(summary.kernelTotalNs()));
+        for (DeviceStats device : summary.devices()) {
+            out.printf(Locale.ROOT, "  device %s: busy %.3f ms of %.3f ms span (%.1f %% busy)%n",
+                    device.id(), ms(device.busyNs()), ms(device.spanNs()), 100 * device.busyFraction());
+        }
+        TemporalBreakdown t = summary.details().exact();
+        if (t.kernelTimeNs() > 0) {
+            out.printf(Locale.ROOT, "  temporal (HTA definitions, exact ns): compute %.1f %%, non-compute %.1f %%, "
+                            + "idle %.1f %% of %.3f ms%s%n", 100 * t.computeFraction(), 100 * t.nonComputeFraction(),
+                    100 * t.idleFraction(), ms(t.kernelTimeNs()), Double.isNaN(t.overlapPercent()) ? ""
+                            : String.format(Locale.ROOT, "; comm/compute overlap %.2f %%", t.overlapPercent()));
+        }
+        for (String warning : summary.warnings()) {
+            out.println("  warning: " + warning);
+        }
     }
 
     private static double ms(long ns) {

@@ -27,27 +27,40 @@ public final class MicrosToNanos {
      *                               empty) or does not fit in a {@code long} of ns
      */
     public static long parse(String text) {
-        int n = text.length();
-        int i = 0;
+        return parse(text.toCharArray(), 0, text.length(), text);
+    }
+
+    /**
+     * {@link #parse(String)} of {@code len} chars at {@code off}, without allocating on the fast path.
+     *
+     * @throws NumberFormatException as {@link #parse(String)}
+     */
+    public static long parse(char[] chars, int off, int len) {
+        return parse(chars, off, len, null);
+    }
+
+    private static long parse(char[] chars, int off, int len, String original) {
+        int n = off + len;
+        int i = off;
         boolean negative = false;
-        if (i < n && (text.charAt(i) == '-' || text.charAt(i) == '+')) {
-            negative = text.charAt(i) == '-';
+        if (i < n && (chars[i] == '-' || chars[i] == '+')) {
+            negative = chars[i] == '-';
             i++;
         }
         long whole = 0;
         int wholeDigits = 0;
-        while (i < n && isDigit(text.charAt(i))) {
-            whole = whole * 10 + (text.charAt(i) - '0');
+        while (i < n && isDigit(chars[i])) {
+            whole = whole * 10 + (chars[i] - '0');
             wholeDigits++;
             i++;
         }
         long fraction = 0;
         int fractionDigits = 0;
         boolean roundUp = false;
-        if (i < n && text.charAt(i) == '.') {
+        if (i < n && chars[i] == '.') {
             i++;
-            while (i < n && isDigit(text.charAt(i))) {
-                int digit = text.charAt(i) - '0';
+            while (i < n && isDigit(chars[i])) {
+                int digit = chars[i] - '0';
                 if (fractionDigits < 3) {
                     fraction = fraction * 10 + digit;
                 } else if (fractionDigits == 3) {
@@ -58,7 +71,7 @@ public final class MicrosToNanos {
             }
         }
         if (i != n || wholeDigits + fractionDigits == 0 || wholeDigits > 15) {
-            return viaBigDecimal(text);
+            return viaBigDecimal(original != null ? original : new String(chars, off, len));
         }
         for (int k = Math.min(fractionDigits, 3); k < 3; k++) {
             fraction *= 10;

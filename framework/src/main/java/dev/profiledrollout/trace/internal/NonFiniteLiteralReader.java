@@ -8,7 +8,10 @@ import java.io.Reader;
  * old Kineto builds write outside strings (TRACES.md §1.6: {@code memory bandwidth (GB/s)} of a 0-dur
  * memcpy, {@code blocks per SM} when numSMs is 0) into the forms Jackson accepts with
  * {@code ALLOW_NON_NUMERIC_NUMBERS} ({@code +INF}, {@code -INF}, {@code NaN}). Text inside JSON strings is
- * never touched. Not thread-safe.
+ * never touched, except for one repair: a {@code "} inside a string that is not followed (after whitespace) by
+ * {@code ,}, {@code :}, <code>}</code>, {@code ]} or the end of input cannot close the string in valid JSON, so it is
+ * taken for an unescaped quote written by old Kineto builds (TRACES.md §1.6, HTA PR #324) and escaped.
+ * Not thread-safe.
  */
 public final class NonFiniteLiteralReader extends Reader {
 
@@ -25,10 +28,16 @@ public final class NonFiniteLiteralReader extends Reader {
     private boolean inString;
     private boolean escaped;
     private long repairs;
+    private long quoteRepairs;
 
     /** @param in the character stream to filter, not null; closed with this reader */
     public NonFiniteLiteralReader(Reader in) {
         this.in = in;
+    }
+
+    /** Number of unescaped quotes inside strings escaped so far. */
+    public long quoteRepairs() {
+        return quoteRepairs;
     }
 
     /** Number of literals rewritten so far. */
@@ -77,7 +86,15 @@ public final class NonFiniteLiteralReader extends Reader {
                 } else if (c == '\\') {
                     escaped = true;
                 } else if (c == '"') {
-                    inString = false;
+                    if (inLimit - inPos < 64 && !inputDone) {
+                        break; // decide with enough of what follows
+                    }
+                    if (closesString(inPos + 1)) {
+                        inString = false;
+                    } else {
+                        output[outLimit++] = '\\';
+                        quoteRepairs++;
+                    }
                 }
             } else if (c == '"') {
                 inString = true;
@@ -92,6 +109,17 @@ public final class NonFiniteLiteralReader extends Reader {
             }
             output[outLimit++] = c;
             inPos++;
+        }
+        return true;
+    }
+
+    private boolean closesString(int from) {
+        for (int i = from; i < inLimit; i++) {
+            char next = input[i];
+            if (next == ' ' || next == '\n' || next == '\r' || next == '\t') {
+                continue;
+            }
+            return next == ',' || next == ':' || next == '}' || next == ']';
         }
         return true;
     }

@@ -1,0 +1,138 @@
+package dev.profiledrollout.cli.internal;
+
+import dev.profiledrollout.trace.BaselineDiff;
+import dev.profiledrollout.trace.CategoryStats;
+import dev.profiledrollout.trace.KernelCategories;
+import dev.profiledrollout.trace.KernelDelta;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.OperatorStats;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The tables {@code analyze} prints, as a header plus rows of cells (all times ns, shares as fractions), so that one
+ * definition serves both {@code --format table} and {@code --format csv}.
+ */
+public final class AnalysisViews {
+
+    /** {@code --by} choices. */
+    public enum By { KERNEL, CATEGORY, OPERATOR, STEP, STAGE }
+
+    /** A header and its rows. */
+    public record View(List<String> header, List<List<String>> rows) {
+    }
+
+    private AnalysisViews() {
+    }
+
+    /** One trace's view by {@code by}. */
+    public static View of(By by, TraceSummary s) {
+        List<List<String>> rows = new ArrayList<>();
+        return switch (by) {
+            case KERNEL -> {
+                for (KernelStats k : s.kernels()) {
+                    rows.add(List.of(k.name(), KernelCategories.defaults().categoryOf(k.name()).name(), n(k.count()),
+                            n(k.totalNs()), d(k.meanNs()), n(k.minNs()), n(k.maxNs()), n(k.p50Ns()), n(k.p99Ns()),
+                            share(k.totalNs(), s.kernelTotalNs())));
+                }
+                yield new View(List.of("kernel", "category", "count", "totalNs", "meanNs", "minNs", "maxNs", "p50Ns",
+                        "p99Ns", "share"), rows);
+            }
+            case CATEGORY -> {
+                for (CategoryStats c : s.details().categories()) {
+                    rows.add(List.of(c.category().name(), n(c.count()), n(c.totalNs()), d(c.share())));
+                }
+                yield new View(List.of("category", "count", "totalNs", "share"), rows);
+            }
+            case OPERATOR -> {
+                for (OperatorStats o : s.details().operators()) {
+                    rows.add(List.of(o.name(), o.inputDims(), n(o.count()), n(o.cpuNs()), n(o.gpuEvents()),
+                            n(o.gpuNs())));
+                }
+                yield new View(List.of("operator", "inputDims", "count", "cpuNs", "gpuEvents", "gpuNs"), rows);
+            }
+            case STEP -> {
+                for (StepStats st : s.details().steps()) {
+                    rows.add(List.of(st.name(), st.stage().name(), n(st.startNs()), n(st.durationNs()),
+                            n(st.gpuDurationNs()), n(st.kernels()), n(st.kernelNs())));
+                }
+                yield new View(List.of("step", "stage", "startNs", "durationNs", "gpuDurationNs", "kernels",
+                        "kernelNs"), rows);
+            }
+            case STAGE -> {
+                for (StepStats.Stage stage : StepStats.Stage.values()) {
+                    List<Long> durations = s.details().steps(stage).stream().map(StepStats::durationNs).sorted().toList();
+                    if (durations.isEmpty()) {
+                        continue;
+                    }
+                    long kernelNs = s.details().steps(stage).stream().mapToLong(StepStats::kernelNs).sum();
+                    rows.add(List.of(stage.name(), n(durations.size()), n(kernelNs), n(rank(durations, 50)),
+                            n(rank(durations, 99)), n(durations.get(durations.size() - 1))));
+                }
+                if (rows.isEmpty()) {
+                    String stage = s.rank().flatMap(r -> r.stage()).orElse("UNKNOWN");
+                    rows.add(List.of("file:" + stage, "0", n(s.kernelTotalNs()), "", "", ""));
+                }
+                yield new View(List.of("stage", "steps", "kernelNs", "durationP50Ns", "durationP99Ns",
+                        "durationMaxNs"), rows);
+            }
+        };
+    }
+
+    /** One row per trace of the set: the cross-rank table. */
+    public static View ranks(TraceSet set) {
+        List<List<String>> rows = new ArrayList<>();
+        double meanBusy = set.traces().stream().mapToLong(TraceSummary::busyNs).average().orElse(0);
+        String straggler = set.straggler().map(TraceSet::label).orElse("");
+        for (TraceSummary t : set.traces()) {
+            long span = t.spanNs();
+            rows.add(List.of(TraceSet.label(t), String.valueOf(t.file().getFileName()), n(t.kernelEvents()),
+                    n(t.kernelTotalNs()), n(t.busyNs()), n(span), d(span == 0 ? 0 : 1 - (double) t.busyNs() / span),
+                    d(meanBusy == 0 ? 1 : t.busyNs() / meanBusy), TraceSet.label(t).equals(straggler) ? "yes" : ""));
+        }
+        return new View(List.of("rank", "file", "kernelEvents", "kernelTotalNs", "busyNs", "spanNs", "idleFraction",
+                "busyOverMean", "straggler"), rows);
+    }
+
+    /** The per-kernel spread across ranks, largest first. */
+    public static View spread(TraceSet set, int limit) {
+        List<List<String>> rows = new ArrayList<>();
+        set.kernelSpread().stream().limit(limit).forEach(k -> rows.add(List.of(k.name(), d(k.spread()),
+                n(k.minNs()), n(k.maxNs()), d(k.meanNs()), k.maxLabel())));
+        return new View(List.of("kernel", "spread", "minNs", "maxNs", "meanNs", "longestOn"), rows);
+    }
+
+    /** A baseline comparison, largest |Δtime| first. */
+    public static View diff(BaselineDiff diff) {
+        List<List<String>> rows = new ArrayList<>();
+        for (KernelDelta k : diff.kernels()) {
+            rows.add(List.of(k.name(), k.status().name(), n(k.baseCount()), n(k.count()), n(k.deltaCount()),
+                    n(k.baseTotalNs()), n(k.totalNs()), n(k.deltaNs()),
+                    Double.isInfinite(k.relativeChange()) ? "inf" : d(k.relativeChange())));
+        }
+        return new View(List.of("kernel", "status", "baseCount", "count", "deltaCount", "baseTotalNs", "totalNs",
+                "deltaNs", "relativeChange"), rows);
+    }
+
+    private static long rank(List<Long> sorted, double p) {
+        int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+    }
+
+    private static String n(long v) {
+        return Long.toString(v);
+    }
+
+    private static String d(double v) {
+        return String.format(Locale.ROOT, "%.6g", v);
+    }
+
+    private static String share(long part, long whole) {
+        return d(whole == 0 ? 0 : (double) part / whole);
+    }
+}

@@ -1,0 +1,290 @@
+package dev.profiledrollout.trace;
+
+import dev.profiledrollout.trace.internal.EventParser;
+import dev.profiledrollout.trace.internal.GpuTimeline;
+import dev.profiledrollout.trace.internal.HtaKernelType;
+import dev.profiledrollout.trace.internal.LongLongMap;
+import dev.profiledrollout.trace.internal.MicrosToNanos;
+import dev.profiledrollout.trace.internal.RawEvent;
+import org.HdrHistogram.IntCountsHistogram;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * The streaming half of {@link KinetoTraceReader}: receives events one by one and keeps only aggregates, the GPU
+ * timeline ({@link GpuTimeline}, bounded) and the join tables. {@link TimelineSweep} does the rest at the end.
+ *
+ * <p>Memory beyond the bounded timeline: per distinct kernel name four longs and a histogram; per CPU runtime event
+ * with a correlation id one {@link LongLongMap} entry (about 48 bytes); per {@code cpu_op} with an
+ * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}). Confined
+ * to the reading thread.
+ */
+final class KinetoAccumulator implements KinetoTraceReader.Sink {
+
+    static final int MAX_ANNOTATIONS = 200_000;
+    static final int KIND_KERNEL = 0;
+    static final int KIND_MEMCPY = 1;
+    static final int KIND_MEMSET = 2;
+
+    /** Per kernel name: count, total, min, max, and a duration histogram (2 significant digits). */
+    static final class KernelAgg {
+        long count;
+        long total;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        IntCountsHistogram histogram;
+        int category = -1;
+        int htaType = -1;
+    }
+
+    /** A CPU or GPU annotation span. */
+    record Span(String name, long start, long end) {
+    }
+
+    final KernelCategories categories;
+    final Map<String, KernelAgg> kernels = new HashMap<>();
+    final Map<String, KernelAgg> memoryNames = new HashMap<>();
+    final Map<String, Integer> deviceIndex = new LinkedHashMap<>();
+    final GpuTimeline timeline = new GpuTimeline();
+    final List<String> warnings = new ArrayList<>();
+    final LongLongMap launches = new LongLongMap();   // correlation → (cpu ts, cpu end)
+    final LongLongMap graphLaunches = new LongLongMap(); // correlation → (cpu ts, GPU events seen)
+    final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
+    long launchCount;
+    final LongLongMap opsByExternalId = new LongLongMap(); // External id → (op index, 0)
+    final Map<String, Integer> opIndex = new HashMap<>();
+    final List<String[]> opKeys = new ArrayList<>();
+    final List<long[]> opAggs = new ArrayList<>(); // count, cpuNs
+    final List<Span> annotations = new ArrayList<>();
+    final List<Span> cpuSteps = new ArrayList<>();
+    final List<Span> gpuStepWindows = new ArrayList<>();
+    final Set<String> profilerStepNames = new HashSet<>();
+    long lastProfilerStepStart = Long.MIN_VALUE;
+    boolean sawEvents;
+    long kernelEvents;
+    long memoryEvents;
+    long memoryNs;
+    long badTimes;
+    long droppedAnnotations;
+    OptionalInt distributedRank = OptionalInt.empty();
+    OptionalLong baseTimeNs = OptionalLong.empty();
+    long eventsSeen;
+
+    KinetoAccumulator(KernelCategories categories) {
+        this.categories = categories;
+    }
+
+    @Override
+    public long gpuEvents() {
+        return kernelEvents + memoryEvents;
+    }
+
+    @Override
+    public boolean sawEvents() {
+        return sawEvents;
+    }
+
+    @Override
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    @Override
+    public void close() {
+        timeline.close();
+    }
+
+    @Override
+    public void eventsStarted() {
+        sawEvents = true;
+    }
+
+    @Override
+    public void baseTimeNanoseconds(long ns) {
+        baseTimeNs = OptionalLong.of(ns);
+    }
+
+    @Override
+    public void distributedRank(int rank) {
+        distributedRank = OptionalInt.of(rank);
+    }
+
+    @Override
+    public void event(RawEvent e) {
+        eventsSeen++;
+        if (!e.complete || e.cat == RawEvent.CAT_ABSENT || e.cat == RawEvent.CAT_OTHER) {
+            return;
+        }
+        int kind = switch (e.cat) {
+            case RawEvent.CAT_KERNEL -> KIND_KERNEL;
+            case RawEvent.CAT_MEMCPY -> KIND_MEMCPY;
+            case RawEvent.CAT_MEMSET -> KIND_MEMSET;
+            default -> -1;
+        };
+        if (e.badTime) {
+            if (kind >= 0) {
+                badTimes++;
+            }
+            return;
+        }
+        if (e.tsNs == RawEvent.NONE || e.durNs == RawEvent.NONE) {
+            return;
+        }
+        String name = e.name == null ? "" : e.name;
+        if (kind >= 0) {
+            gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.tsNs, e.durNs, e.correlation, e.externalId);
+        } else {
+            cpuEvent(e.cat, name, e.tsNs, e.durNs, e);
+        }
+    }
+
+    private void gpuEvent(int kind, String name, String pid, long ts, long dur, long corr, long ext) {
+        KernelAgg agg;
+        if (kind == KIND_KERNEL) {
+            kernelEvents++;
+            agg = kernels.get(name);
+            if (agg == null) {
+                agg = new KernelAgg();
+                agg.category = categories.categoryOf(name).ordinal();
+                agg.htaType = HtaKernelType.of(name);
+                agg.histogram = new IntCountsHistogram(2);
+                kernels.put(name, agg);
+            }
+            agg.count++;
+            agg.total += dur;
+            agg.min = Math.min(agg.min, dur);
+            agg.max = Math.max(agg.max, dur);
+            agg.histogram.recordValue(Math.max(0, dur));
+        } else {
+            memoryEvents++;
+            memoryNs += dur;
+            agg = memoryNames.get(name);
+            if (agg == null) {
+                agg = new KernelAgg(); // no histogram: memcpy/memset names only need their types
+                agg.category = KernelCategory.MEMORY.ordinal();
+                agg.htaType = HtaKernelType.of(name);
+                if (memoryNames.size() < 10_000) {
+                    memoryNames.put(name, agg);
+                }
+            }
+        }
+        Integer device = deviceIndex.get(pid);
+        if (device == null) {
+            device = deviceIndex.size();
+            deviceIndex.put(pid, device);
+        }
+        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (device << 8);
+        timeline.add(ts, ts + dur, corr, ext, tag);
+    }
+
+    private void cpuEvent(int cat, String name, long ts, long dur, RawEvent e) {
+        long end = ts + Math.max(0, dur);
+        if (e.correlation != RawEvent.NONE && cat == RawEvent.CAT_RUNTIME) {
+            launches.putIfAbsent(e.correlation, ts, end);
+            if (isLaunch(name)) {
+                launchCount++;
+                launchDurations.recordValue(Math.max(0, dur));
+                if (name.contains("GraphLaunch")) {
+                    graphLaunches.putIfAbsent(e.correlation, ts, 0);
+                }
+            }
+        }
+        if (cat != RawEvent.CAT_GPU_USER_ANNOTATION && name.contains("ProfilerStep")) {
+            profilerStepNames.add(name);
+            lastProfilerStepStart = Math.max(lastProfilerStepStart, ts);
+        }
+        switch (cat) {
+            case RawEvent.CAT_CPU_OP -> {
+                if (e.externalId != RawEvent.NONE) {
+                    operator(name, e.inputDims == null ? "" : e.inputDims, ts, dur, e.externalId);
+                }
+                if (name.startsWith("ProfilerStep#")) {
+                    cpuSteps.add(new Span(name, ts, end));
+                }
+            }
+            case RawEvent.CAT_USER_ANNOTATION -> {
+                if (StepStats.isStepName(name)) {
+                    cpuSteps.add(new Span(name, ts, end));
+                }
+                if (annotations.size() < MAX_ANNOTATIONS) {
+                    annotations.add(new Span(name, ts, end));
+                } else {
+                    droppedAnnotations++;
+                }
+            }
+            case RawEvent.CAT_GPU_USER_ANNOTATION -> {
+                if (StepStats.isStepName(name)) {
+                    gpuStepWindows.add(new Span(name, ts, end));
+                }
+            }
+            default -> {
+                // cuda_runtime / cuda_driver: handled above
+            }
+        }
+    }
+
+    private void operator(String name, String dims, long ts, long dur, long externalId) {
+        String key = name + '\u0000' + dims;
+        Integer index = opIndex.get(key);
+        if (index == null) {
+            index = opKeys.size();
+            opIndex.put(key, index);
+            opKeys.add(new String[] {name, dims});
+            opAggs.add(new long[2]);
+        }
+        long[] agg = opAggs.get(index);
+        agg[0]++;
+        agg[1] += Math.max(0, dur);
+        opsByExternalId.putIfAbsent(externalId, index, 0);
+    }
+
+    /** Kernel and graph launch API names (CUDA runtime/driver, HIP). */
+    static boolean isLaunch(String name) {
+        return name.startsWith("cudaLaunchKernel") || name.startsWith("cuLaunchKernel")
+                || name.startsWith("cudaGraphLaunch") || name.startsWith("hipLaunchKernel")
+                || name.startsWith("hipExtModuleLaunchKernel") || name.startsWith("hipModuleLaunchKernel")
+                || name.startsWith("hipGraphLaunch") || name.startsWith("cudaLaunchCooperativeKernel");
+    }
+
+    /** The per-name kernel aggregates as public stats, sorted by total descending. */
+    List<KernelStats> kernelStats() {
+        List<KernelStats> list = new ArrayList<>(kernels.size());
+        for (Map.Entry<String, KernelAgg> e : kernels.entrySet()) {
+            KernelAgg k = e.getValue();
+            list.add(new KernelStats(e.getKey(), k.count, k.total, k.min, k.max,
+                    k.histogram.getValueAtPercentile(50), k.histogram.getValueAtPercentile(99)));
+        }
+        list.sort(KernelStats.BY_TOTAL_DESCENDING);
+        return list;
+    }
+
+    /** Per category: kernels by their rule, memcpy/memset as MEMORY; shares of all GPU event time. */
+    List<CategoryStats> categoryStats() {
+        long[] counts = new long[KernelCategory.values().length];
+        long[] totals = new long[counts.length];
+        long all = memoryNs;
+        for (KernelAgg k : kernels.values()) {
+            counts[k.category] += k.count;
+            totals[k.category] += k.total;
+            all += k.total;
+        }
+        counts[KernelCategory.MEMORY.ordinal()] += memoryEvents;
+        totals[KernelCategory.MEMORY.ordinal()] += memoryNs;
+        List<CategoryStats> list = new ArrayList<>();
+        for (KernelCategory c : KernelCategory.values()) {
+            if (counts[c.ordinal()] > 0) {
+                list.add(new CategoryStats(c, counts[c.ordinal()], totals[c.ordinal()],
+                        all == 0 ? 0 : (double) totals[c.ordinal()] / all));
+            }
+        }
+        return list;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.profiledrollout.trace;
+
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One engine step (forward pass / iteration) found in a trace, with the GPU kernel time attributed to it.
+ *
+ * <p>Recognised annotations (CPU {@code user_annotation}, or {@code cpu_op} in old traces; TRACES.md §2):
+ * <ul>
+ *   <li>{@code ProfilerStep#N} (torch profiler's {@code step()}): stage {@link Stage#UNKNOWN};</li>
+ *   <li>SGLang {@code step[EXTEND bs=N toks=M]} → {@link Stage#PREFILL}, {@code step[DECODE bs=N]} → {@link Stage#DECODE}
+ *       ({@code python/sglang/srt/utils/profile_utils.py:build_step_span_name}); other modes → {@link Stage#UNKNOWN};</li>
+ *   <li>vLLM {@code execute_context_N(T)_generation_M(T)}: only context requests → PREFILL, only generation → DECODE,
+ *       both → {@link Stage#MIXED}; older {@code execute_new_N_cached_M} likewise (new = context).</li>
+ * </ul>
+ *
+ * <p>Kernel attribution: a kernel belongs to the step whose {@code gpu_user_annotation} window of the same name (the
+ * k-th GPU window of a name pairs with the k-th CPU span) contains the kernel's start; without GPU windows, to the
+ * step whose CPU span contains the kernel's launch (runtime event with the kernel's {@code correlation}); without
+ * a launch, to the step whose CPU span contains the kernel's start.
+ *
+ * @param name         the annotation name as written, not null
+ * @param stage        prefill / decode / mixed / unknown, not null
+ * @param batchSize    {@code bs=} of SGLang spans, or the request count of vLLM spans, when present
+ * @param tokens       {@code toks=} of SGLang EXTEND spans, or the vLLM token count, when present
+ * @param startNs      CPU span start, ns
+ * @param durationNs   CPU span duration, ns
+ * @param gpuDurationNs duration of the matching {@code gpu_user_annotation} window, or −1 when there is none
+ * @param kernels      number of kernel events attributed
+ * @param kernelNs     Σ {@code dur} of those kernels, ns
+ */
+public record StepStats(String name, Stage stage, OptionalInt batchSize, OptionalInt tokens, long startNs,
+                        long durationNs, long gpuDurationNs, long kernels, long kernelNs) {
+
+    /** Prefill (SGLang EXTEND, vLLM context), decode, both, or not known. */
+    public enum Stage { PREFILL, DECODE, MIXED, UNKNOWN }
+
+    private static final Pattern SGLANG = Pattern.compile("^step\\[(\\w+) bs=(\\d+)(?: toks=(\\d+))?.*\\]$");
+    private static final Pattern VLLM = Pattern.compile(
+            "^execute_context_(\\d+)\\((\\d+)\\)_generation_(\\d+)\\((\\d+)\\)$");
+    private static final Pattern VLLM_OLD = Pattern.compile("^execute_new_(\\d+)_cached_(\\d+)$");
+
+    public StepStats {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(stage, "stage");
+        Objects.requireNonNull(batchSize, "batchSize");
+        Objects.requireNonNull(tokens, "tokens");
+    }
+
+    /** Whether {@code annotation} names a step this class recognises. */
+    public static boolean isStepName(String annotation) {
+        return annotation.startsWith("ProfilerStep#") || SGLANG.matcher(annotation).matches()
+                || VLLM.matcher(annotation).matches() || VLLM_OLD.matcher(annotation).matches();
+    }
+
+    /** A step with no kernels yet, parsed from its annotation name. */
+    static StepStats parse(String name, long startNs, long durationNs) {
+        Stage stage = Stage.UNKNOWN;
+        OptionalInt bs = OptionalInt.empty();
+        OptionalInt toks = OptionalInt.empty();
+        Matcher m = SGLANG.matcher(name);
+        Matcher v = VLLM.matcher(name);
+        Matcher o = VLLM_OLD.matcher(name);
+        if (m.matches()) {
+            stage = switch (m.group(1)) {
+                case "EXTEND", "PREFILL" -> Stage.PREFILL;
+                case "DECODE" -> Stage.DECODE;
+                case "MIXED" -> Stage.MIXED;
+                default -> Stage.UNKNOWN;
+            };
+            bs = parseInt(m.group(2));
+            toks = m.group(3) == null ? OptionalInt.empty() : parseInt(m.group(3));
+        } else if (v.matches()) {
+            long ctx = Long.parseLong(v.group(1));
+            long gen = Long.parseLong(v.group(3));
+            stage = ctx > 0 && gen > 0 ? Stage.MIXED : ctx > 0 ? Stage.PREFILL : gen > 0 ? Stage.DECODE : Stage.UNKNOWN;
+            bs = parseInt(String.valueOf(ctx + gen));
+            toks = parseInt(String.valueOf(Long.parseLong(v.group(2)) + Long.parseLong(v.group(4))));
+        } else if (o.matches()) {
+            long fresh = Long.parseLong(o.group(1));
+            long cached = Long.parseLong(o.group(2));
+            stage = fresh > 0 && cached > 0 ? Stage.MIXED : fresh > 0 ? Stage.PREFILL : cached > 0 ? Stage.DECODE
+                    : Stage.UNKNOWN;
+            bs = parseInt(String.valueOf(fresh + cached));
+        }
+        return new StepStats(name, stage, bs, toks, startNs, durationNs, -1, 0, 0);
+    }
+
+    StepStats withGpu(long gpuDurationNs, long kernels, long kernelNs) {
+        return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs);
+    }
+
+    private static OptionalInt parseInt(String digits) {
+        try {
+            return OptionalInt.of(Integer.parseInt(digits));
+        } catch (NumberFormatException tooLarge) {
+            return OptionalInt.empty();
+        }
+    }
+}

@@ -1,0 +1,340 @@
+package dev.profiledrollout.trace;
+
+import dev.profiledrollout.trace.internal.HtaKernelType;
+import dev.profiledrollout.trace.internal.LongLongMap;
+import dev.profiledrollout.trace.internal.RawEvent;
+import dev.profiledrollout.trace.internal.RunningUnion;
+import org.HdrHistogram.IntCountsHistogram;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+/**
+ * The end-of-file half of {@link KinetoTraceReader}: one replay of the GPU timeline in start order computes device
+ * busy/span, both {@link TemporalBreakdown}s, idle gaps, step attribution, launch delays, graph coverage and operator
+ * GPU time. Memory: O(devices + steps + gaps kept); the timeline itself is streamed from disk when it was spilled.
+ */
+final class TimelineSweep {
+
+    private static final long USED = Long.MIN_VALUE + 1;
+    private static final int COMM = KernelCategory.COMMUNICATION.ordinal();
+    private static final int MEM = KernelCategory.MEMORY.ordinal();
+
+    private final KinetoAccumulator acc;
+    private final String[] deviceIds;
+    private final RunningUnion[] deviceUnions;
+    private final PriorityQueue<long[]> gaps = new PriorityQueue<>(Comparator.comparingLong(g -> g[1]));
+    private final RunningUnion all;
+    private final RunningUnion comp = new RunningUnion();
+    private final RunningUnion comm = new RunningUnion();
+    private final RunningUnion commOrComp = new RunningUnion();
+    private final RunningUnion htaAll = new RunningUnion();
+    private final RunningUnion htaComp = new RunningUnion();
+    private final RunningUnion htaComm = new RunningUnion();
+    private final RunningUnion htaCommOrComp = new RunningUnion();
+    private final boolean htaFilter;
+    private long[] pendingEnds = new long[64];
+    private int pendingSize;
+    private long pendingStart;
+    private final IntCountsHistogram delays = new IntCountsHistogram(2);
+    private long kernelsWithoutLaunch;
+    private long kernelNsWithoutOp;
+    private long graphKernels;
+    private final long[] opGpu;
+    private final long[] opGpuEvents;
+    private final List<StepStats> steps = new ArrayList<>();
+    private final long[][] windows; // start, end, step index; sorted by start
+    private final long[] stepKernels;
+    private final long[] stepKernelNs;
+    private final boolean byGpuWindow;
+
+    TimelineSweep(KinetoAccumulator acc) {
+        this.acc = acc;
+        deviceIds = acc.deviceIndex.keySet().toArray(String[]::new);
+        deviceUnions = new RunningUnion[deviceIds.length];
+        for (int d = 0; d < deviceIds.length; d++) {
+            final int device = d;
+            deviceUnions[d] = new RunningUnion((start, duration) -> offerGap(device, start, duration));
+        }
+        all = new RunningUnion();
+        htaFilter = acc.profilerStepNames.size() >= 2;
+        opGpu = new long[acc.opKeys.size()];
+        opGpuEvents = new long[acc.opKeys.size()];
+        // Steps: prefer engine step spans (SGLang/vLLM) over ProfilerStep when both exist.
+        List<KinetoAccumulator.Span> cpu = preferEngineSteps(acc.cpuSteps);
+        cpu.sort(Comparator.comparingLong(KinetoAccumulator.Span::start));
+        for (KinetoAccumulator.Span s : cpu) {
+            steps.add(StepStats.parse(s.name(), s.start(), s.end() - s.start()));
+        }
+        stepKernels = new long[steps.size()];
+        stepKernelNs = new long[steps.size()];
+        long[] gpuDur = new long[steps.size()];
+        java.util.Arrays.fill(gpuDur, -1);
+        List<long[]> w = new ArrayList<>();
+        Map<String, List<Integer>> cpuByName = new HashMap<>();
+        for (int i = 0; i < steps.size(); i++) {
+            cpuByName.computeIfAbsent(steps.get(i).name(), n -> new ArrayList<>()).add(i);
+        }
+        List<KinetoAccumulator.Span> gpu = new ArrayList<>(acc.gpuStepWindows);
+        gpu.sort(Comparator.comparingLong(KinetoAccumulator.Span::start));
+        Map<String, Integer> seen = new HashMap<>();
+        for (KinetoAccumulator.Span g : gpu) {
+            List<Integer> candidates = cpuByName.get(g.name());
+            int k = seen.merge(g.name(), 1, Integer::sum) - 1;
+            if (candidates != null && k < candidates.size()) {
+                int step = candidates.get(k);
+                w.add(new long[] {g.start(), g.end(), step});
+                gpuDur[step] = g.end() - g.start();
+            }
+        }
+        byGpuWindow = !w.isEmpty();
+        if (!byGpuWindow) {
+            for (int i = 0; i < steps.size(); i++) {
+                StepStats s = steps.get(i);
+                w.add(new long[] {s.startNs(), s.startNs() + s.durationNs(), i});
+            }
+        }
+        w.sort(Comparator.comparingLong(a -> a[0]));
+        windows = w.toArray(long[][]::new);
+        for (int i = 0; i < steps.size(); i++) {
+            steps.set(i, steps.get(i).withGpu(gpuDur[i], 0, 0));
+        }
+    }
+
+    private static List<KinetoAccumulator.Span> preferEngineSteps(List<KinetoAccumulator.Span> spans) {
+        List<KinetoAccumulator.Span> engine = spans.stream()
+                .filter(s -> !s.name().startsWith("ProfilerStep#")).toList();
+        return new ArrayList<>(engine.isEmpty() ? spans : engine);
+    }
+
+    private void offerGap(int device, long start, long duration) {
+        if (gaps.size() < TraceDetails.MAX_IDLE_GAPS) {
+            gaps.add(new long[] {device, duration, start});
+        } else if (duration > gaps.peek()[1]) {
+            gaps.poll();
+            gaps.add(new long[] {device, duration, start});
+        }
+    }
+
+    void run() {
+        acc.timeline.replay(this::visit);
+        if (pendingSize > 0) {
+            flushHta();
+        }
+    }
+
+    private void visit(long start, long end, long corr, long ext, int tag) {
+        int kind = tag & 3;
+        int category = (tag >>> 2) & 15;
+        int htaType = (tag >>> 6) & 3;
+        int device = tag >>> 8;
+        boolean kernel = kind == KinetoAccumulator.KIND_KERNEL;
+        long dur = end - start;
+        deviceUnions[device].add(start, end);
+        all.add(start, end);
+        boolean isComm = kernel && category == COMM;
+        boolean isComp = kernel && category != COMM && category != MEM;
+        if (isComm) {
+            comm.add(start, end);
+        }
+        if (isComp) {
+            comp.add(start, end);
+        }
+        if (isComm || isComp) {
+            commOrComp.add(start, end);
+        }
+        int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
+        hta(start, end, htaType, launch);
+        if (kernel && launch < 0) {
+            kernelsWithoutLaunch++;
+        }
+        if (launch >= 0 && acc.launches.b(launch) != USED) {
+            delays.recordValue(Math.max(0, start - acc.launches.b(launch)));
+            acc.launches.setB(launch, USED);
+        }
+        if (corr != RawEvent.NONE) {
+            int graph = acc.graphLaunches.find(corr);
+            if (graph >= 0) {
+                acc.graphLaunches.setB(graph, acc.graphLaunches.b(graph) + 1);
+                if (kernel) {
+                    graphKernels++;
+                }
+            }
+        }
+        int op = ext == RawEvent.NONE ? -1 : acc.opsByExternalId.find(ext);
+        if (op >= 0) {
+            int index = (int) acc.opsByExternalId.a(op);
+            opGpu[index] += dur;
+            opGpuEvents[index]++;
+        } else if (kernel) {
+            kernelNsWithoutOp += dur;
+        }
+        if (kernel && windows.length > 0) {
+            long at = byGpuWindow || launch < 0 ? start : acc.launches.a(launch);
+            int step = stepAt(at);
+            if (step >= 0) {
+                stepKernels[step]++;
+                stepKernelNs[step] += dur;
+            }
+        }
+    }
+
+    private void hta(long start, long end, int htaType, int launch) {
+        if (htaFilter && (launch < 0 || acc.launches.a(launch) >= acc.lastProfilerStepStart)) {
+            return;
+        }
+        // HTA holds ts and dur as float64 µs (pandas) and rounds ts + dur in float64; at epoch µs (≈1.7e15) a double
+        // resolves 0.25 µs, so floor(ts + dur) can differ from the exact value. Emulate that arithmetic.
+        double tsUs = micros(start);
+        double durUs = micros(end - start);
+        long s = (long) Math.ceil(tsUs) * 1000;
+        long e = (long) Math.floor(tsUs + durUs) * 1000;
+        // HTA sorts rows by (ts, end) after rounding; distinct exact starts can round to one µs, and with HTA's
+        // negative sub-µs durations the order among them matters, so rows sharing a rounded start wait here.
+        if (pendingSize > 0 && s != pendingStart) {
+            flushHta();
+        }
+        if (pendingSize == pendingEnds.length) {
+            pendingEnds = java.util.Arrays.copyOf(pendingEnds, pendingSize * 2);
+        }
+        pendingStart = s;
+        pendingEnds[pendingSize++] = e * 4 + htaType; // e is a multiple of 1000, so the type fits in 2 bits
+    }
+
+    /**
+     * The double nearest to {@code ns / 1000} µs, as parsing the decimal text gives: below 2^53 the long converts
+     * exactly and IEEE division rounds correctly; above, BigDecimal does it.
+     */
+    private static double micros(long ns) {
+        return Math.abs(ns) < (1L << 53) ? ns / 1000.0 : java.math.BigDecimal.valueOf(ns, 3).doubleValue();
+    }
+
+    private void flushHta() {
+        java.util.Arrays.sort(pendingEnds, 0, pendingSize);
+        for (int i = 0; i < pendingSize; i++) {
+            htaRow(pendingStart, Math.floorDiv(pendingEnds[i], 4), (int) Math.floorMod(pendingEnds[i], 4));
+        }
+        pendingSize = 0;
+    }
+
+    private void htaRow(long s, long e, int htaType) {
+        htaAll.add(s, e);
+        if (htaType == HtaKernelType.COMPUTATION) {
+            htaComp.add(s, e);
+        }
+        if (htaType == HtaKernelType.COMMUNICATION) {
+            htaComm.add(s, e);
+        }
+        if (htaType == HtaKernelType.COMPUTATION || htaType == HtaKernelType.COMMUNICATION) {
+            htaCommOrComp.add(s, e);
+        }
+    }
+
+    /** The step whose window contains {@code t}: the last window starting at or before t, if it ends after t. */
+    private int stepAt(long t) {
+        int lo = 0;
+        int hi = windows.length - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (windows[mid][0] <= t) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        for (int i = found; i >= 0 && i > found - 4; i--) {
+            if (t < windows[i][1]) {
+                return (int) windows[i][2];
+            }
+        }
+        return -1;
+    }
+
+    List<DeviceStats> devices() {
+        List<DeviceStats> list = new ArrayList<>();
+        for (int d = 0; d < deviceIds.length; d++) {
+            list.add(new DeviceStats(deviceIds[d], deviceUnions[d].total(), deviceUnions[d].span()));
+        }
+        return list;
+    }
+
+    TemporalBreakdown exact() {
+        return breakdown(false, all, comp, comm, commOrComp);
+    }
+
+    TemporalBreakdown htaCompatible() {
+        return breakdown(true, htaAll, htaComp, htaComm, htaCommOrComp);
+    }
+
+    private static TemporalBreakdown breakdown(boolean hta, RunningUnion all, RunningUnion comp, RunningUnion comm,
+                                               RunningUnion either) {
+        long span = all.span();
+        long idle = span - all.total();
+        long compute = comp.total();
+        long overlap = comm.total() + comp.total() - either.total();
+        return new TemporalBreakdown(hta, span, idle, compute, span - compute - idle, comm.total(), overlap);
+    }
+
+    List<IdleGap> idleGaps() {
+        List<long[]> list = new ArrayList<>(gaps);
+        list.sort(Comparator.<long[]>comparingLong(g -> g[1]).reversed().thenComparingLong(g -> g[2]));
+        List<IdleGap> result = new ArrayList<>();
+        for (long[] g : list) {
+            result.add(new IdleGap(deviceIds[(int) g[0]], g[2], g[1], innermostAnnotation(g[2])));
+        }
+        return result;
+    }
+
+    private String innermostAnnotation(long t) {
+        KinetoAccumulator.Span best = null;
+        for (KinetoAccumulator.Span s : acc.annotations) {
+            if (s.start() <= t && t < s.end() && (best == null || s.end() - s.start() < best.end() - best.start())) {
+                best = s;
+            }
+        }
+        return best == null ? "" : best.name();
+    }
+
+    List<StepStats> steps() {
+        List<StepStats> list = new ArrayList<>();
+        for (int i = 0; i < steps.size(); i++) {
+            StepStats s = steps.get(i);
+            list.add(s.withGpu(s.gpuDurationNs(), stepKernels[i], stepKernelNs[i]));
+        }
+        return list;
+    }
+
+    LaunchStats launches() {
+        long[] graphs = new long[2];
+        acc.graphLaunches.forEach((corr, ts, events) -> {
+            graphs[0]++;
+            if (events == 0) {
+                graphs[1]++;
+            }
+        });
+        return new LaunchStats(acc.launchCount, percentile(acc.launchDurations, 50),
+                percentile(acc.launchDurations, 99), percentile(delays, 50), percentile(delays, 99), graphs[0],
+                graphs[1], graphKernels, kernelsWithoutLaunch, kernelNsWithoutOp);
+    }
+
+    private static long percentile(IntCountsHistogram h, double p) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(p);
+    }
+
+    List<OperatorStats> operators() {
+        List<OperatorStats> list = new ArrayList<>();
+        for (int i = 0; i < acc.opKeys.size(); i++) {
+            String[] key = acc.opKeys.get(i);
+            long[] agg = acc.opAggs.get(i);
+            list.add(new OperatorStats(key[0], key[1], agg[0], agg[1], opGpuEvents[i], opGpu[i]));
+        }
+        list.sort(OperatorStats.BY_GPU_THEN_CPU);
+        return list;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.profiledrollout.trace;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * The analyses of one trace file beyond kernel and device totals, computed by {@link KinetoTraceReader} in the same
+ * streaming pass. Immutable. Each part documents its definition and source.
+ *
+ * @param distributedRank    {@code distributedInfo.rank} from the file's metadata, when present
+ * @param baseTimeNs         {@code baseTimeNanoseconds} (timestamps are relative to it), when present
+ * @param categories         per {@link KernelCategory}, in enum order, only categories with events
+ * @param exact              {@link TemporalBreakdown} in exact mode
+ * @param htaCompatible      {@link TemporalBreakdown} in HTA-compatible mode
+ * @param idleGaps           the largest GPU idle gaps over all devices, longest first (at most
+ *                           {@link #MAX_IDLE_GAPS})
+ * @param steps              engine steps in start order ({@link StepStats})
+ * @param launches           launch overhead and CUDA-graph coverage ({@link LaunchStats})
+ * @param operators          CPU ops by name and input shapes, most GPU time first ({@link OperatorStats})
+ */
+public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
+                           TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
+                           List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators) {
+
+    /** How many idle gaps are kept. */
+    public static final int MAX_IDLE_GAPS = 20;
+
+    public TraceDetails {
+        Objects.requireNonNull(distributedRank, "distributedRank");
+        Objects.requireNonNull(baseTimeNs, "baseTimeNs");
+        categories = List.copyOf(categories);
+        Objects.requireNonNull(exact, "exact");
+        Objects.requireNonNull(htaCompatible, "htaCompatible");
+        idleGaps = List.copyOf(idleGaps);
+        steps = List.copyOf(steps);
+        Objects.requireNonNull(launches, "launches");
+        operators = List.copyOf(operators);
+    }
+
+    /** Details of a trace that has no events (used by summaries built by hand and by non-Kineto readers). */
+    public static TraceDetails none() {
+        return new TraceDetails(OptionalInt.empty(), OptionalLong.empty(), List.of(), TemporalBreakdown.empty(false),
+                TemporalBreakdown.empty(true), List.of(), List.of(), LaunchStats.empty(), List.of());
+    }
+
+    /** The category's stats, or a zero row when the trace has no event of it. */
+    public CategoryStats category(KernelCategory category) {
+        return categories.stream().filter(c -> c.category() == category).findFirst()
+                .orElse(new CategoryStats(category, 0, 0, 0));
+    }
+
+    /** Steps of one stage, in start order. */
+    public List<StepStats> steps(StepStats.Stage stage) {
+        return steps.stream().filter(s -> s.stage() == stage).toList();
+    }
+
+    /** Σ kernel ns attributed to steps, per stage (stages without steps are absent). */
+    public Map<StepStats.Stage, Long> kernelNsByStage() {
+        Map<StepStats.Stage, Long> byStage = new EnumMap<>(StepStats.Stage.class);
+        for (StepStats s : steps) {
+            byStage.merge(s.stage(), s.kernelNs(), Long::sum);
+        }
+        return byStage;
+    }
+}

@@ -1,0 +1,234 @@
+package dev.profiledrollout.trace.internal;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * The GPU events of one device — {@code (start, end, correlation, external id, tag)} records — in bounded memory,
+ * replayed once in start order by {@link #replay(Visitor)}.
+ *
+ * <h2>Bound</h2>
+ * Records are buffered in a chunk of {@value #CHUNK} records (40 bytes each, about 5 MiB). A full chunk is sorted by
+ * start and written to a temporary file as one sorted run; {@link #replay} merges the runs (k-way, one 64 KiB buffer
+ * per run) with the last, in-memory chunk. Memory is therefore O(chunk + runs × 64 KiB), independent of the number
+ * of events; disk use is 40 bytes per event beyond the first chunk. Temporary files are deleted by {@link #close()}.
+ * Not thread-safe.
+ */
+public final class GpuTimeline implements AutoCloseable {
+
+    /** Records per in-memory chunk. */
+    public static final int CHUNK = 1 << 17;
+    private static final int IDX_BITS = 17;
+    private static final long REL_LIMIT = 1L << (63 - IDX_BITS);
+
+    private final long[] starts = new long[CHUNK];
+    private final long[] ends = new long[CHUNK];
+    private final long[] corrs = new long[CHUNK];
+    private final long[] exts = new long[CHUNK];
+    private final int[] tags = new int[CHUNK];
+    private final List<Path> runs = new ArrayList<>();
+    private int size;
+    private long total;
+
+    /** Receives the records in start order (ties in no particular order). */
+    @FunctionalInterface
+    public interface Visitor {
+        void visit(long start, long end, long correlation, long externalId, int tag);
+    }
+
+    /** Adds one event; {@code end < start} is clamped to {@code start}. */
+    public void add(long start, long end, long correlation, long externalId, int tag) {
+        if (size == CHUNK) {
+            spill();
+        }
+        starts[size] = start;
+        ends[size] = Math.max(start, end);
+        corrs[size] = correlation;
+        exts[size] = externalId;
+        tags[size] = tag;
+        size++;
+        total++;
+    }
+
+    /** Number of records added. */
+    public long size() {
+        return total;
+    }
+
+    /** Number of sorted runs written to disk so far. */
+    public int spilledRuns() {
+        return runs.size();
+    }
+
+    /** Replays every record in start order. May be called more than once. */
+    public void replay(Visitor visitor) {
+        int[] order = sortedOrder();
+        if (runs.isEmpty()) {
+            for (int i : order) {
+                visitor.visit(starts[i], ends[i], corrs[i], exts[i], tags[i]);
+            }
+            return;
+        }
+        List<RunReader> readers = new ArrayList<>();
+        try {
+            PriorityQueue<RunReader> heap = new PriorityQueue<>((a, b) -> Long.compare(a.start, b.start));
+            for (Path run : runs) {
+                RunReader r = new RunReader(run);
+                readers.add(r);
+                if (r.next()) {
+                    heap.add(r);
+                }
+            }
+            RunReader memory = new RunReader(order);
+            if (memory.next()) {
+                heap.add(memory);
+            }
+            while (!heap.isEmpty()) {
+                RunReader r = heap.poll();
+                visitor.visit(r.start, r.end, r.corr, r.ext, r.tag);
+                if (r.next()) {
+                    heap.add(r);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading a spilled GPU timeline run", e);
+        } finally {
+            for (RunReader r : readers) {
+                r.close();
+            }
+        }
+    }
+
+    private int[] sortedOrder() {
+        int[] order = new int[size];
+        if (size == 0) {
+            return order;
+        }
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < size; i++) {
+            min = Math.min(min, starts[i]);
+            max = Math.max(max, starts[i]);
+        }
+        if (max - min >= 0 && max - min < REL_LIMIT) {
+            long[] keys = new long[size];
+            for (int i = 0; i < size; i++) {
+                keys[i] = ((starts[i] - min) << IDX_BITS) | i;
+            }
+            Arrays.sort(keys);
+            for (int i = 0; i < size; i++) {
+                order[i] = (int) (keys[i] & ((1 << IDX_BITS) - 1));
+            }
+        } else {
+            Integer[] boxed = new Integer[size];
+            for (int i = 0; i < size; i++) {
+                boxed[i] = i;
+            }
+            Arrays.sort(boxed, (a, b) -> Long.compare(starts[a], starts[b]));
+            for (int i = 0; i < size; i++) {
+                order[i] = boxed[i];
+            }
+        }
+        return order;
+    }
+
+    private void spill() {
+        int[] order = sortedOrder();
+        try {
+            Path run = Files.createTempFile("gpu-timeline-", ".run");
+            run.toFile().deleteOnExit();
+            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(run), 1 << 16))) {
+                for (int i : order) {
+                    out.writeLong(starts[i]);
+                    out.writeLong(ends[i]);
+                    out.writeLong(corrs[i]);
+                    out.writeLong(exts[i]);
+                    out.writeInt(tags[i]);
+                }
+            }
+            runs.add(run);
+        } catch (IOException e) {
+            throw new UncheckedIOException("spilling the GPU timeline to a temporary file", e);
+        }
+        size = 0;
+    }
+
+    @Override
+    public void close() {
+        for (Path run : runs) {
+            try {
+                Files.deleteIfExists(run);
+            } catch (IOException ignored) {
+                // best effort: deleteOnExit is registered too
+            }
+        }
+        runs.clear();
+    }
+
+    private final class RunReader {
+        private final DataInputStream in;
+        private final int[] order;
+        private int pos;
+        long start;
+        long end;
+        long corr;
+        long ext;
+        int tag;
+
+        RunReader(Path run) throws IOException {
+            this.in = new DataInputStream(new BufferedInputStream(Files.newInputStream(run), 1 << 16));
+            this.order = null;
+        }
+
+        RunReader(int[] order) {
+            this.in = null;
+            this.order = order;
+        }
+
+        boolean next() throws IOException {
+            if (in == null) {
+                if (pos == order.length) {
+                    return false;
+                }
+                int i = order[pos++];
+                start = starts[i];
+                end = ends[i];
+                corr = corrs[i];
+                ext = exts[i];
+                tag = tags[i];
+                return true;
+            }
+            try {
+                start = in.readLong();
+            } catch (EOFException done) {
+                return false;
+            }
+            end = in.readLong();
+            corr = in.readLong();
+            ext = in.readLong();
+            tag = in.readInt();
+            return true;
+        }
+
+        void close() {
+            if (in != null) {
+                try {
+                    in.close();
+                } catch (IOException ignored) {
+                    // read-only temporary file
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.profiledrollout.trace.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Decompresses a gzip stream on its own daemon thread and hands the bytes to the reading thread through a bounded
+ * queue ({@value #DEPTH} chunks of {@value #CHUNK} bytes, so at most about 4 MiB in flight), so inflating and
+ * parsing use two cores. Errors of the inflating thread (a truncated or damaged gzip stream) are rethrown to the
+ * reader at the point where the good bytes end. Closing stops the thread. Not thread-safe on the reading side.
+ */
+public final class PipedInflater extends InputStream {
+
+    private static final int CHUNK = 1 << 18;
+    private static final int DEPTH = 16;
+    private static final byte[] END = new byte[0];
+
+    private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(DEPTH);
+    private final Thread thread;
+    private volatile boolean closed;
+    private byte[] current = new byte[0];
+    private int currentLength;
+    private int position;
+    private boolean ended;
+
+    /**
+     * Reads the gzip header of {@code compressed} on the calling thread, then starts inflating on a new thread.
+     *
+     * @throws IOException when the header is damaged ({@link java.util.zip.ZipException}) or cut short
+     */
+    public PipedInflater(InputStream compressed) throws IOException {
+        GZIPInputStream gzip = new GZIPInputStream(compressed, 1 << 16);
+        thread = new Thread(() -> pump(gzip), "trace-inflater");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void pump(InputStream compressed) {
+        try (InputStream in = compressed) {
+            while (!closed) {
+                byte[] chunk = new byte[CHUNK];
+                int n = in.readNBytes(chunk, 0, CHUNK);
+                if (n > 0) {
+                    queue.put(n == CHUNK ? chunk : java.util.Arrays.copyOf(chunk, n));
+                }
+                if (n < CHUNK) {
+                    break;
+                }
+            }
+            queue.put(END);
+        } catch (IOException e) {
+            offerQuietly(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            offerQuietly(new IOException(e));
+        }
+    }
+
+    private void offerQuietly(IOException e) {
+        try {
+            queue.put(e);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean fill() throws IOException {
+        if (ended) {
+            return false;
+        }
+        Object next;
+        try {
+            next = queue.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for decompressed trace bytes");
+        }
+        if (next instanceof IOException e) {
+            ended = true;
+            throw e;
+        }
+        byte[] chunk = (byte[]) next;
+        if (chunk == END) {
+            ended = true;
+            return false;
+        }
+        current = chunk;
+        currentLength = chunk.length;
+        position = 0;
+        return true;
+    }
+
+    @Override
+    public int read() throws IOException {
+        while (position == currentLength) {
+            if (!fill()) {
+                return -1;
+            }
+        }
+        return current[position++] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        while (position == currentLength) {
+            if (!fill()) {
+                return -1;
+            }
+        }
+        int n = Math.min(len, currentLength - position);
+        System.arraycopy(current, position, b, off, n);
+        position += n;
+        return n;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+        queue.clear();
+    }
+}

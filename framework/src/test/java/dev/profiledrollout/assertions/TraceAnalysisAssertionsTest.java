@@ -1,0 +1,113 @@
+package dev.profiledrollout.assertions;
+
+import dev.profiledrollout.trace.BaselineDiff;
+import dev.profiledrollout.trace.KernelCategory;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.KinetoTraceReader;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TraceBaseline;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TraceAnalysisAssertionsTest {
+
+    private static Path shared(String relative) {
+        String property = System.getProperty("shared.traces");
+        Path root = property != null && !property.isBlank() ? Path.of(property)
+                : Path.of("").toAbsolutePath().resolve("../../shared/traces");
+        return root.normalize().resolve(relative);
+    }
+
+    private static TraceSummary decode() throws IOException {
+        return KinetoTraceReader.read(shared("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+    }
+
+    @Test
+    void category_share_fails_naming_category_actual_and_budget() throws IOException {
+        TraceSummary s = decode();
+        assertThat(s).category(KernelCategory.GEMM).isGreaterThan(0.5);
+        assertThatThrownBy(() -> assertThat(s).category(KernelCategory.GEMM).isLessThan(0.10))
+                .hasMessageContaining("GPU time share of category GEMM in sglang_Qwen3-8B_decode.json.gz was 5")
+                .hasMessageContaining("budget < 10.0%")
+                .hasMessageContaining("ATTENTION");
+    }
+
+    @Test
+    void idle_fraction_names_the_largest_gaps() throws IOException {
+        TraceSummary s = decode();
+        // TraceLens: busy 9.77 ms of 473.75 ms total, so the GPU is ≈ 98 % idle in this decode trace
+        assertThat(s).idleFraction().isBetween(0.97, 0.99);
+        assertThatThrownBy(() -> assertThat(s).idleFraction().isLessThan(0.5))
+                .hasMessageContaining("GPU idle fraction of sglang_Qwen3-8B_decode.json.gz was 9")
+                .hasMessageContaining("budget < 50.0%")
+                .hasMessageContaining("largest gaps: ");
+    }
+
+    @Test
+    void steps_name_the_offending_step() throws IOException {
+        TraceSummary s = KinetoTraceReader.read(shared("hta/trace_filter/sampled_rank-0.json.gz"));
+        assertThat(s).steps().count().isEqualTo(2);
+        assertThat(s).steps(StepStats.Stage.UNKNOWN).hasSteps();
+        assertThatThrownBy(() -> assertThat(s).steps().maxKernelTime().isLessThan(Duration.ofNanos(1)))
+                .hasMessageContaining("kernel time of step #")
+                .hasMessageContaining("ProfilerStep#55")
+                .hasMessageContaining("budget < 1 ns");
+        assertThatThrownBy(() -> assertThat(s).steps(StepStats.Stage.DECODE).hasSteps())
+                .hasMessageContaining("no DECODE steps of sampled_rank-0.json.gz");
+        assertThatThrownBy(() -> assertThat(s).steps().durationPercentile(99).isLessThan(Duration.ofNanos(1)))
+                .hasMessageContaining("p99 duration of steps").hasMessageContaining("2 of 2 steps above budget");
+    }
+
+    @Test
+    void rank_straggler_and_kernel_spread_name_the_rank_and_kernel() throws IOException {
+        TraceSet set = TraceSet.read(List.of(shared("hta/trace_filter/sampled_rank-0.json.gz"),
+                shared("hta/trace_filter/sampled_rank-1.json.gz")));
+        assertThat(set).ranks().straggler().isLessThan(1.5);
+        assertThatThrownBy(() -> assertThat(set).ranks().straggler().isLessThan(1.0))
+                .hasMessageContaining("straggler rank ").hasMessageContaining("budget < 1.000");
+        assertThatThrownBy(() -> assertThat(set).ranks().kernelSpread(matching(".*split_embedding.*")).isLessThan(1.01))
+                .hasMessageContaining("kernel time spread (max/mean over ranks) of split_embedding")
+                .hasMessageContaining("longest on rank ");
+    }
+
+    @Test
+    void baseline_tolerance_names_each_kernel_outside_it() {
+        TraceSummary base = run(new KernelStats("gemm", 10, 1_000_000, 1, 1), new KernelStats("norm", 10, 100_000, 1, 1));
+        BaselineDiff same = TraceBaseline.of(base).diff(base);
+        assertThat(same).kernelTimeWithin(0.0, Duration.ZERO).totalKernelTimeWithin(0.0).hasNoNewKernels()
+                .hasNoVanishedKernels();
+
+        BaselineDiff slower = TraceBaseline.of(base).diff(run(new KernelStats("gemm", 10, 1_250_000, 1, 1),
+                new KernelStats("norm", 10, 101_000, 1, 1), new KernelStats("new_kernel", 1, 5_000, 1, 1)));
+        assertThat(slower).kernelTimeWithin(0.30, Duration.ZERO);
+        assertThatThrownBy(() -> assertThat(slower).kernelTimeWithin(0.10, Duration.ZERO))
+                .hasMessageContaining("kernel time of gemm was 1.25 ms vs baseline 1 ms (+25.0%, count 10 → 10)")
+                .hasMessageContaining("budget ±10.0% of baseline; 1 kernel(s) outside");
+        assertThatThrownBy(() -> assertThat(slower).totalKernelTimeWithin(0.05))
+                .hasMessageContaining("total kernel time was").hasMessageContaining("budget ±5.0%");
+        assertThatThrownBy(() -> assertThat(slower).hasNoNewKernels())
+                .hasMessageContaining("1 kernel(s) not in the baseline, budget 0: new_kernel (1×, 5 µs)");
+    }
+
+    private static TraceSummary run(KernelStats... kernels) {
+        long total = 0;
+        long events = 0;
+        for (KernelStats k : kernels) {
+            total += k.totalNs();
+            events += k.count();
+        }
+        return new TraceSummary(Path.of("t.json"), Optional.empty(), events, 0, kernels.length, total, List.of(),
+                List.of(kernels), List.of());
+    }
+}
