@@ -72,6 +72,22 @@ public final class AllureSteps {
         }
     }
 
+    /** Runs {@code children} (which add steps) inside the step {@code name}, whose status is {@code passed}. */
+    static void budgets(String name, boolean passed, Runnable children) {
+        if (!active()) {
+            return;
+        }
+        AllureLifecycle lifecycle = Allure.getLifecycle();
+        String uuid = UUID.randomUUID().toString();
+        lifecycle.startStep(uuid, new StepResult().setName(name));
+        try {
+            children.run();
+        } finally {
+            lifecycle.updateStep(uuid, s -> s.setStatus(passed ? Status.PASSED : Status.FAILED));
+            lifecycle.stopStep(uuid);
+        }
+    }
+
     /** Adds a finished step {@code name} with the given outcome and no duration (a verdict). */
     static void outcome(String name, boolean passed, String message) {
         if (!active()) {

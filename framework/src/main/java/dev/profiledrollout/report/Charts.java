@@ -20,7 +20,8 @@ import org.knowm.xchart.style.Styler;
  * <p>Charts, each only when its data exists: {@code ttft-percentiles}, {@code itl-percentiles} (ITL and TPOT),
  * {@code e2e-percentiles} (from {@code latency.hlog}, HdrHistogram recorded values, the same ones
  * {@code summary.json} reports), {@code latency-over-time} (per request, from {@code requests.jsonl}),
- * {@code throughput-over-time} (per second output tokens and completed requests, requests in flight on the right axis,
+ * {@code throughput-over-time} (per second output tokens on the left axis, completed requests and requests in flight
+ * on the right axis,
  * from {@code timeseries.csv}), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over all ranks),
  * {@code time-by-category} (when the trace summary has categories), {@code rank-busy} (GPU busy time per rank, the
  * straggler, the busiest rank, as its own series).
@@ -124,7 +125,7 @@ public final class Charts {
         if (buckets.isEmpty()) {
             return java.util.Optional.empty();
         }
-        XYChart chart = xy("Throughput and requests in flight over time", "time (s)", "output tokens/s, requests/s");
+        XYChart chart = xy("Throughput and requests in flight over time", "time (s)", "output tokens/s");
         double[] x = new double[buckets.size()];
         double[] tokens = new double[x.length];
         double[] completed = new double[x.length];
@@ -136,10 +137,11 @@ public final class Charts {
             inFlight[i] = buckets.get(i).inFlight();
         }
         chart.addSeries("output tokens/s", x, tokens);
-        chart.addSeries("completed requests/s", x, completed);
+        chart.addSeries("completed requests/s", x, completed).setYAxisGroup(1);
         chart.addSeries("requests in flight", x, inFlight).setYAxisGroup(1);
-        chart.setYAxisGroupTitle(0, "output tokens/s, requests/s");
-        chart.setYAxisGroupTitle(1, "requests in flight");
+        chart.setYAxisGroupTitle(0, "output tokens/s");
+        chart.setYAxisGroupTitle(1, "requests in flight, completed requests/s");
+        chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
         return java.util.Optional.of(new NamedChart("throughput-over-time", chart));
     }
 

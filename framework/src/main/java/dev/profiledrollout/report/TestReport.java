@@ -79,15 +79,13 @@ public final class TestReport {
         if (!Files.isRegularFile(summaryFile)) {
             return Optional.empty();
         }
-        return Optional.of(AllureSteps.step("report and budgets", () -> {
-            writeVerdicts(summaryFile, verdicts, traceFiles);
-            ReportRenderer.Rendered rendered = ReportRenderer.render(directory);
-            printVerdicts(rendered.data().testName(), verdicts, console);
-            if (AllureSteps.active()) {
-                allure(rendered, verdicts, traceFiles, options);
-            }
-            return rendered;
-        }));
+        writeVerdicts(summaryFile, verdicts, traceFiles);
+        ReportRenderer.Rendered rendered = ReportRenderer.render(directory);
+        printVerdicts(rendered.data().testName(), verdicts, console);
+        if (AllureSteps.active()) {
+            allure(rendered, verdicts, traceFiles, options);
+        }
+        return Optional.of(rendered);
     }
 
     private static void writeVerdicts(Path summaryFile, List<Verdict> verdicts, List<Path> traceFiles) {
@@ -119,9 +117,9 @@ public final class TestReport {
             Options options) {
         ReportData data = rendered.data();
         AllureSteps.describe(ReportParameters.of(data.summary()));
-        for (Verdict v : verdicts) {
-            AllureSteps.outcome("budget: " + v.describe(), v.passed(), v.describe());
-        }
+        long failed = verdicts.stream().filter(v -> !v.passed()).count();
+        AllureSteps.budgets("budgets: " + (verdicts.size() - failed) + " of " + verdicts.size() + " held",
+                failed == 0, () -> verdicts.forEach(v -> AllureSteps.outcome(v.describe(), v.passed(), v.describe())));
         AllureSteps.attach("latency table", "text/html", "html",
                 HtmlReport.latencyTable(data).getBytes(StandardCharsets.UTF_8));
         AllureSteps.attach("budget verdicts", "text/html", "html",
