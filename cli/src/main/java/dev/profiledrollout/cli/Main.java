@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
 @Command(name = "profiled-rollout", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Profile LLM inference engines (SGLang, vLLM): analyse traces, run the engine simulator.",
         subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, WorkersCommand.class,
-                ProfileCommand.class, EngineShimCommand.class,
+                ProfileCommand.class, EngineShimCommand.class, ReportCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

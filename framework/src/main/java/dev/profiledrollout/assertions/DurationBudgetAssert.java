@@ -1,5 +1,7 @@
 package dev.profiledrollout.assertions;
 
+import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.report.Verdicts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -11,6 +13,9 @@ import org.assertj.core.api.AbstractAssert;
  * <p>Failure messages name the measure, the actual value, the budget and the relative gap, plus what the measure can
  * say about the budget, for example:
  * {@code p99 TTFT was 312 ms, budget < 250 ms (+24.8%); 41 of 256 requests above budget}.
+ *
+ * <p>Every comparison, passed or failed, is also handed to the running test's report as a
+ * {@link dev.profiledrollout.report.Verdict} (see {@link Verdicts}).
  */
 public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAssert, Duration> {
 
@@ -54,6 +59,8 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
     private DurationBudgetAssert check(boolean ok, String relation, Duration budget) {
         isNotNull();
         Objects.requireNonNull(budget, "budget");
+        Verdicts.record(new Verdict(measure, relation, actual.toNanos() / 1e6, budget.toNanos() / 1e6, "ms",
+                Formats.duration(actual), Formats.duration(budget), ok));
         if (!ok) {
             String extra = context == null ? null : context.apply(budget);
             String message = measure + " was " + Formats.duration(actual) + ", budget " + relation + " "

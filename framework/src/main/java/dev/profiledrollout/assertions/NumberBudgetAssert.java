@@ -1,5 +1,7 @@
 package dev.profiledrollout.assertions;
 
+import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.report.Verdicts;
 import java.util.function.DoubleFunction;
 import org.assertj.core.api.AbstractAssert;
 
@@ -10,6 +12,9 @@ import org.assertj.core.api.AbstractAssert;
  * <p>Failure messages name the measure, the actual value, the budget and the relative gap, plus extra facts, for
  * example: {@code GPU kernel-time share of kernels matching /.*gemm.*}/ was 64.2%, budget < 60.0% (+7.0%); 1.23 s
  * of 1.92 s kernel time in 3 distinct kernels}.
+ *
+ * <p>Every comparison, passed or failed, is also handed to the running test's report as a
+ * {@link dev.profiledrollout.report.Verdict} (see {@link Verdicts}).
  */
 public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert, Double> {
 
@@ -58,6 +63,8 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
     }
 
     private NumberBudgetAssert check(boolean ok, String relation, double budget) {
+        Verdicts.record(new Verdict(measure, relation, actual, budget, "", format.apply(actual), format.apply(budget),
+                ok));
         if (!ok) {
             String message = measure + " was " + format.apply(actual) + ", budget " + relation + " "
                     + format.apply(budget) + " (" + Formats.gap(actual, budget) + ")"

@@ -10,6 +10,9 @@ import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.junit.internal.EngineHandle;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
+import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.report.TestReport;
+import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.junit.internal.Settings;
 import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
@@ -39,6 +42,10 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       (warm-up, {@code /start_profile}, load) and completed right after it ({@code RolloutSession#awaitResult()}
  *       if the body did not call it). A body that throws still gets the profiler stopped, the load cancelled and
  *       the partial results written; its exception is what the test reports.</li>
+ *   <li>After the body, the budget verdicts its assertions recorded, the charts and {@code report.html} are added to
+ *       the output directory and, under {@code allure-jupiter}, each phase is an Allure step (see
+ *       {@link TestReport}; {@code profiledrollout.report.attach.traces} and {@code .report.attach.maxBytes} choose
+ *       whether trace files are attached).</li>
  * </ul>
  *
  * <h2>Configuration keys</h2>
@@ -69,7 +76,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     @Override
     public void beforeEach(ExtensionContext context) {
         if (profiledRollout(context).isPresent()) {
-            window(context);
+            AllureSteps.step("engine ready", () -> window(context));
         }
     }
 
@@ -97,13 +104,18 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         ProfileWindow window = window(extensionContext);
         window.open();
-        try {
-            invocation.proceed();
-        } catch (Throwable bodyFailure) {
-            window.abort(bodyFailure);
-            throw bodyFailure;
+        TestReport.Options options = TestReport.Options.from(extensionContext::getConfigurationParameter);
+        try (Verdicts.Recording verdicts = Verdicts.start()) {
+            try {
+                invocation.proceed();
+            } catch (Throwable bodyFailure) {
+                window.abort(bodyFailure);
+                window.finishReport(verdicts.verdicts(), options, bodyFailure);
+                throw bodyFailure;
+            }
+            window.awaitResult();
+            window.finishReport(verdicts.verdicts(), options, null);
         }
-        window.awaitResult();
     }
 
     private static ProfileWindow window(ExtensionContext context) {

@@ -45,12 +45,17 @@ import java.util.stream.Stream;
  *   <li>{@code timeseries.csv}: per second, requests started/completed/failed, output tokens and requests in
  *       flight ({@link TimeSeries}).</li>
  *   <li>{@code latency.hlog}: HdrHistogram log, one interval histogram per metric tagged TTFT, ITL, TPOT, E2E, in ns.</li>
- *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code url}, {@code kind}: {@code simulator} or
- *       {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
+ *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code backend}, {@code url} without user info or query,
+ *       {@code kind}: {@code simulator} or {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
  *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
  *       kind; {@code scheduleLag}, {@code correctedTtft}, {@code correctedE2e} and {@code clientFellBehind} from
- *       {@link ScheduleReport}), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, and {@code ranks}: one object per
- *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.</li>
+ *       {@link ScheduleReport}), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, {@code kernels}: every kernel over all ranks,
+ *       {@code name, count, totalNs, minNs, maxNs, meanNs}, by total time descending; and {@code ranks}: one object per
+ *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.
+ *       After the test body, {@link TestReport} adds {@code verdicts} (one {@link Verdict} per budget assertion) and
+ *       {@code traceFiles} (paths of the collected trace files).</li>
+ *   <li>{@code charts/*.png}, {@code kernels.csv} and {@code report.html}: the offline report, see
+ *       {@link ReportRenderer}.</li>
  * </ul>
  * Nothing secret is written: the API key is never part of any of these objects.
  */
@@ -72,6 +77,7 @@ public final class RunReport {
     private List<WorkerOutcome> workers = List.of();
     private List<String> frontendTraceFiles = List.of();
     private String phase;
+    private String backend;
 
     public RunReport(Path directory, String testName, URI engineUri, boolean simulator, ServerInfo serverInfo,
             LoadSpec load, ProfileRequest profileRequest) {
@@ -98,6 +104,17 @@ public final class RunReport {
         this.workers = List.copyOf(workers);
         this.frontendTraceFiles = List.copyOf(frontendTraceFiles);
         this.phase = phase;
+        return this;
+    }
+
+    /**
+     * Names the backend ({@code engine.backend} in {@code summary.json}, e.g. {@code SGLANG}).
+     *
+     * @param backend the backend's name, or null when unknown
+     * @return this report
+     */
+    public RunReport withBackend(String backend) {
+        this.backend = backend;
         return this;
     }
 
@@ -131,7 +148,8 @@ public final class RunReport {
         ObjectNode root = JSON.createObjectNode();
         root.put("test", testName);
         ObjectNode engine = root.putObject("engine");
-        engine.put("url", engineUri.toString());
+        engine.put("backend", backend);
+        engine.put("url", ReportParameters.safeUrl(engineUri.toString()));
         engine.put("kind", simulator || serverInfo.simulator() ? "simulator" : "attached");
         engine.put("model", serverInfo.servedModelName());
         engine.put("tpSize", serverInfo.tpSize());
@@ -217,6 +235,16 @@ public final class RunReport {
         ObjectNode node = JSON.createObjectNode();
         node.put("kernelTotalNs", trace.kernelTotalNs());
         node.put("busyImbalance", trace.busyImbalance());
+        ArrayNode kernels = node.putArray("kernels");
+        for (KernelStats k : trace.kernels()) {
+            ObjectNode kernel = kernels.addObject();
+            kernel.put("name", k.name());
+            kernel.put("count", k.count());
+            kernel.put("totalNs", k.totalNs());
+            kernel.put("minNs", k.minNs());
+            kernel.put("maxNs", k.maxNs());
+            kernel.put("meanNs", k.meanNs());
+        }
         ArrayNode ranks = node.putArray("ranks");
         for (TraceSummary t : trace.traces()) {
             try (TokenBuffer buffer = new TokenBuffer(JSON, false)) {

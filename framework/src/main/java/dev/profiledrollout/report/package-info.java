@@ -1,6 +1,31 @@
 /**
- * What a profiled test leaves behind: {@code summary.json}, {@code requests.jsonl} and {@code latency.hlog} under
- * {@code target/profiled-rollout/<Class>/<method>/}, and a console summary per test. See
- * {@link dev.profiledrollout.report.RunReport} for the shapes.
+ * What a profiled test leaves behind and how it is shown.
+ *
+ * <h2>Files</h2>
+ * Under {@code target/profiled-rollout/<Class>/<method>/}: {@code summary.json}, {@code requests.jsonl},
+ * {@code timeseries.csv} and {@code latency.hlog} ({@link dev.profiledrollout.report.RunReport}, which documents the
+ * shapes); after the body, {@code verdicts} in {@code summary.json} and the offline report: {@code charts/*.png},
+ * {@code kernels.csv}, {@code report.html} ({@link dev.profiledrollout.report.TestReport},
+ * {@link dev.profiledrollout.report.ReportRenderer}).
+ *
+ * <h2>One rendering path</h2>
+ * {@link dev.profiledrollout.report.ReportData} reads a run directory back from its files;
+ * {@link dev.profiledrollout.report.Charts} and {@link dev.profiledrollout.report.HtmlReport} build charts and tables
+ * from it alone, so the extension and {@code profiled-rollout report DIR} produce the same output and every number
+ * shown is the one in {@code summary.json}.
+ *
+ * <h2>Verdicts</h2>
+ * Budget assertions ({@code DurationBudgetAssert}, {@code NumberBudgetAssert}) record a
+ * {@link dev.profiledrollout.report.Verdict} in the {@link dev.profiledrollout.report.Verdicts} recording the
+ * extension opens on the test's thread around the body.
+ *
+ * <h2>Allure</h2>
+ * {@link dev.profiledrollout.report.AllureSteps} adds phase steps, parameters, labels and attachments to the Allure
+ * test case running on the calling thread, and does nothing without one. Configuration keys:
+ * {@code profiledrollout.report.attach.traces} and {@code profiledrollout.report.attach.maxBytes}.
+ *
+ * <h2>Threads</h2>
+ * The writers and renderers keep no shared state and may run concurrently for different directories; chart rendering
+ * needs AWT in headless mode ({@code java.awt.headless} is set to {@code true} when unset) and fonts installed.
  */
 package dev.profiledrollout.report;

@@ -15,6 +15,7 @@ import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadRun;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.report.AllureSteps;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
@@ -59,6 +60,7 @@ final class Capture implements AutoCloseable {
     private LoadRun run;
     private boolean profiling;
     private StopOutcome stopOutcome;
+    private long loadStartMillis = -1;
 
     Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName, String phase) {
@@ -79,7 +81,7 @@ final class Capture implements AutoCloseable {
     void open() {
         prepareDirectories();
         generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load());
-        List<RequestRecord> warmup = generator.warmup();
+        List<RequestRecord> warmup = AllureSteps.step("warm-up", generator::warmup);
         List<RequestRecord> failed = warmup.stream().filter(r -> !r.succeeded()).collect(Collectors.toList());
         if (!failed.isEmpty()) {
             RequestRecord first = failed.get(0);
@@ -88,7 +90,11 @@ final class Capture implements AutoCloseable {
                     + first.errorMessage() + "); the profiler was not started. Check that the engine serves "
                     + "/v1/completions for model '" + engine.model() + "'.");
         }
-        startProfiler();
+        AllureSteps.step("start profile", () -> {
+            startProfiler();
+            return null;
+        });
+        loadStartMillis = System.currentTimeMillis();
         run = generator.start();
     }
 
@@ -171,7 +177,9 @@ final class Capture implements AutoCloseable {
             stopProfiler();
             throw new ProfiledRolloutException("Interrupted while waiting for the load; the profiler was stopped", e);
         }
-        StopOutcome outcome = stopProfiler();
+        List<RequestRecord> loaded = records;
+        AllureSteps.step("load: " + records.size() + " requests", loadStartMillis, () -> loaded);
+        StopOutcome outcome = AllureSteps.step("stop profile", this::stopProfiler);
         LatencyReport latency = LatencyReport.of(records);
         RunReport report = report();
         report.writeRequests(latency);
@@ -180,13 +188,17 @@ final class Capture implements AutoCloseable {
         TraceSet traceSet;
         try {
             if (nsys != null) {
-                traceSet = NsysSummaries.read(nsys, settings.nsysReport());
+                traceSet = AllureSteps.step("analysis: nsys stats", () -> NsysSummaries.read(nsys, settings.nsysReport()));
                 settings.nsysReport().filter(Files::isRegularFile).ifPresent(rankFiles::add);
             } else {
                 if (spec.writesTraceFiles()) {
-                    collectTraces(rankFiles, frontend);
+                    AllureSteps.step("trace collection", () -> {
+                        collectTraces(rankFiles, frontend);
+                        return null;
+                    });
                 }
-                traceSet = TraceSet.read(rankFiles);
+                traceSet = AllureSteps.step("analysis: " + rankFiles.size() + " trace file(s)",
+                        () -> TraceSet.read(rankFiles));
             }
         } catch (IOException e) {
             report.writeSummary(latency, null, "trace files could not be read: " + e.getMessage());
@@ -268,7 +280,7 @@ final class Capture implements AutoCloseable {
 
     private RunReport report() {
         return new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
-                spec.load(), profileRequest(0));
+                spec.load(), profileRequest(0)).withBackend(spec.backend().name());
     }
 
     private List<RequestRecord> awaitCancelled() {

@@ -9,6 +9,8 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.RunReport;
+import dev.profiledrollout.report.TestReport;
+import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.net.URI;
@@ -120,7 +122,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         LatencyReport latency = LatencyReport.of(records);
         TraceSet trace = TraceSet.of(summaries);
         new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
-                spec.load(), current.profileRequest(0))
+                spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
                 .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null)
                 .writeSummary(latency, trace, null);
         return new RolloutResult(latency, trace, files, outputDirectory, engine.serverInfo(),
@@ -136,6 +138,26 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             return;
         }
         current.abort(cause);
+    }
+
+    /**
+     * After the body: adds {@code verdicts} to {@code summary.json}, renders the charts and {@code report.html}, and
+     * attaches them to the running Allure test (see {@link TestReport}). With a {@code bodyFailure}, problems are added
+     * to it as suppressed exceptions; without, they are thrown.
+     */
+    public void finishReport(List<Verdict> verdicts, TestReport.Options options, Throwable bodyFailure) {
+        if (current == null) {
+            return;
+        }
+        try {
+            TestReport.finish(outputDirectory, verdicts, result == null ? List.of() : result.traceFiles(), options,
+                    System.out);
+        } catch (RuntimeException e) {
+            if (bodyFailure == null) {
+                throw e;
+            }
+            bodyFailure.addSuppressed(e);
+        }
     }
 
     @Override

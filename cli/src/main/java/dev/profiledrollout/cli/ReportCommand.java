@@ -1,0 +1,81 @@
+package dev.profiledrollout.cli;
+
+import dev.profiledrollout.report.ReportRenderer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code report DIR...}: renders the offline report (charts, {@code kernels.csv}, {@code report.html}) of runs made
+ * outside JUnit, from their summary directories, with the same code the JUnit extension uses
+ * ({@link ReportRenderer}).
+ *
+ * <p>Each DIR is a run directory holding {@code summary.json} (plus, optionally, {@code requests.jsonl},
+ * {@code timeseries.csv} and {@code latency.hlog}), or a directory above such directories, e.g.
+ * {@code target/profiled-rollout}: every directory below it with a {@code summary.json} is rendered. Prints the path of
+ * each {@code report.html} written.
+ *
+ * <h2>Exit codes</h2>
+ * 0 when every run was rendered; 1 when a run could not be read or written; 2 when a DIR does not exist or holds no
+ * {@code summary.json} at any depth.
+ */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = "Render charts, kernels.csv and report.html from summary directories (summary.json, "
+                + "requests.jsonl, timeseries.csv, latency.hlog).")
+public final class ReportCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "DIR", description = "A run directory with summary.json, or a directory "
+            + "above several (e.g. target/profiled-rollout).")
+    private List<Path> directories = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        int exit = 0;
+        for (Path dir : directories) {
+            List<Path> runs = runs(dir);
+            if (runs.isEmpty()) {
+                err.println("report: no summary.json in or below " + dir + "; point at a test's output directory, "
+                        + "e.g. target/profiled-rollout/<Class>/<method>");
+                return 2;
+            }
+            for (Path run : runs) {
+                try {
+                    ReportRenderer.Rendered rendered = ReportRenderer.render(run);
+                    out.println(rendered.html() + " (" + rendered.charts().size() + " charts)");
+                } catch (UncheckedIOException | IllegalArgumentException e) {
+                    err.println("report: " + run + ": " + e.getMessage());
+                    exit = 1;
+                }
+            }
+        }
+        out.flush();
+        return exit;
+    }
+
+    private static List<Path> runs(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().equals("summary.json") && Files.isRegularFile(p))
+                    .map(Path::getParent).sorted().toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+}

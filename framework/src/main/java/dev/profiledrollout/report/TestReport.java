@@ -1,0 +1,154 @@
+package dev.profiledrollout.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Finishes one profiled test's report after its body: adds the budget verdicts to {@code summary.json}, renders the
+ * charts, {@code kernels.csv} and {@code report.html} ({@link ReportRenderer}), prints the verdicts on the console, and,
+ * inside an Allure test case, adds the parameters and labels, a {@code budgets} step with one step per verdict, and
+ * the attachments: latency table (HTML), budget verdicts (HTML), every chart (PNG), the kernel table (CSV),
+ * {@code summary.json}, and the trace files when {@link Options#attachTraces()} is on and each is at most
+ * {@link Options#maxTraceBytes()} (otherwise their paths are listed in {@code summary.json} only).
+ */
+public final class TestReport {
+
+    /** Configuration key: attach the trace files to Allure ({@code true}/{@code false}, default false). */
+    public static final String ATTACH_TRACES = "profiledrollout.report.attach.traces";
+    /** Configuration key: the largest trace file attached, in bytes (default 20 MiB). */
+    public static final String ATTACH_MAX_BYTES = "profiledrollout.report.attach.maxBytes";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private TestReport() {
+    }
+
+    /**
+     * Report options.
+     *
+     * @param attachTraces  attach the trace files to Allure
+     * @param maxTraceBytes larger trace files are referenced by path only
+     */
+    public record Options(boolean attachTraces, long maxTraceBytes) {
+
+        /** Nothing attached beyond the report itself. */
+        public static final Options DEFAULTS = new Options(false, 20L << 20);
+
+        /**
+         * @param lookup configuration parameter by key (JUnit configuration parameters, then system properties);
+         *               {@code PROFILEDROLLOUT_REPORT_ATTACH_TRACES}-style environment variables are read after it
+         * @throws IllegalArgumentException for a max size that is not a number
+         */
+        public static Options from(Function<String, Optional<String>> lookup) {
+            Function<String, Optional<String>> withEnv = key -> lookup.apply(key).or(() -> Optional.ofNullable(
+                    System.getenv(key.toUpperCase(Locale.ROOT).replace('.', '_'))));
+            boolean attach = withEnv.apply(ATTACH_TRACES).map(Boolean::parseBoolean).orElse(false);
+            String max = withEnv.apply(ATTACH_MAX_BYTES).orElse(String.valueOf(DEFAULTS.maxTraceBytes()));
+            try {
+                return new Options(attach, Long.parseLong(max.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(ATTACH_MAX_BYTES + " must be a number of bytes, was '" + max + "'");
+            }
+        }
+    }
+
+    /**
+     * @param directory  the test's output directory; nothing happens when it has no {@code summary.json}
+     * @param verdicts   the budget verdicts of the body, in order; may be empty
+     * @param traceFiles the collected trace files (attached only on request)
+     * @param options    what to attach
+     * @param console    where the verdicts are printed
+     * @return the rendered report, or empty without {@code summary.json}
+     * @throws UncheckedIOException when a report file cannot be read or written
+     */
+    public static Optional<ReportRenderer.Rendered> finish(Path directory, List<Verdict> verdicts, List<Path> traceFiles,
+            Options options, PrintStream console) {
+        Path summaryFile = directory.resolve("summary.json");
+        if (!Files.isRegularFile(summaryFile)) {
+            return Optional.empty();
+        }
+        writeVerdicts(summaryFile, verdicts, traceFiles);
+        ReportRenderer.Rendered rendered = ReportRenderer.render(directory);
+        printVerdicts(rendered.data().testName(), verdicts, console);
+        if (AllureSteps.active()) {
+            allure(rendered, verdicts, traceFiles, options);
+        }
+        return Optional.of(rendered);
+    }
+
+    private static void writeVerdicts(Path summaryFile, List<Verdict> verdicts, List<Path> traceFiles) {
+        try {
+            ObjectNode root = (ObjectNode) JSON.readTree(summaryFile.toFile());
+            root.set("verdicts", JSON.valueToTree(verdicts));
+            ArrayNode files = root.putArray("traceFiles");
+            traceFiles.forEach(f -> files.add(f.toString()));
+            JSON.writeValue(summaryFile.toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not add the verdicts to " + summaryFile, e);
+        }
+    }
+
+    private static void printVerdicts(String test, List<Verdict> verdicts, PrintStream console) {
+        if (verdicts.isEmpty()) {
+            return;
+        }
+        StringBuilder text = new StringBuilder("=== Budgets: ").append(test).append('\n');
+        verdicts.forEach(v -> text.append("  ").append(v.describe()).append('\n'));
+        long failed = verdicts.stream().filter(v -> !v.passed()).count();
+        text.append(String.format(Locale.ROOT, "  %d of %d budget(s) held%n", verdicts.size() - failed,
+                verdicts.size()));
+        console.print(text);
+        console.flush();
+    }
+
+    private static void allure(ReportRenderer.Rendered rendered, List<Verdict> verdicts, List<Path> traceFiles,
+            Options options) {
+        ReportData data = rendered.data();
+        AllureSteps.describe(ReportParameters.of(data.summary()));
+        long failed = verdicts.stream().filter(v -> !v.passed()).count();
+        AllureSteps.budgets("budgets: " + (verdicts.size() - failed) + " of " + verdicts.size() + " held",
+                failed == 0, () -> verdicts.forEach(v -> AllureSteps.outcome(v.describe(), v.passed(), v.describe())));
+        AllureSteps.attach("latency table", "text/html", "html",
+                HtmlReport.latencyTable(data).getBytes(StandardCharsets.UTF_8));
+        AllureSteps.attach("budget verdicts", "text/html", "html",
+                HtmlReport.verdictTable(verdicts).getBytes(StandardCharsets.UTF_8));
+        try {
+            for (int i = 0; i < rendered.charts().size(); i++) {
+                AllureSteps.attach("chart: " + rendered.charts().get(i).title(), "image/png", "png",
+                        Files.readAllBytes(rendered.pngs().get(i)));
+            }
+            AllureSteps.attach("kernel table", "text/csv", "csv", Files.readAllBytes(rendered.kernelCsv()));
+            AllureSteps.attach("summary.json", "application/json", "json",
+                    Files.readAllBytes(data.directory().resolve("summary.json")));
+            if (options.attachTraces()) {
+                for (Path trace : traceFiles) {
+                    if (Files.isRegularFile(trace) && Files.size(trace) <= options.maxTraceBytes()) {
+                        AllureSteps.attach("trace: " + trace.getFileName(), "application/octet-stream",
+                                extension(trace), Files.readAllBytes(trace));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not attach the report of " + data.directory() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static String extension(Path file) {
+        String name = file.getFileName().toString();
+        int dot = name.indexOf('.');
+        return dot < 0 ? "bin" : name.substring(dot + 1);
+    }
+}
