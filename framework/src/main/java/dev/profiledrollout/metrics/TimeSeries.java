@@ -13,7 +13,9 @@ import java.util.Locale;
  *
  * <p>Output tokens are placed at their chunk times (one per chunk, or the chunk's token count when the endpoint
  * reports it), as vLLM's {@code max_output_tokens_per_s} places them. A request is in flight in a bucket when its
- * [send, end] interval overlaps the bucket, as vLLM's {@code max_concurrent_requests} counts it.
+ * [send, end] interval overlaps the bucket, as vLLM's {@code max_concurrent_requests} counts it; that count can exceed
+ * the concurrency (a request ending and its successor starting in one second both count), so each bucket also has
+ * the time-weighted mean number of requests in flight (Σ overlap time / bucket length, Little's law).
  */
 public final class TimeSeries {
 
@@ -26,8 +28,16 @@ public final class TimeSeries {
      * @param failed       requests that ended in failure in the bucket
      * @param outputTokens output tokens received in the bucket
      * @param inFlight     requests whose [send, end] overlaps the bucket
+     * @param meanInFlight time-weighted mean of requests in flight over the bucket (the last bucket: over its part
+     *                     before the run's end)
      */
-    public record Bucket(int second, int started, int completed, int failed, long outputTokens, int inFlight) {
+    public record Bucket(int second, int started, int completed, int failed, long outputTokens, int inFlight,
+                         double meanInFlight) {
+
+        /** A bucket without the time-weighted mean (NaN), e.g. read from an older CSV. */
+        public Bucket(int second, int started, int completed, int failed, long outputTokens, int inFlight) {
+            this(second, started, completed, failed, outputTokens, inFlight, Double.NaN);
+        }
     }
 
     private final List<Bucket> buckets;
@@ -51,6 +61,7 @@ public final class TimeSeries {
         int[] failed = new int[n];
         long[] tokens = new long[n];
         int[] inFlight = new int[n];
+        long[] busyNanos = new long[n];
         for (RequestRecord r : records) {
             int s = bucket(r.startNanos(), startNanos);
             int e = bucket(r.endNanos(), startNanos);
@@ -58,6 +69,10 @@ public final class TimeSeries {
             (r.succeeded() ? completed : failed)[e]++;
             for (int b = s; b <= e; b++) {
                 inFlight[b]++;
+                long bucketStart = startNanos + b * 1_000_000_000L;
+                long from = Math.max(r.startNanos(), bucketStart);
+                long to = Math.min(r.endNanos(), bucketStart + 1_000_000_000L);
+                busyNanos[b] += Math.max(0, to - from);
             }
             long[] chunks = r.chunkNanos();
             int[] chunkTokens = r.chunkTokens();
@@ -67,7 +82,9 @@ public final class TimeSeries {
         }
         List<Bucket> list = new ArrayList<>(n);
         for (int b = 0; b < n; b++) {
-            list.add(new Bucket(b, started[b], completed[b], failed[b], tokens[b], inFlight[b]));
+            long length = Math.min(1_000_000_000L, lastEnd - (startNanos + b * 1_000_000_000L));
+            double mean = length > 0 ? (double) busyNanos[b] / length : 0;
+            list.add(new Bucket(b, started[b], completed[b], failed[b], tokens[b], inFlight[b], mean));
         }
         return new TimeSeries(list);
     }
@@ -92,16 +109,16 @@ public final class TimeSeries {
     }
 
     /**
-     * Writes CSV with the header {@code second,started,completed,failed,output_tokens,in_flight}.
+     * Writes CSV with the header {@code second,started,completed,failed,output_tokens,in_flight,mean_in_flight}.
      *
      * @throws UncheckedIOException when the writer fails
      */
     public void writeCsv(Writer out) {
         try {
-            out.write("second,started,completed,failed,output_tokens,in_flight\n");
+            out.write("second,started,completed,failed,output_tokens,in_flight,mean_in_flight\n");
             for (Bucket b : buckets) {
-                out.write(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d%n", b.second(), b.started(), b.completed(),
-                        b.failed(), b.outputTokens(), b.inFlight()));
+                out.write(String.format(Locale.ROOT, "%d,%d,%d,%d,%d,%d,%.3f%n", b.second(), b.started(),
+                        b.completed(), b.failed(), b.outputTokens(), b.inFlight(), b.meanInFlight()));
             }
             out.flush();
         } catch (IOException e) {

@@ -130,15 +130,17 @@ public final class Charts {
         double[] tokens = new double[x.length];
         double[] completed = new double[x.length];
         double[] inFlight = new double[x.length];
+        boolean timeWeighted = buckets.stream().noneMatch(b -> Double.isNaN(b.meanInFlight()));
         for (int i = 0; i < x.length; i++) {
             x[i] = buckets.get(i).second();
             tokens[i] = buckets.get(i).outputTokens();
             completed[i] = buckets.get(i).completed();
-            inFlight[i] = buckets.get(i).inFlight();
+            inFlight[i] = timeWeighted ? buckets.get(i).meanInFlight() : buckets.get(i).inFlight();
         }
         chart.addSeries("output tokens/s", x, tokens);
         chart.addSeries("completed requests/s", x, completed).setYAxisGroup(1);
-        chart.addSeries("requests in flight", x, inFlight).setYAxisGroup(1);
+        chart.addSeries(timeWeighted ? "requests in flight (time-weighted mean)" : "requests overlapping the second",
+                x, inFlight).setYAxisGroup(1);
         chart.setYAxisGroupTitle(0, "output tokens/s");
         chart.setYAxisGroupTitle(1, "requests in flight, completed requests/s");
         chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);

@@ -116,9 +116,10 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
             String[] f = line.split(",");
-            if (f.length == 6) {
+            if (f.length >= 6) {
                 out.add(new TimeSeries.Bucket(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
-                        Integer.parseInt(f[3]), Long.parseLong(f[4]), Integer.parseInt(f[5])));
+                        Integer.parseInt(f[3]), Long.parseLong(f[4]), Integer.parseInt(f[5]),
+                        f.length >= 7 ? Double.parseDouble(f[6]) : Double.NaN));
             }
         }
         return out;

@@ -20,13 +20,13 @@ class TimeSeriesTest {
         TimeSeries series = TimeSeries.of(List.of(a, b, c), 0);
         // THEN
         assertThat(series.buckets()).containsExactly(
-                new TimeSeries.Bucket(0, 1, 0, 0, 1, 1),
-                new TimeSeries.Bucket(1, 1, 2, 0, 2, 2),
-                new TimeSeries.Bucket(2, 1, 0, 1, 0, 1));
+                new TimeSeries.Bucket(0, 1, 0, 0, 1, 1, 0.9),   // #0 in flight 0.9 s of the second
+                new TimeSeries.Bucket(1, 1, 2, 0, 2, 2, 0.6),   // #0 0.5 s + #1 0.1 s
+                new TimeSeries.Bucket(2, 1, 0, 1, 0, 1, 1.0));  // #2 all of the 0.5 s before the run's end
         assertThat(series.maxConcurrentRequests()).isEqualTo(2);
         assertThat(series.maxOutputTokensPerSecond()).isEqualTo(2);
         StringWriter csv = new StringWriter();
         series.writeCsv(csv);
-        assertThat(csv.toString()).startsWith("second,started,completed,failed,output_tokens,in_flight\n0,1,0,0,1,1\n");
+        assertThat(csv.toString()).startsWith("second,started,completed,failed,output_tokens,in_flight,mean_in_flight\n0,1,0,0,1,1,0.900\n");
     }
 }

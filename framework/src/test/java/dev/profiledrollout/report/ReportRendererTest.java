@@ -39,7 +39,7 @@ class ReportRendererTest {
         assertThat(ttft.getYAxisTitle()).contains("(ms)");
         assertThat(charts.get("itl-percentiles").chart().getSeriesMap()).containsOnlyKeys("ITL", "TPOT");
         assertThat(charts.get("throughput-over-time").chart().getSeriesMap())
-                .containsOnlyKeys("output tokens/s", "completed requests/s", "requests in flight");
+                .containsOnlyKeys("output tokens/s", "completed requests/s", "requests in flight (time-weighted mean)");
         CategoryChart kernels = (CategoryChart) charts.get("top-kernels").chart();
         assertThat(kernels.getYAxisTitle()).isEqualTo("total time (ms)");
         assertThat(kernels.getSeriesMap().get("total time").getXData()).hasSize(3)
