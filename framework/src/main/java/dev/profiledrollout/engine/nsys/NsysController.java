@@ -3,6 +3,7 @@ package dev.profiledrollout.engine.nsys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.SqliteTraceReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -104,7 +105,9 @@ public final class NsysController {
     }
 
     /**
-     * {@code nsys stats --report cuda_gpu_kern_sum --format csv <report>}, parsed.
+     * {@code nsys stats --report cuda_gpu_kern_sum --format csv <report>}, kept beside the report as
+     * {@code <report>.cuda_gpu_kern_sum.csv} and parsed by the trace package's reader
+     * ({@link SqliteTraceReader#readNsysKernelSummaryCsv(Path)}).
      *
      * @param report an {@code .nsys-rep} (or exported {@code .sqlite}) file; must exist
      * @return one aggregate per kernel name (ns), ordered as nsys prints them (total time descending)
@@ -117,10 +120,13 @@ public final class NsysController {
         }
         Result r = check(run(List.of("stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", report.toString())),
                 "stats");
+        Path csv = report.resolveSibling(report.getFileName() + ".cuda_gpu_kern_sum.csv");
         try {
-            return KernelSummaryCsv.parse(r.stdout);
-        } catch (IllegalArgumentException e) {
-            throw new NsysException(e.getMessage(), e);
+            Files.writeString(csv, r.stdout);
+            return SqliteTraceReader.readNsysKernelSummaryCsv(csv).kernels();
+        } catch (IOException e) {
+            throw new NsysException("nsys stats printed no CUDA kernel summary for " + report + " (" + e.getMessage()
+                    + "); was the capture empty, or the engine run without --cuda-graph-trace=node?", e);
         }
     }
 
