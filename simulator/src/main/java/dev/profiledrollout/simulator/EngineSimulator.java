@@ -191,6 +191,20 @@ public final class EngineSimulator implements AutoCloseable {
     }
 
     /**
+     * Fault injection: the engine dies. Every open connection is closed at once (streams in flight end without
+     * {@code [DONE]}, later requests are refused), then the simulator shuts down as {@link #close()} does. An
+     * open capture is lost, as it would be when the process exits.
+     */
+    public void crash() {
+        if (closed.get()) {
+            return;
+        }
+        markClosing.run();
+        server.stop(0);
+        close();
+    }
+
+    /**
      * Stops the HTTP server, the scheduler (aborting queued and running requests) and any profiler export, and
      * joins every thread this simulator started. An open capture is dropped. Idempotent.
      */

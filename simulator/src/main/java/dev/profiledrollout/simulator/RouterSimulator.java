@@ -104,6 +104,21 @@ public final class RouterSimulator implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Fault injection: marks every registration of worker {@code index} (in registration order of distinct URLs,
+     * see {@link #workerUrls()}) healthy or not from now on; an unhealthy worker is listed with {@code is_healthy
+     * false} and no longer routed to, as a router does after its health checks fail mid-run.
+     *
+     * @throws IllegalArgumentException if no worker has that index
+     */
+    public void setHealthy(int index, boolean healthy) {
+        List<URI> urls = workerUrls();
+        if (index < 0 || index >= urls.size()) {
+            throw new IllegalArgumentException("worker index " + index + " is outside 0.." + (urls.size() - 1));
+        }
+        api.setHealthy(urls.get(index), healthy);
+    }
+
     /** Stops the router, joins its threads, then closes the engines it started. Idempotent. */
     @Override
     public void close() {
