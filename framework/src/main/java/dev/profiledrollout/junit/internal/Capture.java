@@ -78,7 +78,8 @@ final class Capture implements AutoCloseable {
 
     void open() {
         prepareDirectories();
-        generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load());
+        generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load(),
+                LoadGenerator.DEFAULT_VOCAB_SIZE, settings.readTimeout());
         List<RequestRecord> warmup = generator.warmup();
         List<RequestRecord> failed = warmup.stream().filter(r -> !r.succeeded()).collect(Collectors.toList());
         if (!failed.isEmpty()) {
