@@ -176,6 +176,15 @@ final class Capture implements AutoCloseable {
         LatencyReport latency = LatencyReport.of(records);
         RunReport report = report();
         report.writeRequests(latency);
+        List<WorkerOutcome> stopFailed = outcomes().stream()
+                .filter(o -> o.state() == WorkerOutcome.State.STOP_FAILED).toList();
+        if (!stopFailed.isEmpty() && outcomes().stream().noneMatch(o -> o.state() == WorkerOutcome.State.PROFILED)) {
+            String reason = "/stop_profile failed on every profiled engine, so no trace can be trusted: " + stopFailed
+                    .stream().map(WorkerOutcome::describe).collect(Collectors.joining("; "));
+            report.withFanOut(outcomes(), List.of(), phase).writeSummary(latency, null, reason);
+            throw new ProfiledRolloutException(reason + ". The " + records.size() + " finished requests were written to "
+                    + outputDirectory + ".");
+        }
         List<Path> rankFiles = new ArrayList<>();
         List<Path> frontend = new ArrayList<>();
         TraceSet traceSet;
