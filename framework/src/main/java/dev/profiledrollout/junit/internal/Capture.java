@@ -167,10 +167,14 @@ final class Capture implements AutoCloseable {
                     + "stopped and the finished requests were written to " + outputDirectory
                     + ". Lower @RolloutLoad(requests) or raise " + Settings.LOAD_TIMEOUT + ".");
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             run.cancel();
             stopProfiler();
-            throw new ProfiledRolloutException("Interrupted while waiting for the load; the profiler was stopped", e);
+            records = awaitCancelled();
+            writePartial(records, "interrupted while waiting for the load");
+            Thread.currentThread().interrupt();
+            throw new ProfiledRolloutException("Interrupted while waiting for the load (" + records.size()
+                    + " requests ended); the profiler was stopped and the finished requests were written to "
+                    + outputDirectory, e);
         }
         StopOutcome outcome = stopProfiler();
         LatencyReport latency = LatencyReport.of(records);
@@ -281,14 +285,20 @@ final class Capture implements AutoCloseable {
                 spec.load(), profileRequest(0));
     }
 
+    /** The records of a cancelled run, waiting at most 30 s even when this thread was interrupted (kept set). */
     private List<RequestRecord> awaitCancelled() {
+        boolean interrupted = Thread.interrupted();
         try {
             return run.await(Duration.ofSeconds(30));
-        } catch (TimeoutException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
+        } catch (TimeoutException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            interrupted = true;
+            return List.of();
+        } finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            return List.of();
         }
     }
 
