@@ -219,13 +219,18 @@ public final class EngineSimulator implements AutoCloseable {
         server.stop(0);
         httpExecutor.shutdownNow();
         boolean interrupted = false;
-        while (true) {
+        for (int attempt = 0; ; attempt++) {
             try {
                 if (httpExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
                     break;
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
+            }
+            if (attempt == 1) { // 60 s: a handler ignores interruption; its threads are daemons
+                System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING, "simulator-http threads still"
+                        + " running 60 s after close; leaving them");
+                break;
             }
         }
         if (interrupted) {
