@@ -78,6 +78,27 @@ class ProfilerFaultsTest {
         assertProfilerStopped(uri, null);
     }
 
+    @FaultCase
+    @ProfiledRollout(backend = dev.profiledrollout.Backend.VLLM, activities = Activity.GPU)
+    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 1)
+    static class VllmTestCase {
+        @Test
+        void profiled(RolloutSession session) {
+            session.awaitResult();
+        }
+    }
+
+    @Test
+    void vllm_without_a_profiler_config_answers_404_and_the_message_names_profiler_config() throws Exception {
+        URI uri = start(SimulatorConfig.builder().backend("vllm"));
+        java.nio.file.Files.createDirectories(output.resolve("vllm-traces"));
+
+        Throwable t = failure(attach(VllmTestCase.class, output, uri, "profiledrollout.trace.dir",
+                output.resolve("vllm-traces").toString()));
+
+        assertThat(t).hasMessageContaining("404").hasMessageContaining("--profiler-config");
+    }
+
     @Test
     void start_profile_500_says_already_in_progress_and_leaves_the_other_capture_alone() throws Exception {
         URI uri = start(SimulatorFaults.NONE);
