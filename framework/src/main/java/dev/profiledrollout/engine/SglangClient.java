@@ -190,7 +190,7 @@ public final class SglangClient implements EngineClient {
         } catch (InterruptedIOException e) {
             throw new EngineException("POST " + uri + " did not answer within " + stopProfileTimeout.toSeconds()
                     + " s. The stop blocks while every rank exports its trace (minutes with with_stack=true);"
-                    + " raise stopProfileTimeout, or capture fewer steps (num_steps) or set with_stack=false.",
+                    + " raise stopProfileTimeout (profiledrollout.stop.timeout in the JUnit extension), or capture fewer steps (num_steps) or set with_stack=false.",
                     uri, -1, "", e);
         } catch (IOException e) {
             throw ioFailure("POST", uri, e);

@@ -178,6 +178,8 @@ final class CompletionCall {
         private int promptTokens = -1;
         private int completionTokens = -1;
         private boolean done;
+        /** A finish reason or a usage object arrived: the stream said it was complete, [DONE] or not. */
+        private boolean finished;
         private ErrorKind error;
         private String errorMessage;
         private long failedAtNanos;
@@ -223,6 +225,7 @@ final class CompletionCall {
             completionTokens = Math.max(completionTokens, total);
             promptTokens = meta.path("prompt_tokens").asInt(promptTokens);
             JsonNode finish = meta.path("finish_reason");
+            finished |= finish.isObject();
             if (finish.isObject() && "abort".equals(finish.path("type").asText())) {
                 fail(now, ErrorKind.IN_STREAM_ERROR, "request aborted by the server after " + chunkCount
                         + " chunks: " + shorten(finish.path("message").asText(finish.toString())));
@@ -242,6 +245,7 @@ final class CompletionCall {
             }
             if (!cumulative && isPlainChoicesChunk(data)) {
                 chunk(now, 1);
+                finished |= data.contains("\"finish_reason\":\"");
                 return;
             }
             JsonNode node;
@@ -268,9 +272,11 @@ final class CompletionCall {
             JsonNode choices = node.path("choices");
             if (choices.isArray() && !choices.isEmpty()) {
                 chunk(now, 1);
+                finished |= choices.get(0).path("finish_reason").isTextual();
             }
             JsonNode usage = node.path("usage");
             if (usage.isObject()) {
+                finished = true;
                 promptTokens = usage.path("prompt_tokens").asInt(promptTokens);
                 completionTokens = usage.path("completion_tokens").asInt(completionTokens);
             }
@@ -320,6 +326,10 @@ final class CompletionCall {
             int in = request.promptTokensRequested();
             if (error == null && call.isCanceled()) {
                 fail(System.nanoTime(), ErrorKind.CANCELLED, "cancelled after " + chunkCount + " chunks");
+            }
+            if (error == null && chunkCount > 0 && !done && !finished) {
+                fail(System.nanoTime(), ErrorKind.MALFORMED_STREAM, "the stream ended after " + chunkCount
+                        + " chunks without a finish_reason, usage or [DONE]: cut off by the server or the network");
             }
             if (error == null && chunkCount == 0) {
                 fail(System.nanoTime(), ErrorKind.NO_CHUNKS,

@@ -140,6 +140,7 @@ public final class LoadGenerator implements AutoCloseable {
         }
         LoadRun run = new LoadRun(size, requests, completionCall, workers, threadNumbers, schedule,
                 spec.concurrency(), maxDuration);
+        runs.removeIf(LoadRun::isDone); // a long-lived generator must not keep every finished run's records
         runs.add(run);
         run.startThreads();
         return run;

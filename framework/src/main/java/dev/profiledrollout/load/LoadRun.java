@@ -37,6 +37,9 @@ import java.util.function.IntFunction;
  */
 public final class LoadRun {
 
+    /** The longest {@link #cancelAndJoin()} waits for the cancelled worker threads. */
+    private static final Duration JOIN_BOUND = Duration.ofSeconds(60);
+
     /** Lets a worker publish its in-flight call so that {@link #cancel()} can reach it. */
     interface CallRegistry {
         /** @return false when the run is already cancelled */
@@ -304,14 +307,20 @@ public final class LoadRun {
     void cancelAndJoin() {
         cancel();
         boolean interrupted = false;
+        long deadline = System.nanoTime() + JOIN_BOUND.toNanos();
         for (Thread thread : threads) {
-            while (thread.isAlive()) {
+            while (thread.isAlive() && System.nanoTime() < deadline) {
                 try {
-                    thread.join();
+                    thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 } catch (InterruptedException e) {
                     interrupted = true;
                     cancel();
                 }
+            }
+            if (thread.isAlive()) {
+                System.getLogger(LoadRun.class.getName()).log(System.Logger.Level.WARNING, "load thread "
+                        + thread.getName() + " still alive " + JOIN_BOUND.toSeconds() + " s after the run was "
+                        + "cancelled (a call that ignores cancellation); leaving it, it is a daemon thread");
             }
         }
         if (interrupted) {

@@ -110,12 +110,14 @@ public final class MetricsScraper implements AutoCloseable {
     public void close() {
         stop.countDown();
         boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
+        try {
+            thread.join(30_000); // a scrape is bounded by its 5 s read timeout
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (thread.isAlive()) {
+            System.getLogger(MetricsScraper.class.getName()).log(System.Logger.Level.WARNING,
+                    "metrics scraper thread still alive 30 s after close; leaving it (daemon)");
         }
         http.connectionPool().evictAll();
         if (interrupted) {

@@ -56,7 +56,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Not simulated</h2>
  * The {@code MEM} activity's memory-history pickle and the {@code CUDA_PROFILER} range write no file; {@code RPD}
  * writes a Kineto-layout file under the RPD name; one engine is one DP replica ({@link SimulatorConfig#dpSize()} only names it), {@code PP}/{@code EP} sizes are 1; no prefix cache, no
- * chunked prefill, no auth, no {@code /metrics}, no chat endpoint. A capture still open at {@link #close()} is
+ * chunked prefill, no auth unless {@link SimulatorFaults.Builder#apiKey(String)} asks for it, no {@code /metrics},
+ * no chat endpoint. Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at
+ * {@link #close()} is
  * dropped unwritten.
  *
  * <h2>Threads</h2>
@@ -191,6 +193,20 @@ public final class EngineSimulator implements AutoCloseable {
     }
 
     /**
+     * Fault injection: the engine dies. Every open connection is closed at once (streams in flight end without
+     * {@code [DONE]}, later requests are refused), then the simulator shuts down as {@link #close()} does. An
+     * open capture is lost, as it would be when the process exits.
+     */
+    public void crash() {
+        if (closed.get()) {
+            return;
+        }
+        markClosing.run();
+        server.stop(0);
+        close();
+    }
+
+    /**
      * Stops the HTTP server, the scheduler (aborting queued and running requests) and any profiler export, and
      * joins every thread this simulator started. An open capture is dropped. Idempotent.
      */
@@ -205,13 +221,18 @@ public final class EngineSimulator implements AutoCloseable {
         server.stop(0);
         httpExecutor.shutdownNow();
         boolean interrupted = false;
-        while (true) {
+        for (int attempt = 0; ; attempt++) {
             try {
                 if (httpExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
                     break;
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
+            }
+            if (attempt == 1) { // 60 s: a handler ignores interruption; its threads are daemons
+                System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING, "simulator-http threads still"
+                        + " running 60 s after close; leaving them");
+                break;
             }
         }
         if (interrupted) {

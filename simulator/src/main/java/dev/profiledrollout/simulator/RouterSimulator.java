@@ -104,6 +104,21 @@ public final class RouterSimulator implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Fault injection: marks every registration of worker {@code index} (in registration order of distinct URLs,
+     * see {@link #workerUrls()}) healthy or not from now on; an unhealthy worker is listed with {@code is_healthy
+     * false} and no longer routed to, as a router does after its health checks fail mid-run.
+     *
+     * @throws IllegalArgumentException if no worker has that index
+     */
+    public void setHealthy(int index, boolean healthy) {
+        List<URI> urls = workerUrls();
+        if (index < 0 || index >= urls.size()) {
+            throw new IllegalArgumentException("worker index " + index + " is outside 0.." + (urls.size() - 1));
+        }
+        api.setHealthy(urls.get(index), healthy);
+    }
+
     /** Stops the router, joins its threads, then closes the engines it started. Idempotent. */
     @Override
     public void close() {
@@ -113,13 +128,18 @@ public final class RouterSimulator implements AutoCloseable {
         server.stop(0);
         executor.shutdownNow();
         boolean interrupted = false;
-        while (true) {
+        for (int attempt = 0; ; attempt++) {
             try {
                 if (executor.awaitTermination(30, TimeUnit.SECONDS)) {
                     break;
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
+            }
+            if (attempt == 1) { // 60 s: a handler ignores interruption; its threads are daemons
+                System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING, "router-http threads still"
+                        + " running 60 s after close; leaving them");
+                break;
             }
         }
         engines.forEach(EngineSimulator::close);

@@ -47,6 +47,7 @@ public final class SimulatorConfig {
     private final int dpSize;
     private final int dpRank;
     private final int failStartProfileStatus;
+    private final SimulatorFaults faults;
 
     private SimulatorConfig(Builder b) {
         this.backend = b.backend;
@@ -66,6 +67,7 @@ public final class SimulatorConfig {
         this.dpSize = b.dpSize;
         this.dpRank = b.dpRank;
         this.failStartProfileStatus = b.failStartProfileStatus;
+        this.faults = b.faults;
     }
 
     /** A builder holding every value of this configuration, to derive a variant (e.g. one per DP replica). */
@@ -88,6 +90,7 @@ public final class SimulatorConfig {
         b.dpSize = dpSize;
         b.dpRank = dpRank;
         b.failStartProfileStatus = failStartProfileStatus;
+        b.faults = faults;
         return b;
     }
 
@@ -199,6 +202,11 @@ public final class SimulatorConfig {
         return failStartProfileStatus;
     }
 
+    /** Injected faults (issue 8's fault matrix). Default {@link SimulatorFaults#NONE}. */
+    public SimulatorFaults faults() {
+        return faults;
+    }
+
     @Override
     public String toString() {
         return "SimulatorConfig{backend=" + backend + ", host=" + host + ", port=" + port + ", tpSize=" + tpSize
@@ -228,8 +236,18 @@ public final class SimulatorConfig {
         private int dpSize = 1;
         private int dpRank = 0;
         private int failStartProfileStatus = 0;
+        private SimulatorFaults faults = SimulatorFaults.NONE;
 
         private Builder() {
+        }
+
+        /** @param faults the faults to inject, not null; see {@link SimulatorFaults} */
+        public Builder faults(SimulatorFaults faults) {
+            if (faults == null) {
+                throw new IllegalArgumentException("faults must not be null; use SimulatorFaults.NONE");
+            }
+            this.faults = faults;
+            return this;
         }
 
         /**

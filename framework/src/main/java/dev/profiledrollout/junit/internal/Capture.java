@@ -80,7 +80,8 @@ final class Capture implements AutoCloseable {
 
     void open() {
         prepareDirectories();
-        generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load());
+        generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load(),
+                LoadGenerator.DEFAULT_VOCAB_SIZE, settings.readTimeout());
         List<RequestRecord> warmup = AllureSteps.step("warm-up", generator::warmup);
         List<RequestRecord> failed = warmup.stream().filter(r -> !r.succeeded()).collect(Collectors.toList());
         if (!failed.isEmpty()) {
@@ -172,10 +173,14 @@ final class Capture implements AutoCloseable {
                     + "stopped and the finished requests were written to " + outputDirectory
                     + ". Lower @RolloutLoad(requests) or raise " + Settings.LOAD_TIMEOUT + ".");
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             run.cancel();
             stopProfiler();
-            throw new ProfiledRolloutException("Interrupted while waiting for the load; the profiler was stopped", e);
+            records = awaitCancelled();
+            writePartial(records, "interrupted while waiting for the load");
+            Thread.currentThread().interrupt();
+            throw new ProfiledRolloutException("Interrupted while waiting for the load (" + records.size()
+                    + " requests ended); the profiler was stopped and the finished requests were written to "
+                    + outputDirectory, e);
         }
         List<RequestRecord> loaded = records;
         AllureSteps.step("load: " + records.size() + " requests", loadStartMillis, () -> loaded);
@@ -183,6 +188,15 @@ final class Capture implements AutoCloseable {
         LatencyReport latency = LatencyReport.of(records);
         RunReport report = report();
         report.writeRequests(latency);
+        List<WorkerOutcome> stopFailed = outcomes().stream()
+                .filter(o -> o.state() == WorkerOutcome.State.STOP_FAILED).toList();
+        if (!stopFailed.isEmpty() && outcomes().stream().noneMatch(o -> o.state() == WorkerOutcome.State.PROFILED)) {
+            String reason = "/stop_profile failed on every profiled engine, so no trace can be trusted: " + stopFailed
+                    .stream().map(WorkerOutcome::describe).collect(Collectors.joining("; "));
+            report.withFanOut(outcomes(), List.of(), phase).writeSummary(latency, null, reason);
+            throw new ProfiledRolloutException(reason + ". The " + records.size() + " finished requests were written to "
+                    + outputDirectory + ".");
+        }
         List<Path> rankFiles = new ArrayList<>();
         List<Path> frontend = new ArrayList<>();
         TraceSet traceSet;
@@ -283,14 +297,20 @@ final class Capture implements AutoCloseable {
                 spec.load(), profileRequest(0)).withBackend(spec.backend().name());
     }
 
+    /** The records of a cancelled run, waiting at most 30 s even when this thread was interrupted (kept set). */
     private List<RequestRecord> awaitCancelled() {
+        boolean interrupted = Thread.interrupted();
         try {
             return run.await(Duration.ofSeconds(30));
-        } catch (TimeoutException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
+        } catch (TimeoutException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            interrupted = true;
+            return List.of();
+        } finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            return List.of();
         }
     }
 

@@ -31,6 +31,7 @@ public final class Settings {
     public static final String LOAD_TIMEOUT = "profiledrollout.load.timeout";
     public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
     public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
+    public static final String READ_TIMEOUT = "profiledrollout.read.timeout";
     public static final String ROUTER_URL = "profiledrollout.router.url";
     public static final String PREFILL_URL = "profiledrollout.prefill.url";
     public static final String DECODE_URL = "profiledrollout.decode.url";
@@ -171,6 +172,11 @@ public final class Settings {
         loadTimeout();
         healthTimeout();
         get(STOP_TIMEOUT).ifPresent(v -> stopTimeout());
+        readTimeout();
+        if (traceDir().isPresent() && !java.nio.file.Files.isDirectory(traceDir().get())) {
+            throw invalid(TRACE_DIR, get(TRACE_DIR).orElse(""), "must be an existing directory (the local path where"
+                    + " this machine reads the server's trace files); create it or fix the path");
+        }
         if (traceDirOnServer().isPresent() && traceDir().isEmpty()) {
             throw invalid(TRACE_DIR_SERVER, traceDirOnServer().get(), "needs " + TRACE_DIR + " too: the local path"
                     + " where this machine sees the server's " + TRACE_DIR_SERVER);
@@ -249,6 +255,14 @@ public final class Settings {
 
     public Duration loadTimeout() {
         return duration(LOAD_TIMEOUT, Duration.ofMinutes(10));
+    }
+
+    /**
+     * {@code profiledrollout.read.timeout}: the longest silence allowed on one load stream (including the wait for
+     * its first token); a stalled stream ends as a {@code TIMEOUT} record after it. Default 5 min.
+     */
+    public Duration readTimeout() {
+        return duration(READ_TIMEOUT, Duration.ofMinutes(5));
     }
 
     public Duration healthTimeout() {

@@ -125,6 +125,9 @@ public record WindowSpec(
                 "at least one of " + Arrays.toString(Activity.values()));
         check(!profile.profileByStage() || profile.numSteps() > 0, "@ProfiledRollout(profileByStage = true)",
                 "needs numSteps > 0: SGLang raises a TypeError at the next prefill otherwise (PROTOCOLS.md §1.2)");
+        check(profile.profilePrefix().matches("[A-Za-z0-9._-]*") && !profile.profilePrefix().contains(".."),
+                "@ProfiledRollout(profilePrefix = \"" + profile.profilePrefix() + "\")",
+                "letters, digits, '.', '_' and '-' only, without '..': the prefix becomes part of a file name");
         check(l.concurrency() >= 1, "@RolloutLoad(concurrency = " + l.concurrency() + ")", "at least 1");
         check(l.requests() >= 1, "@RolloutLoad(requests = " + l.requests() + ")", "at least 1");
         check(l.inputTokens() >= 1, "@RolloutLoad(inputTokens = " + l.inputTokens() + ")", "at least 1");

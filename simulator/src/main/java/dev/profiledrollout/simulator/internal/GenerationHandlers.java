@@ -10,6 +10,9 @@ import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.profiledrollout.simulator.SimulatorFaults;
 
 /**
  * {@code POST /v1/completions} and {@code POST /generate} (PROTOCOLS.md §1.5): parse the prompt and sampling
@@ -30,14 +33,24 @@ final class GenerationHandlers {
     private static final int EOS_TOKEN_ID = 128009;
     private static final long MAX_WAIT_SECONDS = 600;
 
+    /** The longest a {@link SimulatorFaults.StreamFault#STALL} holds a connection (close() interrupts it sooner). */
+    private static final long MAX_STALL_MILLIS = 600_000;
+
     private final Scheduler scheduler;
     private final String modelName;
     private final boolean vllm;
+    private final SimulatorFaults faults;
+    private final AtomicInteger streamedRequests = new AtomicInteger();
 
     GenerationHandlers(Scheduler scheduler, String modelName, boolean vllm) {
+        this(scheduler, modelName, vllm, SimulatorFaults.NONE);
+    }
+
+    GenerationHandlers(Scheduler scheduler, String modelName, boolean vllm, SimulatorFaults faults) {
         this.scheduler = scheduler;
         this.modelName = modelName;
         this.vllm = vllm;
+        this.faults = faults;
     }
 
     private void error(HttpExchange ex, int status, String type, String message) throws IOException {
@@ -133,9 +146,18 @@ final class GenerationHandlers {
             Http.json(ex, 200, body);
             return;
         }
+        SimulatorFaults.StreamFault fault = streamedRequests.incrementAndGet() >= faults.streamFaultFromRequest()
+                ? faults.streamFault() : SimulatorFaults.StreamFault.NONE;
+        int chunks = 0;
         try (OutputStream out = Http.startSse(ex)) {
             SimRequest.Event e;
             do {
+                if (fault != SimulatorFaults.StreamFault.NONE && fault != SimulatorFaults.StreamFault.NO_DONE
+                        && chunks >= faults.streamFaultAfterChunks()) {
+                    injectStreamFault(fault, id, out);
+                    return;
+                }
+                chunks++;
                 e = take(r);
                 if (e.error() != null) {
                     ObjectNode err = Http.MAPPER.createObjectNode();
@@ -155,7 +177,28 @@ final class GenerationHandlers {
                 chunk.set("usage", usage(r.promptTokens(), e.completionTokens()));
                 Http.sse(out, chunk.toString());
             }
-            Http.sse(out, "[DONE]");
+            if (fault != SimulatorFaults.StreamFault.NO_DONE) {
+                Http.sse(out, "[DONE]");
+            }
+        }
+    }
+
+    /** Breaks the stream as {@code fault} says; the caller closes the response afterwards. */
+    private static void injectStreamFault(SimulatorFaults.StreamFault fault, String id, OutputStream out)
+            throws IOException, InterruptedException {
+        switch (fault) {
+            case STALL -> Thread.sleep(MAX_STALL_MILLIS);
+            case MALFORMED -> Http.sse(out, "{\"id\":\"" + id + "\",\"choices\": [");
+            case ERROR_EVENT -> {
+                ObjectNode err = Http.MAPPER.createObjectNode();
+                err.putObject("error").put("message", "simulated fault: the engine failed mid-stream")
+                        .put("type", "InternalServerError").put("code", 500);
+                Http.sse(out, err.toString());
+                Http.sse(out, "[DONE]");
+            }
+            default -> {
+                // CUT_OFF: end the response here, without finish reason, usage or [DONE]
+            }
         }
     }
 

@@ -34,7 +34,7 @@ public final class HttpApi implements HttpHandler {
         this.scheduler = scheduler;
         this.profiler = profiler;
         this.port = port;
-        this.generation = new GenerationHandlers(scheduler, config.servedModelName(), false);
+        this.generation = new GenerationHandlers(scheduler, config.servedModelName(), false, config.faults());
     }
 
     /** Marks the warm-up done: {@code /health} answers 200 from now on. */
@@ -71,6 +71,11 @@ public final class HttpApi implements HttpHandler {
         String path = ex.getRequestURI().getPath();
         String method = ex.getRequestMethod();
         boolean get = method.equals("GET") || method.equals("HEAD");
+        if (!authorized(ex, path)) {
+            Http.body(ex);
+            Http.detail(ex, 401, "Unauthorized");
+            return;
+        }
         switch (path) {
             case "/health", "/health_generate" -> {
                 if (!get) {
@@ -100,6 +105,15 @@ public final class HttpApi implements HttpHandler {
                 }
             }
         }
+    }
+
+    /** SGLang's {@code --api-key}: every path but the health checks needs {@code Authorization: Bearer <key>}. */
+    private boolean authorized(HttpExchange ex, String path) {
+        String key = config.faults().apiKey();
+        if (key == null || path.equals("/health") || path.equals("/health_generate")) {
+            return true;
+        }
+        return ("Bearer " + key).equals(ex.getRequestHeaders().getFirst("Authorization"));
     }
 
     private void health(HttpExchange ex) throws IOException, InterruptedException {
@@ -219,6 +233,10 @@ public final class HttpApi implements HttpHandler {
             return;
         }
         Http.body(ex);
+        java.time.Duration delay = config.faults().stopProfileDelay();
+        if (!delay.isZero()) {
+            Thread.sleep(delay.toMillis()); // fault: a slow stop (interrupted by close())
+        }
         String refusal;
         try {
             refusal = profiler.stop();

@@ -34,6 +34,7 @@ public final class Profiler implements StepHook {
     private long lastHookedBatch;
     private boolean inFlightRecorded;
     private volatile boolean closed;
+    private final TraceFaults traceFaults;
 
     private static final class Capture {
         final ProfileRequest request;
@@ -71,6 +72,7 @@ public final class Profiler implements StepHook {
         this.config = config;
         this.clock = clock;
         this.writer = writer;
+        this.traceFaults = new TraceFaults(config.faults());
     }
 
     /**
@@ -226,6 +228,7 @@ public final class Profiler implements StepHook {
         } finally {
             lock.unlock();
         }
+        traceFaults.close();
     }
 
     private void exportQuietly(Capture capture) {
@@ -263,6 +266,7 @@ public final class Profiler implements StepHook {
         if (req.mergeProfiles() && !rpd) {
             TraceMerger.merge(dir, capture.profileId, config.tpSize());
         }
+        traceFaults.apply(written);
     }
 
     private Path outputDir(ProfileRequest req) {

@@ -61,6 +61,16 @@ public final class RouterApi implements HttpHandler {
     }
 
     /** The registry, in order. */
+    /** Replaces every registration of {@code url} by one with the given health. */
+    public synchronized void setHealthy(URI url, boolean healthy) {
+        for (int i = 0; i < workers.size(); i++) {
+            Worker w = workers.get(i);
+            if (w.url().equals(url)) {
+                workers.set(i, new Worker(w.id(), w.url(), w.dpRank(), w.type(), healthy, w.modelId(), w.load()));
+            }
+        }
+    }
+
     public List<Worker> workers() {
         return List.copyOf(workers);
     }

@@ -125,12 +125,14 @@ public final class Scheduler {
         }
         thread.interrupt();
         boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
+        try {
+            thread.join(30_000); // interrupted above; a step sleeps a few ms
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (thread.isAlive()) {
+            System.getLogger(Scheduler.class.getName()).log(System.Logger.Level.WARNING,
+                    "simulator-scheduler still alive 30 s after close; leaving it (daemon)");
         }
         lock.lock();
         try {

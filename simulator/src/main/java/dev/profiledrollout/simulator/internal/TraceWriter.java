@@ -100,6 +100,13 @@ public final class TraceWriter {
             g.writeBooleanField("record_shapes", opts.recordShapes());
             g.writeBooleanField("with_stack", opts.withStack());
             g.writeStringField("engine", "simulator");
+            if (!config.faults().traceEnv().isEmpty()) {
+                g.writeObjectFieldStart("env");
+                for (java.util.Map.Entry<String, String> e : config.faults().traceEnv().entrySet()) {
+                    g.writeStringField(e.getKey(), e.getValue());
+                }
+                g.writeEndObject();
+            }
             g.writeStringField("displayTimeUnit", "ms");
             g.writeNumberField("baseTimeNanoseconds", baseEpochNs);
             g.writeArrayFieldStart("traceEvents");

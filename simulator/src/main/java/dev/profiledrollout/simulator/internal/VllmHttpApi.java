@@ -33,7 +33,7 @@ public final class VllmHttpApi implements HttpHandler {
     public VllmHttpApi(SimulatorConfig config, Scheduler scheduler, VllmProfiler profiler) {
         this.config = config;
         this.profiler = profiler;
-        this.generation = new GenerationHandlers(scheduler, config.servedModelName(), true);
+        this.generation = new GenerationHandlers(scheduler, config.servedModelName(), true, config.faults());
     }
 
     public void markReady() {
