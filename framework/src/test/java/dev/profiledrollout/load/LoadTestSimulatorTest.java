@@ -57,7 +57,7 @@ class LoadTestSimulatorTest {
             assertThat(lines.get(0)).contains("\"intendedNs\"", "\"sendNs\"", "\"firstChunkNs\"", "\"endNs\"",
                     "\"scheduleLagNs\"", "\"completionTokens\":8");
             assertThat(Files.readAllLines(dir.resolve("timeseries.csv")).get(0))
-                    .isEqualTo("second,started,completed,failed,output_tokens,in_flight");
+                    .isEqualTo("second,started,completed,failed,output_tokens,in_flight,mean_in_flight");
             assertThat(dir.resolve("latency.hlog")).isNotEmptyFile();
             org.HdrHistogram.HistogramLogReader reader = new org.HdrHistogram.HistogramLogReader(
                     dir.resolve("schedule.hlog").toFile());
