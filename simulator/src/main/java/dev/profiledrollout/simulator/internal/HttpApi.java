@@ -2,7 +2,6 @@ package dev.profiledrollout.simulator.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import dev.profiledrollout.simulator.SimulatorConfig;
 
 import java.io.IOException;
@@ -13,7 +12,7 @@ import java.util.function.IntSupplier;
  * Routes SGLang's HTTP API (PROTOCOLS.md §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match exactly;
  * anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
  */
-public final class HttpApi implements HttpHandler {
+public final class HttpApi extends EngineApi {
 
     /** The version {@code /server_info} reports. */
     public static final String VERSION = "0.1.0-simulator";
@@ -26,8 +25,6 @@ public final class HttpApi implements HttpHandler {
     private final GenerationHandlers generation;
     private final IntSupplier port;
     private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
-    private volatile boolean ready;
-    private volatile boolean closing;
 
     public HttpApi(SimulatorConfig config, Scheduler scheduler, Profiler profiler, IntSupplier port) {
         this.config = config;
@@ -37,37 +34,8 @@ public final class HttpApi implements HttpHandler {
         this.generation = new GenerationHandlers(scheduler, config.servedModelName(), false, config.faults());
     }
 
-    /** Marks the warm-up done: {@code /health} answers 200 from now on. */
-    public void markReady() {
-        ready = true;
-    }
-
-    /** Marks shutdown: {@code /health} answers 503 from now on. */
-    public void markClosing() {
-        closing = true;
-    }
-
     @Override
-    public void handle(HttpExchange ex) throws IOException {
-        try {
-            route(ex);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "client connection failed", e);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "handler failed", e);
-            try {
-                Http.text(ex, 500, "Internal Server Error");
-            } catch (IOException | RuntimeException ignored) {
-                // the response may already have started; nothing more can be sent
-            }
-        } finally {
-            ex.close();
-        }
-    }
-
-    private void route(HttpExchange ex) throws IOException, InterruptedException {
+    protected void route(HttpExchange ex) throws IOException, InterruptedException {
         String path = ex.getRequestURI().getPath();
         String method = ex.getRequestMethod();
         boolean get = method.equals("GET") || method.equals("HEAD");
@@ -117,7 +85,7 @@ public final class HttpApi implements HttpHandler {
     }
 
     private void health(HttpExchange ex) throws IOException, InterruptedException {
-        if (!ready || closing) {
+        if (!serving()) {
             Http.empty(ex, 503);
             return;
         }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import dev.profiledrollout.simulator.SimulatorConfig;
 
 import java.io.IOException;
@@ -15,7 +14,7 @@ import java.io.IOException;
  * routes exist only with a profiler config; otherwise, like every unknown path, they answer
  * {@code 404 {"detail":"Not Found"}}.
  */
-public final class VllmHttpApi implements HttpHandler {
+public final class VllmHttpApi extends EngineApi {
 
     /** The version {@code /version} reports. */
     public static final String VERSION = "0.16.0+simulator";
@@ -26,8 +25,6 @@ public final class VllmHttpApi implements HttpHandler {
     private final VllmProfiler profiler;
     private final GenerationHandlers generation;
     private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
-    private volatile boolean ready;
-    private volatile boolean closing;
 
     /** @param profiler null when the server runs without {@code --profiler-config} */
     public VllmHttpApi(SimulatorConfig config, Scheduler scheduler, VllmProfiler profiler) {
@@ -36,35 +33,8 @@ public final class VllmHttpApi implements HttpHandler {
         this.generation = new GenerationHandlers(scheduler, config.servedModelName(), true, config.faults());
     }
 
-    public void markReady() {
-        ready = true;
-    }
-
-    public void markClosing() {
-        closing = true;
-    }
-
     @Override
-    public void handle(HttpExchange ex) throws IOException {
-        try {
-            route(ex);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "client connection failed", e);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "handler failed", e);
-            try {
-                Http.text(ex, 500, "Internal Server Error");
-            } catch (IOException | RuntimeException ignored) {
-                // the response may already have started; nothing more can be sent
-            }
-        } finally {
-            ex.close();
-        }
-    }
-
-    private void route(HttpExchange ex) throws IOException, InterruptedException {
+    protected void route(HttpExchange ex) throws IOException, InterruptedException {
         String path = ex.getRequestURI().getPath();
         String method = ex.getRequestMethod();
         boolean get = method.equals("GET") || method.equals("HEAD");
@@ -75,7 +45,7 @@ public final class VllmHttpApi implements HttpHandler {
                     Http.detail(ex, 405, "Method Not Allowed");
                 } else {
                     // vLLM's /health checks the engine without running a step: an idle server does not step.
-                    Http.empty(ex, ready && !closing ? 200 : 503);
+                    Http.empty(ex, serving() ? 200 : 503);
                 }
             }
             case "/version" -> Http.json(ex, 200, Http.MAPPER.createObjectNode().put("version", VERSION));

@@ -1,0 +1,56 @@
+package dev.profiledrollout.simulator.internal;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+
+/**
+ * What an engine's HTTP API shares whatever protocol it speaks: the ready/closing state that {@code /health} reports,
+ * and one place that turns a handler's failure into a 500 (or, for a broken client connection, nothing) and always
+ * closes the exchange.
+ */
+public abstract class EngineApi implements HttpHandler {
+
+    private static final System.Logger LOG = System.getLogger(EngineApi.class.getName());
+
+    private volatile boolean ready;
+    private volatile boolean closing;
+
+    /** Marks the warm-up done: {@code /health} answers 200 from now on. */
+    public void markReady() {
+        ready = true;
+    }
+
+    /** Marks shutdown: {@code /health} answers 503 from now on. */
+    public void markClosing() {
+        closing = true;
+    }
+
+    /** @return whether the engine serves: warmed up and not shutting down */
+    protected boolean serving() {
+        return ready && !closing;
+    }
+
+    @Override
+    public final void handle(HttpExchange ex) throws IOException {
+        try {
+            route(ex);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "client connection failed", e);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "handler failed", e);
+            try {
+                Http.text(ex, 500, "Internal Server Error");
+            } catch (IOException | RuntimeException ignored) {
+                // the response may already have started; nothing more can be sent
+            }
+        } finally {
+            ex.close();
+        }
+    }
+
+    /** Answers one exchange; the exchange is closed afterwards. */
+    protected abstract void route(HttpExchange ex) throws IOException, InterruptedException;
+}
