@@ -4,12 +4,14 @@ import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.TraceSet;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What one profile window produced: the client's latency view, the engine's traces, and where they are on disk.
@@ -31,6 +33,8 @@ import java.util.Objects;
  * @param frontendTraceFiles vLLM's CPU-only API-server traces ({@code …async_llm…}), kept out of {@link #trace()}
  * @param phases             per {@link RolloutPhase}, that phase's own result (in declaration order); empty for a
  *                           test without phases
+ * @param baselineDiff       this run's kernels against the test's baseline ({@code profiledrollout.baseline.dir}),
+ *                           or null when there is none; see {@link #baseline()}
  */
 public record RolloutResult(
         LatencyReport latency,
@@ -41,7 +45,8 @@ public record RolloutResult(
         StopOutcome stopOutcome,
         List<WorkerOutcome> workers,
         List<Path> frontendTraceFiles,
-        Map<Phase, RolloutResult> phases) {
+        Map<Phase, RolloutResult> phases,
+        BaselineDiff baselineDiff) {
 
     public RolloutResult {
         Objects.requireNonNull(latency, "latency");
@@ -53,6 +58,29 @@ public record RolloutResult(
         workers = List.copyOf(workers);
         frontendTraceFiles = List.copyOf(frontendTraceFiles);
         phases = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(phases));
+    }
+
+    /** A result without a baseline comparison. */
+    public RolloutResult(LatencyReport latency, TraceSet trace, List<Path> traceFiles, Path outputDirectory,
+            ServerInfo serverInfo, StopOutcome stopOutcome, List<WorkerOutcome> workers, List<Path> frontendTraceFiles,
+            Map<Phase, RolloutResult> phases) {
+        this(latency, trace, traceFiles, outputDirectory, serverInfo, stopOutcome, workers, frontendTraceFiles, phases,
+                null);
+    }
+
+    /**
+     * @return the kernels of this run against the test's stored baseline (per kernel Δcount and Δtime, new and
+     *         vanished kernels), when {@code profiledrollout.baseline.dir} holds one for this test; assert on it with
+     *         {@code assertThat(result.baseline().orElseThrow()).kernelTimeWithin(0.10, …)}
+     */
+    public Optional<BaselineDiff> baseline() {
+        return Optional.ofNullable(baselineDiff);
+    }
+
+    /** @return this result with {@code diff} as its baseline comparison */
+    public RolloutResult withBaseline(BaselineDiff diff) {
+        return new RolloutResult(latency, trace, traceFiles, outputDirectory, serverInfo, stopOutcome, workers,
+                frontendTraceFiles, phases, diff);
     }
 
     /** A single-engine, single-phase result (the shape before fan-out and phases existed). */

@@ -23,7 +23,8 @@ import org.knowm.xchart.style.Styler;
  * {@code throughput-over-time} (per second output tokens on the left axis, completed requests and requests in flight
  * on the right axis,
  * from {@code timeseries.csv}), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over all ranks),
- * {@code time-by-category} (when the trace summary has categories), {@code rank-busy} (GPU busy time per rank, the
+ * {@code time-by-category} (when the trace summary has categories), {@code baseline-diff} (when a baseline was
+ * compared), {@code rank-busy} (GPU busy time per rank, the
  * straggler, the busiest rank, as its own series).
  */
 public final class Charts {
@@ -70,7 +71,35 @@ public final class Charts {
         topKernels(data).ifPresent(charts::add);
         categories(data).ifPresent(charts::add);
         rankBusy(data).ifPresent(charts::add);
+        baselineDiff(data).ifPresent(charts::add);
         return charts;
+    }
+
+    /** Kernel time of this run next to the baseline's, for the kernels that changed most ({@code summary.baseline}). */
+    private static java.util.Optional<NamedChart> baselineDiff(ReportData data) {
+        com.fasterxml.jackson.databind.JsonNode kernels = data.summary().path("baseline").path("kernels");
+        if (!kernels.isArray() || kernels.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        double change = data.summary().path("baseline").path("kernelTimeChange").asDouble();
+        CategoryChart chart = bars(String.format(java.util.Locale.ROOT,
+                "Kernel time vs baseline (total %+.1f%%): largest changes", 100 * change), "kernel", "total time (ms)");
+        chart.getStyler().setXAxisLabelRotation(35);
+        List<String> names = new ArrayList<>();
+        List<Number> base = new ArrayList<>();
+        List<Number> run = new ArrayList<>();
+        int i = 0;
+        for (com.fasterxml.jackson.databind.JsonNode k : kernels) {
+            if (i++ == TOP_KERNELS) {
+                break;
+            }
+            names.add(i + ". " + HtmlReport.abbreviate(k.path("name").asText(), 32));
+            base.add(k.path("baseTotalNs").asLong() / 1e6);
+            run.add(k.path("totalNs").asLong() / 1e6);
+        }
+        chart.addSeries("baseline", names, base);
+        chart.addSeries("this run", names, run);
+        return java.util.Optional.of(new NamedChart("baseline-diff", chart));
     }
 
     private static java.util.Optional<NamedChart> percentiles(ReportData data, String name, String title,

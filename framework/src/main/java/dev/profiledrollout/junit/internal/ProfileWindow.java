@@ -86,7 +86,8 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             throw new IllegalStateException("The profile window of " + testName + " was never opened");
         }
         try {
-            result = spec.phases().isEmpty() ? current.complete() : completePhases();
+            RolloutResult completed = spec.phases().isEmpty() ? current.complete() : completePhases();
+            result = Baselines.apply(completed, settings, testName);
             return result;
         } catch (RuntimeException e) {
             failure = e;

@@ -1,0 +1,81 @@
+package dev.profiledrollout.junit;
+
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.testkit.engine.EventConditions.event;
+import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
+import static org.junit.platform.testkit.engine.EventConditions.test;
+import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.Activity;
+import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.SimulatedEngine;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.testkit.engine.EngineExecutionResults;
+import org.junit.platform.testkit.engine.EngineTestKit;
+
+/** Per-test kernel baselines: recorded with {@code profiledrollout.baseline.update}, then compared on later runs. */
+class BaselineExtensionTest {
+
+    @TempDir
+    Path output;
+
+    @TempDir
+    Path baselines;
+
+    @ProfiledRollout(numSteps = 6, activities = Activity.GPU)
+    @RolloutLoad(concurrency = 4, requests = 16, inputTokens = 64, outputTokens = 16, warmupRequests = 1)
+    static class HealthyTestCase {
+        @Test
+        void decode(RolloutSession session) {
+            assertThat(session.awaitResult().baseline()).isEmpty();
+        }
+    }
+
+    @ProfiledRollout(numSteps = 6, activities = Activity.GPU)
+    @SimulatedEngine(slowKernel = "BatchDecode", slowKernelFactor = 20)
+    @RolloutLoad(concurrency = 4, requests = 16, inputTokens = 64, outputTokens = 16, warmupRequests = 1)
+    static class RegressedTestCase {
+        @Test
+        void decode(RolloutSession session) {
+            assertThat(session.awaitResult().baseline().orElseThrow()).totalKernelTimeWithin(0.05);
+        }
+    }
+
+    @Test
+    void should_record_a_baseline_then_fail_a_regressed_run_against_it() throws Exception {
+        // GIVEN a baseline recorded on the healthy engine
+        run(HealthyTestCase.class, true).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        Path recorded = baselines.resolve("HealthyTestCase.decode.json");
+        assertThat(recorded).isNotEmptyFile();
+        Files.copy(recorded, baselines.resolve("RegressedTestCase.decode.json"));
+
+        // WHEN the same test runs on an engine whose decode attention is 20x slower
+        EngineExecutionResults results = run(RegressedTestCase.class, false);
+
+        // THEN the comparison fails the budget, and the summary and report carry it
+        results.testEvents().assertThatEvents().haveExactly(1, event(test("decode"),
+                finishedWithFailure(message(m -> m.contains("kernel time") && m.contains("baseline")))));
+        Path dir = output.resolve("BaselineExtensionTest$RegressedTestCase/decode");
+        JsonNode baseline = new ObjectMapper().readTree(dir.resolve("summary.json").toFile()).path("baseline");
+        assertThat(baseline.path("kernelTimeChange").asDouble()).isGreaterThan(0.05);
+        assertThat(baseline.path("kernels").get(0).path("name").asText()).contains("BatchDecode");
+        assertThat(dir.resolve("charts/baseline-diff.png")).isNotEmptyFile();
+    }
+
+    private EngineExecutionResults run(Class<?> testCase, boolean update) {
+        return EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(testCase))
+                .configurationParameter("profiledrollout.output.dir", output.toString())
+                .configurationParameter("profiledrollout.baseline.dir", baselines.toString())
+                .configurationParameter("profiledrollout.baseline.update", String.valueOf(update))
+                .execute();
+    }
+}
