@@ -73,4 +73,31 @@ public @interface RolloutLoad {
 
     /** Seed of the prompt and length generator. Default 0 (vLLM's {@code --seed} default). */
     long seed() default 0;
+
+    /**
+     * Goodput SLOs in vLLM's {@code --goodput} syntax, {@code "KEY:MILLISECONDS"} with keys {@code ttft},
+     * {@code tpot} and {@code e2el}, e.g. {@code {"ttft:250", "tpot:20", "e2el:2000"}}. A request is good when it
+     * succeeded and meets <em>every</em> bound given (vLLM's AND semantics, METRICS.md §2); request goodput is good
+     * requests per second of the benchmark duration (DistServe). The window reports it in {@code summary.json}
+     * ({@code latency.requestGoodput} in req/s, {@code latency.goodRequests}, {@code latency.goodput}), on the
+     * console and in the HTML report; assert it with {@code assertThat(result.latency()).goodput()}. Default
+     * {@code {}}: no SLO, no goodput.
+     */
+    String[] goodput() default {};
+
+    /**
+     * Where prompts come from: {@code "random"} (default: random token ids of {@link #inputTokens()} tokens,
+     * vLLM's {@code --dataset-name random}), {@code "sharegpt"} (a ShareGPT JSON list of conversations, first turn
+     * as prompt, shuffled with {@link #seed()}) or {@code "jsonl"} (one {@code {"prompt": …}} object per line).
+     * File datasets send text prompts: {@link #inputTokens()}, {@link #rangeRatio()} and {@link #prefixTokens()}
+     * do not apply, every request asks for {@link #outputTokens()} tokens (a JSONL line's own
+     * {@code max_tokens} wins), and input token counts come from the server's usage.
+     */
+    String dataset() default "random";
+
+    /**
+     * The file of a {@code "sharegpt"} or {@code "jsonl"} {@link #dataset()}: absolute, or relative to the working
+     * directory of the test JVM (the module directory under Maven). Must be empty for {@code "random"}.
+     */
+    String datasetPath() default "";
 }

@@ -11,6 +11,7 @@ import org.assertj.core.api.AbstractAssert;
  * <pre>{@code
  * assertThat(result.latency()).ttft().percentile(99).isLessThan(Duration.ofMillis(250));
  * assertThat(result.latency()).hasNoFailedRequests();
+ * assertThat(result.latency()).goodput().isGreaterThan(5.0);   // needs @RolloutLoad(goodput = …)
  * }</pre>
  */
 public final class LatencyReportAssert extends AbstractAssert<LatencyReportAssert, LatencyReport> {
@@ -69,5 +70,43 @@ public final class LatencyReportAssert extends AbstractAssert<LatencyReportAsser
         return new NumberBudgetAssert(actual.outputTokenThroughput(), "output token throughput",
                 v -> String.format(Locale.ROOT, "%.1f tok/s", v), actual.outputTokens() + " output tokens in "
                         + Formats.duration(actual.duration()));
+    }
+
+    /**
+     * Request goodput in requests/s: requests that succeeded and met <em>every</em> bound of the report's
+     * {@link dev.profiledrollout.metrics.Slo} (vLLM's {@code --goodput} AND semantics, METRICS.md §2), per second of
+     * the benchmark duration (DistServe's goodput). Fails at once when the report has no SLO
+     * ({@code @RolloutLoad(goodput = …)}, {@code LatencyReport.of(records, slo)}). A failure reads e.g.
+     * {@code request goodput (SLO ttft:250 tpot:20) was 3.10 req/s, budget > 5.00 req/s (-38.0%); 12 of 32 requests
+     * met every SLO in 3.87 s}.
+     */
+    public NumberBudgetAssert goodput() {
+        requireSlo();
+        return new NumberBudgetAssert(actual.requestGoodput(), "request goodput (SLO " + sloText() + ")",
+                v -> String.format(Locale.ROOT, "%.2f req/s", v), goodContext());
+    }
+
+    /** The number of requests that met every bound of the report's SLO; see {@link #goodput()}. */
+    public NumberBudgetAssert goodRequests() {
+        requireSlo();
+        return new NumberBudgetAssert(actual.goodRequests(), "good requests (SLO " + sloText() + ")",
+                v -> String.format(Locale.ROOT, "%.0f", v), goodContext());
+    }
+
+    private void requireSlo() {
+        isNotNull();
+        if (actual.slo().isEmpty()) {
+            failWithMessage("%s", "no goodput SLO set: add @RolloutLoad(goodput = {\"ttft:MS\", \"tpot:MS\","
+                    + " \"e2el:MS\"}) or build the report with LatencyReport.of(records, Slo.parse(...))");
+        }
+    }
+
+    private String sloText() {
+        return String.join(" ", actual.slo().toPairs());
+    }
+
+    private String goodContext() {
+        return actual.goodRequests() + " of " + actual.records().size() + " requests met every SLO in "
+                + Formats.duration(actual.duration());
     }
 }

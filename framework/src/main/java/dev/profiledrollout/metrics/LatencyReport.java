@@ -34,6 +34,10 @@ import java.util.Objects;
  * {@link ErrorKind}. Output tokens come from the server's {@code usage.completion_tokens} and are never assumed
  * from {@code max_tokens}: a success without usage adds no output tokens and no TPOT sample (see
  * {@link #requestsWithoutUsage()}).
+ *
+ * <p>With a goodput {@link Slo} ({@link #of(List, Slo)}), a request is <em>good</em> when it succeeded and meets
+ * every bound given (vLLM's {@code --goodput} AND semantics, METRICS.md §2) and {@link #requestGoodput()} is good
+ * requests per second of {@link #duration()} (DistServe's goodput, vLLM's {@code request_goodput}).
  */
 public final class LatencyReport {
 
@@ -59,9 +63,13 @@ public final class LatencyReport {
     private final Duration duration;
     private final long inputTokens;
     private final long outputTokens;
+    private final Slo slo;
+    private final long goodRequests;
 
-    private LatencyReport(List<RequestRecord> records) {
+    private LatencyReport(List<RequestRecord> records, Slo slo) {
         this.records = List.copyOf(records);
+        this.slo = slo;
+        this.goodRequests = slo.goodCount(this.records);
         List<Long> ttfts = new ArrayList<>();
         List<Long> itls = new ArrayList<>();
         List<Long> tpots = new ArrayList<>();
@@ -122,9 +130,34 @@ public final class LatencyReport {
      * @return the report
      */
     public static LatencyReport of(List<RequestRecord> records) {
-        Objects.requireNonNull(records, "records");
-        return new LatencyReport(records);
+        return of(records, Slo.none());
     }
+
+    /**
+     * @param records every record of the run, successes and failures (warm-up excluded), not null
+     * @param slo     the goodput SLO the requests are judged against ({@link Slo#none()} for none), not null
+     * @return the report, with {@link #goodRequests()} and {@link #requestGoodput()} judged against {@code slo}
+     */
+    public static LatencyReport of(List<RequestRecord> records, Slo slo) {
+        Objects.requireNonNull(records, "records");
+        Objects.requireNonNull(slo, "slo");
+        return new LatencyReport(records, slo);
+    }
+
+    /** @return the goodput SLO of this report; {@link Slo#isEmpty() empty} when none was set */
+    public Slo slo() { return slo; }
+
+    /**
+     * @return requests that succeeded and met every bound of {@link #slo()} (with an empty SLO: every successful
+     *         request); service latencies, measured from the actual send
+     */
+    public long goodRequests() { return goodRequests; }
+
+    /**
+     * @return good requests per second of {@link #duration()} (vLLM's {@code request_goodput}, req/s); 0 when the
+     *         duration is 0. Without an SLO it equals {@link #requestThroughput()}: check {@link #slo()} first
+     */
+    public double requestGoodput() { return perSecond(goodRequests); }
 
     /** @return TTFT of successful requests */
     public LatencyDistribution ttft() { return ttft; }
@@ -220,6 +253,10 @@ public final class LatencyReport {
                         + " (input %d tok, output %d tok)%n",
                 completed, failed, duration.toNanos() / 1e9, requestThroughput(), outputTokenThroughput(),
                 totalTokenThroughput(), inputTokens, outputTokens));
+        if (!slo.isEmpty()) {
+            sb.append(String.format(Locale.ROOT, "goodput: %.2f req/s, %d of %d requests met every SLO (%s)%n",
+                    requestGoodput(), goodRequests, records.size(), String.join(" ", slo.toPairs())));
+        }
         if (errors.isEmpty()) {
             sb.append("errors: none");
         } else {

@@ -47,6 +47,34 @@ public record Slo(Duration ttft, Duration tpot, Duration e2e) {
         return new Slo(ttft, tpot, e2e);
     }
 
+    /** @return the SLO set with no bound: every successful request is good */
+    public static Slo none() {
+        return new Slo(null, null, null);
+    }
+
+    /**
+     * @return the bounds in vLLM's {@code --goodput} syntax, in the order ttft, tpot, e2el, milliseconds without
+     *         trailing zeros, e.g. {@code ["ttft:250", "tpot:20.5"]}; empty when no bound is set. {@link #parse}
+     *         reads it back to an equal SLO.
+     */
+    public List<String> toPairs() {
+        List<String> pairs = new java.util.ArrayList<>();
+        if (ttft != null) {
+            pairs.add("ttft:" + millis(ttft));
+        }
+        if (tpot != null) {
+            pairs.add("tpot:" + millis(tpot));
+        }
+        if (e2e != null) {
+            pairs.add("e2el:" + millis(e2e));
+        }
+        return List.copyOf(pairs);
+    }
+
+    private static String millis(Duration d) {
+        return java.math.BigDecimal.valueOf(d.toNanos(), 6).stripTrailingZeros().toPlainString();
+    }
+
     /** @return true when no bound is set */
     public boolean isEmpty() {
         return ttft == null && tpot == null && e2e == null;

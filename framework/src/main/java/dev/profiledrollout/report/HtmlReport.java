@@ -28,6 +28,12 @@ public final class HtmlReport {
     private HtmlReport() {
     }
 
+    private static String goodputSlo(JsonNode latency) {
+        StringBuilder slo = new StringBuilder();
+        latency.path("goodput").forEach(p -> slo.append(slo.length() == 0 ? "" : " ").append(p.asText()));
+        return slo.toString();
+    }
+
     /** @return the latency table: one row per metric, then throughput, goodput and errors */
     public static String latencyTable(ReportData data) {
         JsonNode latency = data.summary().path("latency");
@@ -50,7 +56,9 @@ public final class HtmlReport {
         row(html, "output token throughput (tok/s)", ms(latency.path("outputTokenThroughput").asDouble()));
         row(html, "total token throughput (tok/s)", ms(latency.path("totalTokenThroughput").asDouble()));
         row(html, "request goodput (req/s)", latency.has("requestGoodput")
-                ? ms(latency.get("requestGoodput").asDouble()) : "– (no goodput SLO set)");
+                ? ms(latency.get("requestGoodput").asDouble()) + (latency.has("goodRequests") ? " ("
+                        + latency.get("goodRequests").asLong() + " good; SLO " + escape(goodputSlo(latency)) + ")" : "")
+                : "– (no goodput SLO set)");
         StringBuilder errors = new StringBuilder();
         latency.path("errors").fields().forEachRemaining(e -> errors.append(errors.length() == 0 ? "" : ", ")
                 .append(e.getKey()).append(": ").append(e.getValue().asLong()));

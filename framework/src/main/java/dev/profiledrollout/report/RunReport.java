@@ -48,7 +48,8 @@ import java.util.stream.Stream;
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code backend}, {@code url} without user info or query,
  *       {@code kind}: {@code simulator} or {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
  *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
- *       kind; {@code scheduleLag}, {@code correctedTtft}, {@code correctedE2e} and {@code clientFellBehind} from
+ *       kind; with a goodput SLO {@code requestGoodput} in req/s, {@code goodRequests} and {@code goodput}, the SLO as
+ *       {@code "key:ms"} strings; {@code scheduleLag}, {@code correctedTtft}, {@code correctedE2e} and {@code clientFellBehind} from
  *       {@link ScheduleReport}), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, {@code kernels}: every kernel over all ranks,
  *       {@code name, count, totalNs, minNs, maxNs, meanNs}, by total time descending; and {@code ranks}: one object per
  *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.
@@ -204,6 +205,12 @@ public final class RunReport {
         node.put("totalTokenThroughput", latency.totalTokenThroughput());
         node.put("inputTokens", latency.inputTokens());
         node.put("outputTokens", latency.outputTokens());
+        if (!latency.slo().isEmpty()) {
+            node.put("requestGoodput", latency.requestGoodput());
+            node.put("goodRequests", latency.goodRequests());
+            ArrayNode slo = node.putArray("goodput");
+            latency.slo().toPairs().forEach(slo::add);
+        }
         ObjectNode errors = node.putObject("errors");
         latency.errors().forEach((kind, count) -> errors.put(kind.name(), count));
         metric(node, "ttft", latency.ttft());

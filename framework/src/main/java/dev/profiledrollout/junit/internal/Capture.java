@@ -81,7 +81,8 @@ final class Capture implements AutoCloseable {
     void open() {
         prepareDirectories();
         generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load(),
-                LoadGenerator.DEFAULT_VOCAB_SIZE, settings.readTimeout());
+                spec.dataset().workload(spec.load(), LoadGenerator.DEFAULT_VOCAB_SIZE), spec.load().endpoint(),
+                settings.readTimeout());
         List<RequestRecord> warmup = AllureSteps.step("warm-up", generator::warmup);
         List<RequestRecord> failed = warmup.stream().filter(r -> !r.succeeded()).collect(Collectors.toList());
         if (!failed.isEmpty()) {
@@ -185,7 +186,7 @@ final class Capture implements AutoCloseable {
         List<RequestRecord> loaded = records;
         AllureSteps.step("load: " + records.size() + " requests", loadStartMillis, () -> loaded);
         StopOutcome outcome = AllureSteps.step("stop profile", this::stopProfiler);
-        LatencyReport latency = LatencyReport.of(records);
+        LatencyReport latency = LatencyReport.of(records, spec.goodput());
         RunReport report = report();
         report.writeRequests(latency);
         List<WorkerOutcome> stopFailed = outcomes().stream()
@@ -315,7 +316,7 @@ final class Capture implements AutoCloseable {
     }
 
     private void writePartial(List<RequestRecord> records, String reason) {
-        LatencyReport latency = LatencyReport.of(records);
+        LatencyReport latency = LatencyReport.of(records, spec.goodput());
         RunReport report = report().withFanOut(outcomes(), List.of(), phase);
         report.writeRequests(latency);
         report.writeSummary(latency, null, reason);

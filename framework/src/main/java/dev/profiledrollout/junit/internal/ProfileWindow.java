@@ -120,7 +120,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             workers.addAll(r.workers());
             stopped |= r.stopOutcome() == StopOutcome.STOPPED;
         }
-        LatencyReport latency = LatencyReport.of(records);
+        LatencyReport latency = LatencyReport.of(records, spec.goodput());
         TraceSet trace = TraceSet.of(summaries);
         new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
                 spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())

@@ -10,6 +10,12 @@ import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.Endpoint;
 import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.PromptWorkload;
+import dev.profiledrollout.load.RandomTokenWorkload;
+import dev.profiledrollout.load.Workload;
+import dev.profiledrollout.metrics.Slo;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -35,7 +41,35 @@ public record WindowSpec(
         String outputDir,
         String profilePrefix,
         LoadSpec load,
-        List<PhaseSpec> phases) {
+        List<PhaseSpec> phases,
+        Slo goodput,
+        Dataset dataset) {
+
+    /**
+     * Where the prompts come from ({@code @RolloutLoad(dataset, datasetPath)}).
+     *
+     * @param name {@code random}, {@code sharegpt} or {@code jsonl}
+     * @param path the file of a file dataset, null for {@code random}
+     */
+    public record Dataset(String name, Path path) {
+
+        /** vLLM's random token ids, the default. */
+        public static final Dataset RANDOM = new Dataset("random", null);
+
+        /**
+         * @param load      the window's (or phase's) load: its output tokens and seed
+         * @param vocabSize token ids of the random dataset are drawn from [0, vocabSize)
+         * @return the workload
+         * @throws IllegalArgumentException when the file is not in the dataset's format
+         */
+        public Workload workload(LoadSpec load, int vocabSize) {
+            return switch (name) {
+                case "sharegpt" -> PromptWorkload.fromShareGpt(path, load.outputTokens(), load.seed());
+                case "jsonl" -> PromptWorkload.fromJsonl(path, load.outputTokens());
+                default -> new RandomTokenWorkload(load, vocabSize);
+            };
+        }
+    }
 
     /**
      * One {@code @RolloutPhase}, with its unset values filled from the test's annotations.
@@ -51,7 +85,7 @@ public record WindowSpec(
     /** This spec with a phase's step window and load, and no phases of its own. */
     public WindowSpec forPhase(PhaseSpec p) {
         return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
-                recordShapes, outputDir, profilePrefix, p.load(), List.of());
+                recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset);
     }
 
     /**
@@ -136,6 +170,8 @@ public record WindowSpec(
                 "in [0, 1)");
         check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
         LoadSpec loadSpec = loadShape(l);
+        Slo slo = goodput(l);
+        Dataset dataset = dataset(l, loadSpec);
         List<PhaseSpec> phases = new java.util.ArrayList<>();
         Set<Phase> seen = EnumSet.noneOf(Phase.class);
         for (RolloutPhase p : phaseAnnotations) {
@@ -167,7 +203,60 @@ public record WindowSpec(
                 profile.outputDir(),
                 profile.profilePrefix(),
                 loadSpec,
-                List.copyOf(phases));
+                List.copyOf(phases),
+                slo,
+                dataset);
+    }
+
+    /** {@code @RolloutLoad(goodput)} as an {@link Slo}, in vLLM's {@code --goodput} syntax. */
+    private static Slo goodput(RolloutLoad l) {
+        String given = "@RolloutLoad(goodput = " + Arrays.stream(l.goodput()).map(g -> "\"" + g + "\"")
+                .collect(Collectors.joining(", ", "{", "}")) + ")";
+        Set<String> keys = new java.util.HashSet<>();
+        for (String pair : l.goodput()) {
+            check(keys.add(pair.split(":", 2)[0].strip().toLowerCase(java.util.Locale.ROOT)), given,
+                    "each key once; keys are ttft, tpot and e2el (vLLM's --goodput names), values in milliseconds ≥ 0,"
+                            + " e.g. {\"ttft:250\", \"tpot:20\", \"e2el:2000\"}");
+        }
+        try {
+            return Slo.parse(Arrays.asList(l.goodput()));
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException(given + " is invalid: " + e.getMessage() + ". Allowed keys: ttft,"
+                    + " tpot, e2el (vLLM's --goodput names), values in milliseconds ≥ 0, e.g. {\"ttft:250\","
+                    + " \"tpot:20\", \"e2el:2000\"}", e);
+        }
+    }
+
+    /** {@code @RolloutLoad(dataset, datasetPath)}, with the file read once here so a bad one fails before the run. */
+    private static Dataset dataset(RolloutLoad l, LoadSpec load) {
+        String name = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
+        check(List.of("random", "sharegpt", "jsonl").contains(name), "@RolloutLoad(dataset = \"" + l.dataset() + "\")",
+                "one of \"random\" (default), \"sharegpt\", \"jsonl\"");
+        String given = "@RolloutLoad(dataset = \"" + name + "\", datasetPath = \"" + l.datasetPath() + "\")";
+        if (name.equals("random")) {
+            check(l.datasetPath().isEmpty(), given, "datasetPath is for dataset = \"sharegpt\" or \"jsonl\"; remove"
+                    + " it or set the dataset");
+            return Dataset.RANDOM;
+        }
+        check(!l.datasetPath().isBlank(), given, "datasetPath must name the " + name + " file (absolute, or relative"
+                + " to the working directory " + Path.of("").toAbsolutePath() + ")");
+        Path path;
+        try {
+            path = Path.of(l.datasetPath()).toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new ExtensionConfigurationException(given + " is invalid: datasetPath is not a path: "
+                    + e.getMessage(), e);
+        }
+        check(Files.isRegularFile(path) && Files.isReadable(path), given, "datasetPath " + path
+                + " is not a readable file");
+        Dataset dataset = new Dataset(name, path);
+        try {
+            dataset.workload(load, 1);
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            throw new ExtensionConfigurationException(given + " is invalid: datasetPath " + path + " is not a "
+                    + name + " file: " + e.getMessage(), e);
+        }
+        return dataset;
     }
 
     /** Maps the arrival, prefix, duration and endpoint attributes of {@code @RolloutLoad} onto a {@link LoadSpec}. */
