@@ -66,7 +66,7 @@ nginx_rps=$(echo "$wrk_out" | awk '/Requests\/sec/ {print $2}')
 echo "nginx ceiling (wrk -t2 -c64, POST, 5 s): $nginx_rps req/s = $(awk -v r="$nginx_rps" -v e="$events" 'BEGIN{printf "%.0f", r*e}') SSE events/s"
 
 out=$work/ours
-java -Xmx1g -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" "$closed_s" "$poisson_s" | tee "$out"
+java -Xmx1g -XX:+UseSerialGC -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" "$closed_s" "$poisson_s" | tee "$out"
 get() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
 echo "--- against the anchors (aiohttp client like vLLM's, same kind of 2-core machine) ---"
 awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" -v ng="$nginx_rps" \
