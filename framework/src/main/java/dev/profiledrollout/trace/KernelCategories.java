@@ -92,8 +92,12 @@ public final class KernelCategories {
         return rules;
     }
 
+    /** Rules are matched against at most this many leading characters of a name. */
+    public static final int MATCHED_PREFIX = 16_384;
+
     /**
-     * The category of a kernel name: the first matching rule's, else {@link KernelCategory#OTHER}.
+     * The category of a kernel name: the first matching rule's, else {@link KernelCategory#OTHER}. Only the first
+     * {@value #MATCHED_PREFIX} characters are matched.
      *
      * @param kernelName a kernel name as in the trace, not null
      */
@@ -103,8 +107,12 @@ public final class KernelCategories {
             return cached;
         }
         KernelCategory found = KernelCategory.OTHER;
+        // Only a bounded prefix is matched, so a pathological name (megabytes long) costs no more than a real one;
+        // real kernel names, template signatures included, are far shorter.
+        CharSequence probe = kernelName.length() > MATCHED_PREFIX
+                ? kernelName.subSequence(0, MATCHED_PREFIX) : kernelName;
         for (Rule r : rules) {
-            if (r.pattern().matcher(kernelName).find()) {
+            if (r.pattern().matcher(probe).find()) {
                 found = r.category();
                 break;
             }
