@@ -172,45 +172,35 @@ public final class RouterSimulator implements AutoCloseable {
 
         /** @param host bind address, not blank */
         public Builder host(String host) {
-            if (host == null || host.isBlank()) {
-                throw new IllegalArgumentException("host must not be blank");
-            }
+            Require.notBlank(host, "host");
             this.host = host;
             return this;
         }
 
         /** @param port 0..65535; 0 = ephemeral */
         public Builder port(int port) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port must be in 0..65535, was " + port);
-            }
+            Require.port(port);
             this.port = port;
             return this;
         }
 
         /** @param shape the {@code GET /workers} body, not null */
         public Builder shape(RouterShape shape) {
-            if (shape == null) {
-                throw new IllegalArgumentException("shape must not be null");
-            }
+            Require.notNull(shape, "shape");
             this.shape = shape;
             return this;
         }
 
         /** @param count workers to start, at least 0; they run {@link #workerConfig} */
         public Builder workers(int count) {
-            if (count < 0) {
-                throw new IllegalArgumentException("workers must not be negative, was " + count);
-            }
+            Require.atLeast(count, 0, "workers");
             this.workers = count;
             return this;
         }
 
         /** @param template the configuration of every started worker (backend, TP, trace directory…), not null */
         public Builder workerConfig(SimulatorConfig template) {
-            if (template == null) {
-                throw new IllegalArgumentException("workerConfig must not be null");
-            }
+            Require.notNull(template, "workerConfig");
             this.workerConfig = template;
             return this;
         }
@@ -236,9 +226,7 @@ public final class RouterSimulator implements AutoCloseable {
 
         /** Registers an engine the router does not own, listed after the started workers. */
         public Builder workerUrl(URI url, String type) {
-            if (url == null) {
-                throw new IllegalArgumentException("workerUrl must not be null");
-            }
+            Require.notNull(url, "workerUrl");
             givenUrls.put(URI.create(url.toString().replaceAll("/+$", "")), checkType(type));
             return this;
         }
@@ -248,9 +236,7 @@ public final class RouterSimulator implements AutoCloseable {
          * (sgl-model-gateway {@code --dp-aware}). 0 or 1 turns it off.
          */
         public Builder dpAware(int dpSize) {
-            if (dpSize < 0) {
-                throw new IllegalArgumentException("dpAware size must not be negative, was " + dpSize);
-            }
+            Require.atLeast(dpSize, 0, "dpAware size");
             this.dpAware = dpSize;
             return this;
         }
@@ -326,9 +312,7 @@ public final class RouterSimulator implements AutoCloseable {
         }
 
         private static int checkIndex(int index) {
-            if (index < 0) {
-                throw new IllegalArgumentException("worker index must not be negative, was " + index);
-            }
+            Require.atLeast(index, 0, "worker index");
             return index;
         }
 

@@ -270,27 +270,21 @@ public final class SimulatorConfig {
 
         /** @param era not null; see {@link SimulatorConfig#vllmNamingEra()} */
         public Builder vllmNamingEra(VllmNamingEra era) {
-            if (era == null) {
-                throw new IllegalArgumentException("vllmNamingEra must not be null");
-            }
+            Require.notNull(era, "vllmNamingEra");
             this.vllmNamingEra = era;
             return this;
         }
 
         /** @param dpSize at least 1; see {@link SimulatorConfig#dpSize()} */
         public Builder dpSize(int dpSize) {
-            if (dpSize < 1) {
-                throw new IllegalArgumentException("dpSize must be at least 1, was " + dpSize);
-            }
+            Require.atLeast(dpSize, 1, "dpSize");
             this.dpSize = dpSize;
             return this;
         }
 
         /** @param dpRank not negative; checked against {@code dpSize} in {@link #build()} */
         public Builder dpRank(int dpRank) {
-            if (dpRank < 0) {
-                throw new IllegalArgumentException("dpRank must not be negative, was " + dpRank);
-            }
+            Require.atLeast(dpRank, 0, "dpRank");
             this.dpRank = dpRank;
             return this;
         }
@@ -320,45 +314,35 @@ public final class SimulatorConfig {
 
         /** @param host bind address, not null */
         public Builder host(String host) {
-            if (host == null || host.isBlank()) {
-                throw new IllegalArgumentException("host must not be blank");
-            }
+            Require.notBlank(host, "host");
             this.host = host;
             return this;
         }
 
         /** @param port 0..65535; 0 = ephemeral */
         public Builder port(int port) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port must be in 0..65535, was " + port);
-            }
+            Require.port(port);
             this.port = port;
             return this;
         }
 
         /** @param tpSize at least 1 */
         public Builder tpSize(int tpSize) {
-            if (tpSize < 1) {
-                throw new IllegalArgumentException("tpSize must be at least 1, was " + tpSize);
-            }
+            Require.atLeast(tpSize, 1, "tpSize");
             this.tpSize = tpSize;
             return this;
         }
 
         /** @param maxRunningRequests at least 1 */
         public Builder maxRunningRequests(int maxRunningRequests) {
-            if (maxRunningRequests < 1) {
-                throw new IllegalArgumentException("maxRunningRequests must be at least 1, was " + maxRunningRequests);
-            }
+            Require.atLeast(maxRunningRequests, 1, "maxRunningRequests");
             this.maxRunningRequests = maxRunningRequests;
             return this;
         }
 
         /** @param servedModelName not blank */
         public Builder servedModelName(String servedModelName) {
-            if (servedModelName == null || servedModelName.isBlank()) {
-                throw new IllegalArgumentException("servedModelName must not be blank");
-            }
+            Require.notBlank(servedModelName, "servedModelName");
             this.servedModelName = servedModelName;
             return this;
         }
@@ -371,18 +355,14 @@ public final class SimulatorConfig {
 
         /** @param model not null */
         public Builder model(ModelSpec model) {
-            if (model == null) {
-                throw new IllegalArgumentException("model must not be null");
-            }
+            Require.notNull(model, "model");
             this.model = model;
             return this;
         }
 
         /** @param gpu not null */
         public Builder gpu(GpuSpec gpu) {
-            if (gpu == null) {
-                throw new IllegalArgumentException("gpu must not be null");
-            }
+            Require.notNull(gpu, "gpu");
             this.gpu = gpu;
             return this;
         }
@@ -408,9 +388,7 @@ public final class SimulatorConfig {
          * {@link #build()}.
          */
         public Builder slowRank(int tp, double factor) {
-            if (tp < 0) {
-                throw new IllegalArgumentException("slowRank tp must not be negative, was " + tp);
-            }
+            Require.atLeast(tp, 0, "slowRank tp");
             checkFactor(factor);
             rankSlowdowns.put(tp, factor);
             return this;
