@@ -1,30 +1,44 @@
 package dev.profiledrollout.load;
 
 import dev.profiledrollout.metrics.RequestRecord;
-import okhttp3.ConnectionPool;
-import okhttp3.Dispatcher;
+import okhttp3.Headers;
+import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Drives a load of streamed requests (closed or open loop, {@link LoadSpec#arrival()}) against one
  * {@link Endpoint} with a {@link Workload} (vLLM's random-token workload by default) and records the timing of
  * every request.
  *
- * <h2>Wire concurrency</h2>
- * The generator derives its own client from the one given ({@link OkHttpClient#newBuilder()}, so interceptors
- * such as the API-key header are kept) with a {@link Dispatcher} allowing at least {@code concurrency} requests
- * per host, a {@link ConnectionPool} keeping at least {@code concurrency} idle connections, and a read timeout
- * long enough for long prefills (default {@value #DEFAULT_READ_TIMEOUT_MINUTES} min). Each of the
- * {@code concurrency} worker threads makes synchronous calls, so exactly {@code concurrency} requests are on the
- * wire while the queue lasts, never more.
+ * <h2>Wire concurrency and threads</h2>
+ * Requests go out on the generator's own HTTP/1.1 event-loop client ({@link StreamTransport}: Netty, keep-alive
+ * connections, {@value #LOOP_THREADS_PROPERTY} threads, default {@code min(2, cores)}), not on the OkHttp client
+ * given, so that hundreds of concurrent streams cost two threads and the client adds microseconds, not
+ * milliseconds, to TTFT. What the given client's interceptors add to a request (the API-key
+ * {@code Authorization} header of {@code SglangClient} / {@code VllmClient}) is captured once, by running the
+ * interceptors on a sample request that never reaches the network, and sent with every request. A closed loop
+ * keeps {@code concurrency} connections, each sending its next request when the previous one ended, so exactly
+ * {@code concurrency} requests are on the wire while the queue lasts, never more. The read timeout (default
+ * {@value #DEFAULT_READ_TIMEOUT_MINUTES} min) bounds the silence on a stream, long prefills included.
  *
  * <h2>Lifecycle</h2>
  * {@link #warmup()} then {@link #start()} (possibly several times), then {@link #close()}, which cancels what is
@@ -35,13 +49,15 @@ public final class LoadGenerator implements AutoCloseable {
     /** Default vocabulary bound for token ids: fits every current Llama, Qwen and Mistral tokenizer. */
     public static final int DEFAULT_VOCAB_SIZE = 32_000;
     static final long DEFAULT_READ_TIMEOUT_MINUTES = 5;
-    /** Idle connections kept for an open loop without a concurrency cap. */
-    static final int UNCAPPED_IDLE_CONNECTIONS = 256;
+    /** System property: event loop threads of the load generator's HTTP client (default {@code min(2, cores)}). */
+    public static final String LOOP_THREADS_PROPERTY = "profiledrollout.load.threads";
+    /** Request headers the transport sets itself; an interceptor's value for them is not copied. */
+    private static final Set<String> OWN_HEADERS = Set.of("host", "content-type", "content-length", "accept",
+            "user-agent", "connection", "transfer-encoding", "accept-encoding");
 
     private final LoadSpec spec;
     private final Workload workload;
-    private final OkHttpClient http;
-    private final CompletionCall completionCall;
+    private final StreamTransport transport;
     private final List<LoadRun> runs = new CopyOnWriteArrayList<>();
     private final AtomicInteger threadNumbers = new AtomicInteger();
     private volatile boolean closed;
@@ -84,21 +100,59 @@ public final class LoadGenerator implements AutoCloseable {
         Objects.requireNonNull(readTimeout, "readTimeout");
         this.spec = Objects.requireNonNull(spec, "spec");
         this.workload = Objects.requireNonNull(workload, "workload");
-        int connections = Math.max(spec.concurrency() == 0 ? UNCAPPED_IDLE_CONNECTIONS : spec.concurrency(), 5);
-        Dispatcher dispatcher = new Dispatcher();
-        dispatcher.setMaxRequests(Math.max(connections, 64));
-        dispatcher.setMaxRequestsPerHost(connections);
-        this.http = client.newBuilder()
-                .dispatcher(dispatcher)
-                .connectionPool(new ConnectionPool(connections, 5, TimeUnit.MINUTES))
-                .readTimeout(readTimeout)
-                .callTimeout(Duration.ZERO)
-                .build();
         String base = baseUri.toString();
         while (base.endsWith("/")) {
             base = base.substring(0, base.length() - 1);
         }
-        this.completionCall = new CompletionCall(http, base + endpoint.path(), model, endpoint);
+        URI url = URI.create(base + endpoint.path());
+        this.transport = new StreamTransport(url, new CompletionCall(model, endpoint), interceptorHeaders(client, url),
+                readTimeout, loopThreads(), threadNumbers);
+    }
+
+    private static int loopThreads() {
+        String value = System.getProperty(LOOP_THREADS_PROPERTY);
+        int fallback = Math.min(2, Runtime.getRuntime().availableProcessors());
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(LOOP_THREADS_PROPERTY + "=" + value + " is not a thread count: set it to"
+                + " an integer ≥ 1 (default min(2, cores) = " + fallback + ")");
+    }
+
+    /**
+     * The headers {@code client}'s interceptors add to a POST to {@code url}: the interceptors run on a sample
+     * request and the chain is answered by a last interceptor of ours with an empty 204, so nothing is sent.
+     */
+    static List<Map.Entry<String, String>> interceptorHeaders(OkHttpClient client, URI url) {
+        AtomicReference<Headers> seen = new AtomicReference<>(Headers.of());
+        OkHttpClient probe = client.newBuilder().addInterceptor(chain -> {
+            seen.set(chain.request().headers());
+            return new Response.Builder().request(chain.request()).protocol(Protocol.HTTP_1_1).code(204)
+                    .message("captured").body(ResponseBody.create("", null)).build();
+        }).build();
+        Request sample = new Request.Builder().url(url.toString())
+                .post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+        try (Response ignored = probe.newCall(sample).execute()) {
+            List<Map.Entry<String, String>> headers = new ArrayList<>();
+            Headers added = seen.get();
+            for (int i = 0; i < added.size(); i++) {
+                if (!OWN_HEADERS.contains(added.name(i).toLowerCase(Locale.ROOT))) {
+                    headers.add(Map.entry(added.name(i), added.value(i)));
+                }
+            }
+            return headers;
+        } catch (IOException e) {
+            throw new UncheckedIOException("the HTTP client's interceptors failed on a sample load request to " + url
+                    + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -119,10 +173,10 @@ public final class LoadGenerator implements AutoCloseable {
     }
 
     /**
-     * Starts the measured run and returns immediately. Closed loop: exactly {@code concurrency} worker threads
-     * named {@code profiledrollout-load-N} (non-daemon), each taking the next index 0…{@code requests}−1 until all
-     * are issued. Open loop: a pacer dispatching against the schedule {@code spec.arrival().schedule(requests,
-     * seed)} onto a pool (see {@link LoadRun}). Either stops issuing at {@code spec.maxDuration()}.
+     * Starts the measured run and returns immediately. Closed loop: exactly {@code concurrency} connections, each
+     * sending the next index 0…{@code requests}−1 when its previous request ended, until all are issued. Open loop:
+     * a pacer thread ({@code profiledrollout-load-N}, non-daemon) dispatching against the schedule
+     * {@code spec.arrival().schedule(requests, seed)} (see {@link LoadRun}). Either stops issuing at {@code spec.maxDuration()}.
      *
      * @return the run, to await or cancel
      * @throws IllegalStateException after {@link #close()}
@@ -138,7 +192,7 @@ public final class LoadGenerator implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("LoadGenerator is closed");
         }
-        LoadRun run = new LoadRun(size, requests, completionCall, workers, threadNumbers, schedule,
+        LoadRun run = new LoadRun(size, requests, transport, workers, threadNumbers, schedule,
                 spec.concurrency(), maxDuration);
         runs.removeIf(LoadRun::isDone); // a long-lived generator must not keep every finished run's records
         runs.add(run);
@@ -151,14 +205,9 @@ public final class LoadGenerator implements AutoCloseable {
         return workload;
     }
 
-    /** @return the derived client (its dispatcher and pool are sized for the concurrency) */
-    OkHttpClient httpClient() {
-        return http;
-    }
-
     /**
-     * Cancels in-flight calls (recorded as {@code CANCELLED}), stops and joins every worker thread, then releases
-     * this generator's connection pool. Does not close the client passed in. Idempotent.
+     * Cancels in-flight requests (recorded as {@code CANCELLED}), joins the open-loop pacers, then closes every
+     * connection and joins the event loop threads. Does not close the client passed in. Idempotent.
      */
     @Override
     public void close() {
@@ -168,8 +217,6 @@ public final class LoadGenerator implements AutoCloseable {
         for (LoadRun run : runs) {
             run.cancelAndJoin();
         }
-        http.dispatcher().cancelAll();
-        http.dispatcher().executorService().shutdown();
-        http.connectionPool().evictAll();
+        transport.close();
     }
 }

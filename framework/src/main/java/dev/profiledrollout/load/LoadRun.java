@@ -1,163 +1,220 @@
 package dev.profiledrollout.load;
 
 import dev.profiledrollout.metrics.RequestRecord;
-import okhttp3.Call;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ConnectTimeoutException;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
  * A run in progress, obtained from {@link LoadGenerator#start()}. Thread-safe.
  *
  * <ul>
- *   <li><b>Closed loop</b>: a fixed set of {@code concurrency} worker threads, each taking the next request until
- *       all are issued.</li>
- *   <li><b>Open loop</b>: one pacer thread waits for each precomputed intended send time
- *       {@code t0 + offset_i} on {@link System#nanoTime()} (parking to ~100 µs before it, then spinning, so
- *       lag does not accumulate) and hands the request to a pool: a cached pool of non-daemon threads for an
- *       uncapped run, or {@code maxConcurrency} threads with a FIFO queue for a capped one. The pacer is never
- *       blocked by a slow response; a request's time waiting for a thread counts as schedule lag.</li>
+ *   <li><b>Closed loop</b>: {@code concurrency} lanes, each a keep-alive connection that sends the next request as
+ *       soon as its previous one ended, until all are issued: exactly {@code concurrency} requests on the wire
+ *       while the queue lasts.</li>
+ *   <li><b>Open loop</b>: one pacer thread waits for each precomputed intended send time {@code t0 + offset_i} on
+ *       {@link System#nanoTime()} (parking to ~100 µs before it, then spinning, so lag does not accumulate) and
+ *       hands the request to an idle connection or a new one. The pacer is never blocked by a slow response. With
+ *       {@code maxConcurrency} set, a request finding that many in flight waits in a FIFO queue, and that wait
+ *       counts as schedule lag.</li>
  * </ul>
- * All threads are named {@code profiledrollout-load-N}.
+ * Responses are read by the generator's event loop ({@link StreamTransport}); the only other thread is the
+ * open-loop pacer, named {@code profiledrollout-load-N} like the loop threads.
  */
 public final class LoadRun {
 
-    /** The longest {@link #cancelAndJoin()} waits for the cancelled worker threads. */
+    /** The longest {@link #cancelAndJoin()} waits for the pacer thread. */
     private static final Duration JOIN_BOUND = Duration.ofSeconds(60);
-
-    /** Lets a worker publish its in-flight call so that {@link #cancel()} can reach it. */
-    interface CallRegistry {
-        /** @return false when the run is already cancelled */
-        boolean register(Call call);
-
-        void unregister(Call call);
-    }
-
     private static final long SPIN_NANOS = 100_000;
     /** The pacer starts its clock this long after the run starts, so that thread start-up is not lag. */
     private static final long PACER_HEAD_START_NANOS = 1_000_000;
 
+    /** An open-loop request waiting for the concurrency cap. */
+    private record Pending(int slot, CompletionRequest request, long intendedNanos) {
+    }
+
     private final int size;
     private final IntFunction<CompletionRequest> requestAtSlot;
-    private final CompletionCall completionCall;
+    private final StreamTransport transport;
     private final AtomicReferenceArray<RequestRecord> records;
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final AtomicInteger completed = new AtomicInteger();
-    private final Set<Call> inFlight = ConcurrentHashMap.newKeySet();
-    private final CountDownLatch workersDone;
-    private final List<Thread> threads = new ArrayList<>();
     private final AtomicInteger failed = new AtomicInteger();
+    /** Requests sent and not yet ended, with the connections they are on. */
+    private final Set<StreamConnection> active = ConcurrentHashMap.newKeySet();
+    /** Connections being opened for a request. */
+    private final Set<ChannelFuture> connecting = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch workersDone;
+    private final int lanes;
+    private final Thread pacer;
     private final ArrivalSchedule schedule;
     private final int maxConcurrency;
     private final long maxDurationNanos;
-    private final AtomicInteger threadNumbers;
+    // open loop
+    private final Queue<StreamConnection> idle = new ConcurrentLinkedQueue<>();
+    private final Queue<Pending> waiting = new ArrayDeque<>();
+    private int capped;
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final AtomicBoolean drained = new AtomicBoolean();
+    private volatile boolean pacingDone;
     private volatile long t0Nanos;
     private volatile boolean cancelled;
 
-    private final CallRegistry registry = new CallRegistry() {
-        @Override
-        public boolean register(Call call) {
-            inFlight.add(call);
-            return !cancelled;
-        }
-
-        @Override
-        public void unregister(Call call) {
-            inFlight.remove(call);
-        }
-    };
-
-    /** A closed loop of {@code workers} threads, bounded by the request count. */
-    LoadRun(int size, IntFunction<CompletionRequest> requestAtSlot, CompletionCall completionCall, int workers,
+    /** A closed loop of {@code lanes} connections, bounded by the request count. */
+    LoadRun(int size, IntFunction<CompletionRequest> requestAtSlot, StreamTransport transport, int lanes,
             AtomicInteger threadNumbers) {
-        this(size, requestAtSlot, completionCall, workers, threadNumbers, null, 0, null);
+        this(size, requestAtSlot, transport, lanes, threadNumbers, null, 0, null);
     }
 
     /**
-     * @param schedule         null for a closed loop of {@code workers} threads; else the open-loop schedule
-     * @param maxConcurrency   open loop: the cap on requests in flight, 0 for none
-     * @param maxDuration      no request is issued after this much time from the start; null for no bound
+     * @param schedule       null for a closed loop of {@code lanes} connections; else the open-loop schedule
+     * @param maxConcurrency open loop: the cap on requests in flight, 0 for none
+     * @param maxDuration    no request is issued after this much time from the start; null for no bound
      */
-    LoadRun(int size, IntFunction<CompletionRequest> requestAtSlot, CompletionCall completionCall, int workers,
+    LoadRun(int size, IntFunction<CompletionRequest> requestAtSlot, StreamTransport transport, int lanes,
             AtomicInteger threadNumbers, ArrivalSchedule schedule, int maxConcurrency, Duration maxDuration) {
         this.size = size;
         this.requestAtSlot = requestAtSlot;
-        this.completionCall = completionCall;
+        this.transport = transport;
         this.records = new AtomicReferenceArray<>(size);
         this.schedule = schedule;
         this.maxConcurrency = maxConcurrency;
         this.maxDurationNanos = maxDuration == null ? Long.MAX_VALUE : maxDuration.toNanos();
-        this.threadNumbers = threadNumbers;
-        int starters = schedule == null ? workers : 1;
-        this.workersDone = new CountDownLatch(starters);
-        for (int i = 0; i < starters; i++) {
-            Thread thread = new Thread(schedule == null ? this::work : this::pace,
-                    "profiledrollout-load-" + threadNumbers.incrementAndGet());
-            thread.setDaemon(false);
-            threads.add(thread);
+        this.lanes = schedule == null ? lanes : 0;
+        this.workersDone = new CountDownLatch(schedule == null ? lanes : 1);
+        if (schedule != null) {
+            pacer = new Thread(this::pace, "profiledrollout-load-" + threadNumbers.incrementAndGet());
+            pacer.setDaemon(false);
+        } else {
+            pacer = null;
         }
     }
 
     void startThreads() {
         t0Nanos = System.nanoTime();
-        threads.forEach(Thread::start);
-    }
-
-    private void work() {
-        try {
-            while (!cancelled) {
-                int slot = nextSlot.getAndIncrement();
-                if (slot >= size || System.nanoTime() - t0Nanos > maxDurationNanos) {
-                    return;
-                }
-                end(slot, completionCall.execute(requestAtSlot.apply(slot), registry));
-            }
-        } finally {
-            workersDone.countDown();
+        if (pacer != null) {
+            pacer.start();
+        }
+        for (int i = 0; i < lanes; i++) {
+            nextInLane(null);
         }
     }
 
-    private void end(int slot, RequestRecord record) {
-        records.set(slot, record);
+    /** Closed loop: the lane's next request on its connection (null: open one), or the lane's end. */
+    private void nextInLane(StreamConnection connection) {
+        int slot = cancelled ? size : nextSlot.getAndIncrement();
+        if (slot >= size || System.nanoTime() - t0Nanos > maxDurationNanos) {
+            if (connection != null) {
+                connection.channel().close();
+            }
+            workersDone.countDown();
+            return;
+        }
+        issue(slot, requestAtSlot.apply(slot), 0, connection, this::nextInLane);
+    }
+
+    /**
+     * Sends a request on {@code connection} when it is idle, else on a new connection; {@code then} gets the
+     * connection back (null when it was closed) on its event loop once the request ended and was recorded.
+     *
+     * @param intendedNanos the open-loop intended send time, 0 in a closed loop
+     */
+    private void issue(int slot, CompletionRequest request, long intendedNanos, StreamConnection connection,
+                       Consumer<StreamConnection> then) {
+        if (connection == null) {
+            connectAndSend(slot, request, intendedNanos, then);
+        } else if (connection.channel().eventLoop().inEventLoop()) {
+            sendOrConnect(slot, request, intendedNanos, connection, then);
+        } else {
+            connection.channel().eventLoop().execute(
+                    () -> sendOrConnect(slot, request, intendedNanos, connection, then));
+        }
+    }
+
+    private void sendOrConnect(int slot, CompletionRequest request, long intendedNanos, StreamConnection connection,
+                               Consumer<StreamConnection> then) {
+        if (connection.isIdle()) {
+            send(connection, slot, request, System.nanoTime(), intendedNanos, then);
+        } else {
+            connection.channel().close();
+            connectAndSend(slot, request, intendedNanos, then);
+        }
+    }
+
+    private void connectAndSend(int slot, CompletionRequest request, long intendedNanos,
+                                Consumer<StreamConnection> then) {
+        long start = System.nanoTime();
+        ChannelFuture future = transport.connect();
+        connecting.add(future);
+        future.addListener(f -> {
+            connecting.remove(future);
+            if (f.isSuccess() && !cancelled) {
+                send(StreamTransport.connectionOf(future.channel()), slot, request, start, intendedNanos, then);
+                return;
+            }
+            long now = System.nanoTime();
+            StreamRecorder recorder = new StreamRecorder(request, transport.cumulativeStream());
+            recorder.started(start);
+            if (!cancelled) {
+                recorder.failure(now, f.cause() instanceof ConnectTimeoutException, f.cause());
+            }
+            future.channel().close();
+            record(slot, recorder.toRecord(now, cancelled), intendedNanos);
+            then.accept(null);
+        });
+    }
+
+    private void send(StreamConnection connection, int slot, CompletionRequest request, long start,
+                      long intendedNanos, Consumer<StreamConnection> then) {
+        active.add(connection);
+        if (cancelled) {
+            connection.channel().eventLoop().execute(connection::cancel);
+        }
+        connection.send(request, start, (c, record, reusable) -> {
+            active.remove(c);
+            record(slot, record, intendedNanos);
+            then.accept(reusable ? c : null);
+        });
+    }
+
+    private void record(int slot, RequestRecord record, long intendedNanos) {
+        records.set(slot, intendedNanos == 0 ? record : record.withIntendedNanos(intendedNanos));
         if (!record.succeeded()) {
             failed.incrementAndGet();
         }
         completed.incrementAndGet();
-    }
-
-    private ThreadPoolExecutor newPool() {
-        ThreadFactory factory = r -> {
-            Thread t = new Thread(r, "profiledrollout-load-" + threadNumbers.incrementAndGet());
-            t.setDaemon(false);
-            return t;
-        };
-        if (maxConcurrency > 0) {
-            ThreadPoolExecutor capped = new ThreadPoolExecutor(maxConcurrency, maxConcurrency, 10, TimeUnit.SECONDS,
-                    new LinkedBlockingQueue<>(), factory);
-            capped.allowCoreThreadTimeOut(true);
-            return capped;
+        if (schedule != null) {
+            settled();
         }
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), factory);
     }
 
-    /** The open-loop pacer: dispatches against the absolute schedule, then waits for the pool to drain. */
+    /** Open loop: one dispatched request ended or was dropped; the run is done when pacing is and none remain. */
+    private void settled() {
+        if (outstanding.decrementAndGet() == 0 && pacingDone && drained.compareAndSet(false, true)) {
+            workersDone.countDown();
+        }
+    }
+
+    /** The open-loop pacer: dispatches against the absolute schedule. */
     private void pace() {
-        ThreadPoolExecutor executor = newPool();
         long t0 = t0Nanos + PACER_HEAD_START_NANOS;
         try {
             for (int slot = 0; slot < size && !cancelled; slot++) {
@@ -170,28 +227,42 @@ public final class LoadRun {
                 if (cancelled) {
                     break;
                 }
-                CompletionRequest request = requestAtSlot.apply(slot);
-                int s = slot;
-                executor.execute(() -> {
-                    if (!cancelled) {
-                        end(s, completionCall.execute(request, registry).withIntendedNanos(intended));
-                    }
-                });
+                dispatch(new Pending(slot, requestAtSlot.apply(slot), intended));
             }
         } finally {
-            executor.shutdown();
-            boolean interrupted = false;
-            while (!executor.isTerminated()) {
-                try {
-                    executor.awaitTermination(1, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                    cancel();
-                }
+            pacingDone = true;
+            outstanding.incrementAndGet();
+            settled(); // counts the latch down now if nothing is in flight
+        }
+    }
+
+    private void dispatch(Pending p) {
+        outstanding.incrementAndGet();
+        synchronized (waiting) {
+            if (maxConcurrency > 0 && capped >= maxConcurrency) {
+                waiting.add(p);
+                return;
             }
-            workersDone.countDown();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            capped++;
+        }
+        issue(p.slot(), p.request(), p.intendedNanos(), idle.poll(), this::released);
+    }
+
+    /** Open loop: a request ended; its connection serves the next queued request or goes back to the pool. */
+    private void released(StreamConnection connection) {
+        Pending next;
+        synchronized (waiting) {
+            next = cancelled ? null : waiting.poll();
+            if (next == null) {
+                capped--;
+            }
+        }
+        if (next != null) {
+            issue(next.slot(), next.request(), next.intendedNanos(), connection, this::released);
+        } else if (connection != null) {
+            idle.add(connection);
+            if (cancelled) {
+                connection.channel().close();
             }
         }
     }
@@ -223,7 +294,7 @@ public final class LoadRun {
 
     /** @return requests on the wire right now */
     public int inFlightCount() {
-        return inFlight.size();
+        return active.size() + connecting.size();
     }
 
     /** @return the number of requests the run will issue when not cancelled or cut by its duration bound */
@@ -243,7 +314,7 @@ public final class LoadRun {
     public List<RequestRecord> await(Duration timeout) throws InterruptedException, TimeoutException {
         if (!workersDone.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new TimeoutException("load run not finished after " + timeout.toMillis() + " ms: " + completed.get()
-                    + " of " + size + " requests ended, " + inFlight.size() + " in flight. Raise the timeout, lower"
+                    + " of " + size + " requests ended, " + inFlightCount() + " in flight. Raise the timeout, lower"
                     + " requests or check the server (a stalled stream only ends at the read timeout).");
         }
         return snapshot();
@@ -290,38 +361,51 @@ public final class LoadRun {
     }
 
     /**
-     * Stops issuing requests and cancels the in-flight ones, which are recorded as {@code CANCELLED}. Returns
-     * without waiting; {@link #await(Duration)} then returns promptly. Idempotent.
+     * Stops issuing requests and cancels the in-flight ones, which are recorded as {@code CANCELLED}; open-loop
+     * requests still waiting for the concurrency cap are dropped (never sent, no record). Returns without waiting;
+     * {@link #await(Duration)} then returns promptly. Idempotent.
      */
     public void cancel() {
         cancelled = true;
-        for (Thread thread : threads) {
-            LockSupport.unpark(thread);
+        if (pacer != null) {
+            LockSupport.unpark(pacer);
         }
-        for (Call call : inFlight) {
-            call.cancel();
+        List<Pending> dropped;
+        synchronized (waiting) {
+            dropped = new ArrayList<>(waiting);
+            waiting.clear();
+        }
+        dropped.forEach(p -> settled());
+        for (StreamConnection connection : active) {
+            connection.channel().eventLoop().execute(connection::cancel);
+        }
+        for (ChannelFuture future : connecting) {
+            future.channel().close();
+        }
+        for (StreamConnection connection : idle) {
+            connection.channel().close();
         }
     }
 
-    /** Cancels and joins every worker thread. */
+    /** Cancels, then joins the pacer thread (the event loop belongs to the generator and outlives the run). */
     void cancelAndJoin() {
         cancel();
+        if (pacer == null) {
+            return;
+        }
         boolean interrupted = false;
         long deadline = System.nanoTime() + JOIN_BOUND.toNanos();
-        for (Thread thread : threads) {
-            while (thread.isAlive() && System.nanoTime() < deadline) {
-                try {
-                    thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                    cancel();
-                }
+        while (pacer.isAlive() && System.nanoTime() < deadline) {
+            try {
+                pacer.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                interrupted = true;
+                cancel();
             }
-            if (thread.isAlive()) {
-                System.getLogger(LoadRun.class.getName()).log(System.Logger.Level.WARNING, "load thread "
-                        + thread.getName() + " still alive " + JOIN_BOUND.toSeconds() + " s after the run was "
-                        + "cancelled (a call that ignores cancellation); leaving it, it is a daemon thread");
-            }
+        }
+        if (pacer.isAlive()) {
+            System.getLogger(LoadRun.class.getName()).log(System.Logger.Level.WARNING, "load pacer "
+                    + pacer.getName() + " still alive " + JOIN_BOUND.toSeconds() + " s after the run was cancelled");
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

@@ -18,22 +18,26 @@
  * <h2>Loops</h2>
  * <ul>
  *   <li><b>Closed</b> ({@link dev.profiledrollout.load.ArrivalProcess#closedLoop()}): exactly {@code concurrency}
- *       platform worker threads making synchronous OkHttp calls over a pool sized to keep that many connections,
- *       so the concurrency asked for is the concurrency on the wire (OkHttp's defaults would cap async calls at 5
- *       per host; METRICS.md §6). Latencies are service latencies.</li>
+ *       keep-alive connections, each sending its next request as soon as the previous one ended, so the
+ *       concurrency asked for is the concurrency on the wire (a client library's per-host defaults, such as
+ *       OkHttp's 5 async calls, never cap it; METRICS.md §6). Latencies are service latencies.</li>
  *   <li><b>Open</b> (a finite rate): the schedule ({@link dev.profiledrollout.load.ArrivalSchedule}) is
  *       precomputed from the seed; one pacer thread waits for each absolute deadline on {@link System#nanoTime()}
- *       (park, then spin the last 100 µs) and hands the request to a cached pool, or to {@code maxConcurrency}
- *       threads with a FIFO queue when capped. Each record carries its intended send time, so schedule lag and
+ *       (park, then spin the last 100 µs) and hands the request to an idle connection or a new one; with
+ *       {@code maxConcurrency} a request finding the cap reached waits in a FIFO queue. Each record carries its intended send time, so schedule lag and
  *       latency from the intended time are reported beside service latency
  *       ({@link dev.profiledrollout.metrics.ScheduleReport}).</li>
  * </ul>
+ * Every connection is served by one event loop group of {@code min(2, cores)} threads (Netty; system property
+ * {@code profiledrollout.load.threads}): no thread per in-flight request, so the client neither runs out of
+ * threads at high concurrency nor delays a response behind hundreds of runnable threads.
  *
  * <h2>Units</h2>
  * Rates are requests per second; token counts are tokens and come from the server's {@code usage} /
  * {@code meta_info}, never from the request; schedule offsets are nanoseconds after t0; all timestamps are
- * {@link System#nanoTime()} readings taken on the thread that sends or reads: the send just before
- * {@code execute()}, each chunk when its SSE event has been read, before JSON parsing.
+ * {@link System#nanoTime()} readings taken on the event loop: the send just before the request is written (before
+ * the connect when a new connection is needed), each chunk when the bytes holding its SSE event were read, before
+ * JSON parsing.
  *
  * <h2>Thread safety</h2>
  * {@link dev.profiledrollout.load.LoadSpec}, {@link dev.profiledrollout.load.ArrivalProcess},

@@ -81,11 +81,11 @@ class EndpointStreamTest {
     void request_bodies_follow_each_endpoint() {
         CompletionRequest ids = new CompletionRequest(0, new int[] {5, 6}, 3);
         CompletionRequest text = CompletionRequest.text(1, "hi", 3);
-        assertThat(new CompletionCall(client, "u", "m", Endpoint.GENERATE).body(ids))
+        assertThat(new CompletionCall("m", Endpoint.GENERATE).body(ids))
                 .contains("\"input_ids\":[5,6]", "\"max_new_tokens\":3", "\"ignore_eos\":true", "\"stream\":true");
-        assertThat(new CompletionCall(client, "u", "m", Endpoint.CHAT_COMPLETIONS).body(text))
+        assertThat(new CompletionCall("m", Endpoint.CHAT_COMPLETIONS).body(text))
                 .contains("\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]", "\"include_usage\":true",
                         "\"max_completion_tokens\":3");
-        assertThat(new CompletionCall(client, "u", "m", Endpoint.COMPLETIONS).body(text)).contains("\"prompt\":\"hi\"");
+        assertThat(new CompletionCall("m", Endpoint.COMPLETIONS).body(text)).contains("\"prompt\":\"hi\"");
     }
 }

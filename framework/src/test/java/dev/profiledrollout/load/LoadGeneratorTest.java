@@ -104,6 +104,29 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void should_send_the_headers_the_clients_interceptors_add_such_as_the_api_key() throws Exception {
+        // GIVEN a client whose interceptor adds the API key, as SglangClient / VllmClient with apiKey(…) do
+        OkHttpClient withKey = client.newBuilder().addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
+                .header("Authorization", "Bearer sk-test").header("Content-Type", "text/plain").build())).build();
+        server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
+        server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
+        // WHEN two requests go out on the load generator's own transport
+        try (LoadGenerator load = new LoadGenerator(withKey, base, "m", new LoadSpec(1, 2, 8, 4, 0.0, 0, 1L))) {
+            assertThat(load.start().await(Duration.ofSeconds(30))).allMatch(RequestRecord::succeeded);
+        }
+        // THEN both carry the key, and the transport's own JSON content type wins over the interceptor's
+        List<Integer> connections = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            RecordedRequest recorded = server.takeRequest(5, TimeUnit.SECONDS);
+            assertThat(recorded.getHeaders().get("Authorization")).isEqualTo("Bearer sk-test");
+            assertThat(recorded.getHeaders().values("Content-Type")).containsExactly("application/json");
+            connections.add(recorded.getConnectionIndex());
+        }
+        // AND the closed loop's one keep-alive connection carried both
+        assertThat(connections).containsExactly(0, 0);
+    }
+
+    @Test
     void should_classify_an_in_stream_error() throws Exception {
         RequestRecord nested = runOne(sse(chunk("a")
                 + "data: {\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"invalid_request_error\",\"code\":400}}\n\n"
