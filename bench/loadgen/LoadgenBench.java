@@ -1,27 +1,55 @@
+import dev.profiledrollout.load.CompletionRequest;
 import dev.profiledrollout.load.LoadTest;
 import dev.profiledrollout.load.LoadTestResult;
+import dev.profiledrollout.load.Workload;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.RequestRecord;
+import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * The load generator's own ceiling against a zero-latency SSE server (bench/loadgen/loadgen.sh starts nginx).
- * Usage: java -cp cli/target/profiled-rollout.jar bench/loadgen/LoadgenBench.java BASE_URL [closedSeconds] [poissonSeconds]
- * Prints one "key value" line per figure, for the script to compare with the issue's anchors.
+ * The load generator's own ceiling against zero-latency SSE servers (bench/loadgen/loadgen.sh starts them).
+ * Usage: java -cp cli/target/profiled-rollout.jar bench/loadgen/LoadgenBench.java NGINX_URL STAMP_URL [closedSeconds]
+ * [poissonSeconds]. Prints one "key value" line per figure, for the script to compare with the issue's anchors.
+ *
+ * <p>Against nginx: the 64-way closed loop's request and SSE-event rates and its TTFT. Against the stamping server
+ * (sse-server.c, same body), every request's TTFT split by the server's CLOCK_MONOTONIC stamps, which is also
+ * the clock of System.nanoTime: request leg (client start until the server had read the request), server (read
+ * until its send() of the response returned), response leg (until the client had parsed the first token). The
+ * client-added TTFT is TTFT minus the server's part: both legs, kernel transit and the server's own wake-up
+ * included, so it is an upper bound of what the client adds. Open loops (Poisson) measure the schedule lag.
  */
 public final class LoadgenBench {
 
+    /** The request index rides in the prompt's first token id, for the stamping server to log. */
+    private static final Workload INDEXED = i -> {
+        int[] ids = new int[16];
+        ids[0] = i;
+        for (int k = 1; k < ids.length; k++) {
+            ids[k] = 1000 + k;
+        }
+        return new CompletionRequest(i, ids, 128);
+    };
+
     public static void main(String[] args) throws Exception {
-        String base = args[0];
-        double closedSeconds = args.length > 1 ? Double.parseDouble(args[1]) : 10;
-        double poissonSeconds = args.length > 2 ? Double.parseDouble(args[2]) : 5;
+        String nginx = args[0];
+        String stamping = args[1];
+        double closedSeconds = args.length > 2 ? Double.parseDouble(args[2]) : 10;
+        double poissonSeconds = args.length > 3 ? Double.parseDouble(args[3]) : 5;
 
         // JIT warm-up, not measured: the same closed loop, long enough for C2 to compile the read path
-        closed(base, 64, 8);
+        closed(nginx, 64, 8);
 
-        LoadTestResult c = closed(base, 64, closedSeconds);
+        LoadTestResult c = closed(nginx, 64, closedSeconds);
         long events = 0;
         for (RequestRecord r : c.latency().records()) {
             // choices chunks + the usage chunk + [DONE]: the SSE events on the wire
@@ -35,13 +63,47 @@ public final class LoadgenBench {
         print("closed64_ttft_p50_ms", ms(c.latency().ttft(), 50));
         print("closed64_ttft_p99_ms", ms(c.latency().ttft(), 99));
 
-        LoadTestResult one = closed(base, 1, 3);
+        stamps(stamping); // clears the server's log
+        LoadTestResult s = closed(stamping, 64, closedSeconds);
+        Map<Integer, long[]> byIndex = stamps(stamping);
+        Histogram ttft = new Histogram(3);
+        Histogram requestLeg = new Histogram(3);
+        Histogram server = new Histogram(3);
+        Histogram responseLeg = new Histogram(3);
+        Histogram added = new Histogram(3);
+        int joined = 0;
+        for (RequestRecord r : s.latency().records()) {
+            long[] st = byIndex.get(r.index());
+            if (!r.succeeded() || st == null || st[1] < 0) {
+                continue;
+            }
+            joined++;
+            long first = r.firstTokenNanos();
+            ttft.recordValue(first - r.startNanos());
+            requestLeg.recordValue(Math.max(0, st[0] - r.startNanos()));
+            server.recordValue(Math.max(0, st[1] - st[0]));
+            responseLeg.recordValue(Math.max(0, first - st[1]));
+            added.recordValue(Math.max(0, first - r.startNanos() - (st[1] - st[0])));
+        }
+        print("stamped64_requests", s.latency().completed());
+        print("stamped64_joined", joined);
+        print("stamped64_req_per_s", s.latency().requestThroughput());
+        for (double p : new double[] {50, 99, 99.9}) {
+            String q = p == 99.9 ? "p999" : "p" + (int) p;
+            print("stamped64_ttft_" + q + "_ms", ttft.getValueAtPercentile(p) / 1e6);
+            print("stamped64_request_leg_" + q + "_ms", requestLeg.getValueAtPercentile(p) / 1e6);
+            print("stamped64_server_" + q + "_ms", server.getValueAtPercentile(p) / 1e6);
+            print("stamped64_response_leg_" + q + "_ms", responseLeg.getValueAtPercentile(p) / 1e6);
+            print("stamped64_client_added_" + q + "_ms", added.getValueAtPercentile(p) / 1e6);
+        }
+
+        LoadTestResult one = closed(nginx, 1, 3);
         print("closed1_ttft_p50_ms", ms(one.latency().ttft(), 50));
         print("closed1_ttft_p99_ms", ms(one.latency().ttft(), 99));
 
         for (int rate : new int[] {100, 500, 1000, 2000}) {
             int n = (int) Math.round(rate * poissonSeconds);
-            LoadTestResult p = LoadTest.builder().baseUri(base).model("bench").requestRate(rate).burstiness(1.0)
+            LoadTestResult p = LoadTest.builder().baseUri(nginx).model("bench").requestRate(rate).burstiness(1.0)
                     .requests(n).randomTokens(16, 128, 0.0).seed(rate).timeout(Duration.ofMinutes(5)).build().run();
             print("poisson" + rate + "_requests", p.latency().completed());
             print("poisson" + rate + "_failed", p.latency().failed());
@@ -51,6 +113,24 @@ public final class LoadgenBench {
             print("poisson" + rate + "_lag_max_ms", p.schedule().lag().max().toNanos() / 1e6);
             print("poisson" + rate + "_ttft_p99_ms", ms(p.latency().ttft(), 99));
         }
+    }
+
+    /** The stamping server's log since the last call: index → {read_ns, sent_ns}. */
+    private static Map<Integer, long[]> stamps(String base) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) URI.create(base + "/stamps").toURL().openConnection();
+        Map<Integer, long[]> byIndex = new HashMap<>();
+        try (InputStream in = http.getInputStream()) {
+            String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+            for (String line : text.split("\n")) {
+                String[] f = line.split(" ");
+                if (f.length == 3) {
+                    byIndex.put(Integer.parseInt(f[0]), new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+                }
+            }
+        } finally {
+            http.disconnect();
+        }
+        return byIndex;
     }
 
     /** First to last actual send, ns: (N − 1) / span is the achieved request rate. */
@@ -66,7 +146,7 @@ public final class LoadgenBench {
 
     private static LoadTestResult closed(String base, int concurrency, double seconds) throws Exception {
         return LoadTest.builder().baseUri(base).model("bench").closedLoop(concurrency).requests(2_000_000)
-                .duration(Duration.ofNanos((long) (seconds * 1e9))).randomTokens(16, 128, 0.0)
+                .duration(Duration.ofNanos((long) (seconds * 1e9))).workload(INDEXED)
                 .timeout(Duration.ofMinutes(5)).build().run();
     }
 

@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
-# Load generator overhead: our client against nginx serving a static 128-token SSE body on loopback, nginx's own
-# ceiling measured with wrk in the same run. Prints the figures and their ratios to the anchors of issue 4
-# (a Python aiohttp client built like vLLM's: ~130,000 SSE events/s at 64-way, +62 ms TTFT p50, Poisson lag p99
-# 2.3 ms at 200 req/s, 4.2 ms at 500, 25 ms at 1,000). Loopback only.
-# Usage: bench/loadgen/loadgen.sh [closedSeconds] [poissonSeconds]   (needs root for apt-get when nginx/wrk are absent)
+# Load generator overhead: our client against two zero-latency servers serving the same static 128-token SSE body
+# on loopback, each one's own ceiling measured with wrk in the same run: nginx (as in the issue's anchors) and
+# sse-server.c, which also stamps each request on CLOCK_MONOTONIC so that TTFT splits into the client's and the
+# server's parts (see LoadgenBench.java). Prints the figures and their ratios to the anchors of issue 4 (a Python
+# aiohttp client built like vLLM's: ~130,000 SSE events/s at 64-way, +62 ms TTFT p50, Poisson lag p99 2.3 ms at
+# 200 req/s, 4.2 ms at 500, 25 ms at 1,000). Loopback only.
+# Usage: bench/loadgen/loadgen.sh [closedSeconds] [poissonSeconds]
+#   (needs root for apt-get when nginx, wrk or gcc are absent)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 closed_s=${1:-10}
 poisson_s=${2:-5}
 port=${PORT:-18080}
+stamp_port=$((port + 1))
 jar=cli/target/profiled-rollout.jar
-if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light wrk >/dev/null
+if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null || ! command -v gcc >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light wrk gcc libc6-dev >/dev/null
 fi
 [ -f "$jar" ] || mvn -B -q -DskipTests package
 work=$(mktemp -d)
 chmod 755 "$work"   # nginx workers run as an unprivileged user
 nginx_pid=
-cleanup() { [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+stamp_pid=
+cleanup() {
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null
+  [ -n "$stamp_pid" ] && kill "$stamp_pid" 2>/dev/null
+  wait 2>/dev/null; rm -rf "$work"
+}
 trap cleanup EXIT
 
 # the body: 128 completion chunks of one token, the usage chunk, [DONE]
@@ -52,6 +61,10 @@ CONF
 nginx -c "$work/nginx.conf" -p "$work" &
 nginx_pid=$!
 for _ in $(seq 50); do curl -fs -o /dev/null -X POST "http://127.0.0.1:$port/v1/completions" -d '{}' && break; sleep 0.1; done
+gcc -O2 -o "$work/sse-server" bench/loadgen/sse-server.c
+"$work/sse-server" "$stamp_port" "$body" &
+stamp_pid=$!
+for _ in $(seq 50); do curl -fs -o /dev/null "http://127.0.0.1:$stamp_port/stamps" && break; sleep 0.1; done
 events=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' -d '{}' | grep -c '^data: ')
 echo "machine: $(nproc) cores, load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share these cores)"
 echo "server: nginx $(nginx -v 2>&1 | sed 's/.*\///'), worker_processes auto, static body of $events SSE events ($(wc -c < "$body") bytes); $(nproc) cores"
@@ -64,15 +77,22 @@ LUA
 wrk_out=$(wrk -t2 -c64 -d5s -s "$work/post.lua" "http://127.0.0.1:$port/v1/completions")
 nginx_rps=$(echo "$wrk_out" | awk '/Requests\/sec/ {print $2}')
 echo "nginx ceiling (wrk -t2 -c64, POST, 5 s): $nginx_rps req/s = $(awk -v r="$nginx_rps" -v e="$events" 'BEGIN{printf "%.0f", r*e}') SSE events/s"
+wrk_out=$(wrk -t2 -c64 -d5s -s "$work/post.lua" "http://127.0.0.1:$stamp_port/v1/completions")
+stamp_rps=$(echo "$wrk_out" | awk '/Requests\/sec/ {print $2}')
+echo "sse-server ceiling (wrk -t2 -c64, POST, 5 s): $stamp_rps req/s (single-threaded epoll, stamps every request)"
 
 out=$work/ours
-java -Xmx1g -XX:+UseSerialGC -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" "$closed_s" "$poisson_s" | tee "$out"
+java -Xmx1g -XX:+UseSerialGC -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" \
+  "http://127.0.0.1:$stamp_port" "$closed_s" "$poisson_s" | tee "$out"
 get() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
 echo "--- against the anchors (aiohttp client like vLLM's, same kind of 2-core machine) ---"
 awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" -v ng="$nginx_rps" \
     -v t50="$(get closed64_ttft_p50_ms)" -v t99="$(get closed64_ttft_p99_ms)" \
-    -v l500="$(get poisson500_lag_p99_ms)" -v l1000="$(get poisson1000_lag_p99_ms)" 'BEGIN {
+    -v l500="$(get poisson500_lag_p99_ms)" -v l1000="$(get poisson1000_lag_p99_ms)" \
+    -v a50="$(get stamped64_client_added_p50_ms)" -v a99="$(get stamped64_client_added_p99_ms)" \
+    -v s99="$(get stamped64_server_p99_ms)" -v srps="$(get stamped64_req_per_s)" -v sng="$stamp_rps" 'BEGIN {
   printf "64-way closed loop: %.0f req/s, %.0f SSE events/s = %.2fx the anchor 130,000 (goal >= 5x); %.0f%% of nginx ceiling\n", rps, ev, ev/130000, 100*rps/ng
-  printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms; anchor/ours %.2fx), p99 %.3f ms (goal < 1 ms)\n", t50, 62/t50, t99
+  printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms; anchor/ours %.2fx), p99 %.3f ms\n", t50, 62/t50, t99
+  printf "client-added TTFT in the 64-way loop against sse-server (%.0f req/s, %.0f%% of its ceiling): p50 %.3f ms, p99 %.3f ms (goal < 1 ms); server part p99 %.3f ms\n", srps, 100*srps/sng, a50, a99, s99
   printf "Poisson lag p99: %.3f ms at 500 req/s (anchor 4.2 ms; anchor/ours %.2fx), %.3f ms at 1000 req/s (anchor 25 ms; anchor/ours %.2fx; goal < 1 ms)\n", l500, 4.2/l500, l1000, 25/l1000
 }'
