@@ -18,12 +18,20 @@ final class SseDecoder {
 
     /** Receives each dispatched event's data. */
     interface Listener {
-        /** @return false to stop decoding (the rest of the current input is ignored) */
-        boolean onData(String data);
+        /**
+         * @param bytes  the data (lines joined by LF), UTF-8, valid only during the call
+         * @param offset where it starts in {@code bytes}
+         * @param length its length in bytes
+         * @return false to stop decoding (the rest of the current input is ignored)
+         */
+        boolean onData(byte[] bytes, int offset, int length);
     }
 
     private static final byte[] DATA = "data".getBytes(StandardCharsets.US_ASCII);
 
+    /** The bytes of one {@link #feed} call when the buffer has no accessible array. */
+    private byte[] scratch = new byte[0];
+    /** A line cut by the end of the previous input. */
     private byte[] line = new byte[256];
     private int lineLength;
     private byte[] data = new byte[256];
@@ -39,90 +47,119 @@ final class SseDecoder {
      * @return false once the listener asked to stop
      */
     boolean feed(ByteBuf content, Listener listener) {
-        int from = content.readerIndex();
-        int end = content.writerIndex();
-        for (int i = from; i < end && !stopped; i++) {
-            byte b = content.getByte(i);
-            if (afterCr) {
-                afterCr = false;
-                if (b == '\n') {
-                    continue;
-                }
+        int length = content.readableBytes();
+        byte[] bytes;
+        int from;
+        if (content.hasArray()) {
+            bytes = content.array();
+            from = content.arrayOffset() + content.readerIndex();
+        } else {
+            if (scratch.length < length) {
+                scratch = new byte[Math.max(length, 2 * scratch.length)];
             }
-            if (b == '\n' || b == '\r') {
-                afterCr = b == '\r';
-                endOfLine(listener);
+            content.getBytes(content.readerIndex(), scratch, 0, length);
+            bytes = scratch;
+            from = 0;
+        }
+        return feed(bytes, from, from + length, listener);
+    }
+
+    private boolean feed(byte[] bytes, int from, int end, Listener listener) {
+        int i = from;
+        if (afterCr && i < end) {
+            afterCr = false;
+            if (bytes[i] == '\n') {
+                i++;
+            }
+        }
+        while (i < end && !stopped) {
+            int lineEnd = Bytes.lineEnd(bytes, i, end);
+            if (lineEnd == end) { // the line goes on in the next input
+                append(bytes, i, lineEnd - i);
+                return true;
+            }
+            if (lineLength > 0) {
+                append(bytes, i, lineEnd - i);
+                line(line, 0, lineLength, listener);
+                lineLength = 0;
             } else {
-                appendToLine(b);
+                line(bytes, i, lineEnd - i, listener);
+            }
+            i = lineEnd + 1;
+            if (bytes[lineEnd] == '\r') {
+                if (i < end) {
+                    if (bytes[i] == '\n') {
+                        i++;
+                    }
+                } else {
+                    afterCr = true;
+                }
             }
         }
         return !stopped;
     }
 
-    private void appendToLine(byte b) {
-        if (lineLength == line.length) {
-            line = Arrays.copyOf(line, lineLength * 2);
+    private void append(byte[] bytes, int from, int length) {
+        if (lineLength + length > line.length) {
+            line = Arrays.copyOf(line, Math.max(lineLength + length, 2 * line.length));
         }
-        line[lineLength++] = b;
+        System.arraycopy(bytes, from, line, lineLength, length);
+        lineLength += length;
     }
 
-    private void endOfLine(Listener listener) {
-        int start = 0;
+    private void line(byte[] bytes, int start, int length, Listener listener) {
         if (!started) {
             started = true;
-            if (lineLength >= 3 && (line[0] & 0xff) == 0xEF && (line[1] & 0xff) == 0xBB && (line[2] & 0xff) == 0xBF) {
-                start = 3;
+            if (length >= 3 && (bytes[start] & 0xff) == 0xEF && (bytes[start + 1] & 0xff) == 0xBB
+                    && (bytes[start + 2] & 0xff) == 0xBF) {
+                start += 3;
+                length -= 3;
             }
         }
-        int length = lineLength - start;
-        lineLength = 0;
         if (length == 0) {
             if (hasData) {
-                String value = new String(data, 0, dataLength, StandardCharsets.UTF_8);
-                dataLength = 0;
                 hasData = false;
-                if (!listener.onData(value)) {
+                int n = dataLength;
+                dataLength = 0;
+                if (!listener.onData(data, 0, n)) {
                     stopped = true;
                 }
             }
             return;
         }
-        if (line[start] == ':' || !isDataField(start, length)) {
+        if (bytes[start] == ':' || !isDataField(bytes, start, length)) {
             return;
         }
         int valueStart = start + DATA.length;
-        if (valueStart < start + length) {
+        int end = start + length;
+        if (valueStart < end) {
             valueStart++; // the colon
-            if (valueStart < start + length && line[valueStart] == ' ') {
+            if (valueStart < end && bytes[valueStart] == ' ') {
                 valueStart++;
             }
         }
+        int needed = dataLength + (hasData ? 1 : 0) + (end - valueStart);
+        if (needed > data.length) {
+            data = Arrays.copyOf(data, Math.max(needed, 2 * data.length));
+        }
         if (hasData) {
-            appendToData((byte) '\n');
+            data[dataLength++] = '\n';
         }
         hasData = true;
-        for (int i = valueStart; i < start + length; i++) {
-            appendToData(line[i]);
-        }
+        System.arraycopy(bytes, valueStart, data, dataLength, end - valueStart);
+        dataLength += end - valueStart;
     }
 
     /** The field name is exactly {@code data}: the line is {@code data} or starts with {@code data:}. */
-    private boolean isDataField(int start, int length) {
+    private static boolean isDataField(byte[] bytes, int start, int length) {
         if (length < DATA.length) {
             return false;
         }
         for (int i = 0; i < DATA.length; i++) {
-            if (line[start + i] != DATA[i]) {
+            if (bytes[start + i] != DATA[i]) {
                 return false;
             }
         }
-        return length == DATA.length || line[start + DATA.length] == ':';
-    }
-
-    private void appendToData(byte b) {
-        if (dataLength == data.length) {
-            data = Arrays.copyOf(data, dataLength * 2);
-        }
-        data[dataLength++] = b;
+        return length == DATA.length || bytes[start + DATA.length] == ':';
     }
 }

@@ -50,7 +50,8 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
     private int errorBodyLength;
     private long lastReadNanos;
     private ScheduledFuture<?> readTimeout;
-    private final SseDecoder.Listener events = data -> recorder.onData(lastReadNanos, data);
+    private final SseDecoder.Listener events = (bytes, offset, length) ->
+            recorder.onData(lastReadNanos, bytes, offset, length);
 
     StreamConnection(StreamTransport transport, Channel channel) {
         this.transport = transport;

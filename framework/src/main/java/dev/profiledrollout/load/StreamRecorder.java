@@ -6,6 +6,7 @@ import dev.profiledrollout.metrics.ErrorKind;
 import dev.profiledrollout.metrics.RequestRecord;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -58,15 +59,35 @@ final class StreamRecorder {
         return error != null;
     }
 
+    private static final int KEY_CHOICES = 1;
+    private static final int KEY_FINISH_REASON = 2;
+    private static final int KEY_USAGE_OBJECT = 4;
+    private static final int KEY_ERROR = 8;
+
     /**
-     * The common case, recognised without building a JSON tree so that parsing is not the client's bottleneck: an
-     * object with non-empty {@code choices}, no usage object and no error. Anything else (usage chunk, error,
-     * malformed data) takes the full parse.
+     * One {@code data:} event as UTF-8 bytes. The common case is recognised on the bytes, without a String or a
+     * JSON tree, so that parsing is not the client's bottleneck: an object with non-empty {@code choices}, no usage
+     * object and no error. Anything else (usage chunk, error, {@code [DONE]}, malformed data) goes to
+     * {@link #onData(long, String)}.
+     *
+     * @return false when the event failed the request: stop reading
      */
-    private static boolean isPlainChoicesChunk(String data) {
-        return data.startsWith("{") && data.endsWith("}") && data.contains("\"choices\":[{")
-                && !data.contains("\"usage\":{") && !data.contains("\"error\"");
+    boolean onData(long now, byte[] data, int offset, int length) {
+        if (!cumulative && error == null && !done && length > 1 && data[offset] == '{'
+                && data[offset + length - 1] == '}') {
+            int keys = Bytes.quotedKeys(data, offset, offset + length);
+            boolean choices = (keys & KEY_CHOICES) != 0;
+            boolean finish = (keys & KEY_FINISH_REASON) != 0;
+            boolean other = (keys & (KEY_USAGE_OBJECT | KEY_ERROR)) != 0;
+            if (choices && !other) {
+                chunk(now, 1);
+                finished |= finish;
+                return true;
+            }
+        }
+        return onData(now, new String(data, offset, length, StandardCharsets.UTF_8));
     }
+
 
     private void chunk(long now, int tokens) {
         if (chunkCount == chunks.length) {
@@ -90,11 +111,6 @@ final class StreamRecorder {
         }
         if ("[DONE]".equals(data.strip())) {
             done = true;
-            return true;
-        }
-        if (!cumulative && isPlainChoicesChunk(data)) {
-            chunk(now, 1);
-            finished |= data.contains("\"finish_reason\":\"");
             return true;
         }
         JsonNode node;

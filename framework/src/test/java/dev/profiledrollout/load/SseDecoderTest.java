@@ -18,7 +18,7 @@ class SseDecoderTest {
         List<String> events = new ArrayList<>();
         for (int i = 0; i < bytes.length; i += splitEvery) {
             ByteBuf slice = Unpooled.wrappedBuffer(bytes, i, Math.min(splitEvery, bytes.length - i));
-            decoder.feed(slice, events::add);
+            decoder.feed(slice, (b, off, len) -> events.add(new String(b, off, len, StandardCharsets.UTF_8)));
         }
         return events;
     }
@@ -50,13 +50,24 @@ class SseDecoderTest {
     }
 
     @Test
+    void should_decode_from_a_direct_buffer_as_from_a_heap_one() {
+        byte[] bytes = "data: {\"a\":1}\r\n\r\ndata: x\n\n".getBytes(StandardCharsets.UTF_8);
+        ByteBuf direct = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+        List<String> events = new ArrayList<>();
+        new SseDecoder().feed(direct, (b, off, len) -> events.add(new String(b, off, len, StandardCharsets.UTF_8)));
+        direct.release();
+        assertThat(events).containsExactly("{\"a\":1}", "x");
+    }
+
+    @Test
     void should_stop_when_the_listener_says_so() {
         SseDecoder decoder = new SseDecoder();
         List<String> seen = new ArrayList<>();
-        boolean more = decoder.feed(Unpooled.copiedBuffer("data: 1\n\ndata: 2\n\n", StandardCharsets.UTF_8), data -> {
-            seen.add(data);
-            return false;
-        });
+        boolean more = decoder.feed(Unpooled.copiedBuffer("data: 1\n\ndata: 2\n\n", StandardCharsets.UTF_8),
+                (b, off, len) -> {
+                    seen.add(new String(b, off, len, StandardCharsets.UTF_8));
+                    return false;
+                });
         assertThat(more).isFalse();
         assertThat(seen).containsExactly("1");
     }

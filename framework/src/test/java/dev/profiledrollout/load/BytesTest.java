@@ -1,0 +1,60 @@
+package dev.profiledrollout.load;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BytesTest {
+
+    private static int naiveIndexOf(byte[] bytes, int from, int end, byte b) {
+        for (int i = from; i < end; i++) {
+            if (bytes[i] == b) {
+                return i;
+            }
+        }
+        return end;
+    }
+
+    private static int naiveLineEnd(byte[] bytes, int from, int end) {
+        return Math.min(naiveIndexOf(bytes, from, end, (byte) '\n'), naiveIndexOf(bytes, from, end, (byte) '\r'));
+    }
+
+    @Test
+    void should_find_what_a_byte_by_byte_search_finds_on_random_inputs_and_bounds() {
+        SplittableRandom random = new SplittableRandom(42);
+        // bytes near the searched values and the high half exercise the word trick's borrows and false positives
+        byte[] alphabet = {'\n', '\r', '"', 0, 1, 9, 11, 12, 14, 33, 35, (byte) 0x80, (byte) 0x8a, (byte) 0xff, 'a'};
+        for (int round = 0; round < 20_000; round++) {
+            byte[] bytes = new byte[random.nextInt(1, 40)];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = alphabet[random.nextInt(alphabet.length)];
+            }
+            int from = random.nextInt(bytes.length);
+            int end = random.nextInt(from, bytes.length + 1);
+            assertThat(Bytes.lineEnd(bytes, from, end)).isEqualTo(naiveLineEnd(bytes, from, end));
+            assertThat(Bytes.indexOf(bytes, from, end, (byte) '"')).isEqualTo(naiveIndexOf(bytes, from, end, (byte) '"'));
+            assertThat(Bytes.indexOf(bytes, from, end, (byte) 0x8a)).isEqualTo(naiveIndexOf(bytes, from, end, (byte) 0x8a));
+        }
+    }
+
+    @Test
+    void should_report_the_keys_a_string_search_finds() {
+        SplittableRandom random = new SplittableRandom(7);
+        String[] pieces = {"\"choices\":[{", "\"choices\":[]", "\"finish_reason\":\"stop\"", "\"finish_reason\":null",
+            "\"usage\":{\"prompt_tokens\":1}", "\"usage\":null", "\"error\"", "\\\"error\\\"", "\"text\":\"a\"", ",", "x",
+            "\"", "\"c", "\"choices\":["};
+        for (int round = 0; round < 20_000; round++) {
+            StringBuilder sb = new StringBuilder("{");
+            for (int k = random.nextInt(6); k > 0; k--) {
+                sb.append(pieces[random.nextInt(pieces.length)]);
+            }
+            String text = sb.append('}').toString();
+            int expected = (text.contains("\"choices\":[{") ? 1 : 0) | (text.contains("\"finish_reason\":\"") ? 2 : 0)
+                    | (text.contains("\"usage\":{") ? 4 : 0) | (text.contains("\"error\"") ? 8 : 0);
+            byte[] padded = ("ab" + text + "\"usage\":{").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(Bytes.quotedKeys(padded, 2, 2 + text.length())).as(text).isEqualTo(expected);
+        }
+    }
+}
