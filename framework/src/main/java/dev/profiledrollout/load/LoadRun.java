@@ -172,12 +172,12 @@ public final class LoadRun {
             }
             long now = System.nanoTime();
             StreamRecorder recorder = new StreamRecorder(request, transport.cumulativeStream());
-            recorder.started(start);
+            recorder.started(start, intendedNanos);
             if (!cancelled) {
                 recorder.failure(now, f.cause() instanceof ConnectTimeoutException, f.cause());
             }
             future.channel().close();
-            record(slot, recorder.toRecord(now, cancelled), intendedNanos);
+            record(slot, recorder.toRecord(now, cancelled));
             then.accept(null);
         });
     }
@@ -188,15 +188,15 @@ public final class LoadRun {
         if (cancelled) {
             connection.channel().eventLoop().execute(connection::cancel);
         }
-        connection.send(request, start, (c, record, reusable) -> {
+        connection.send(request, start, intendedNanos, (c, record, reusable) -> {
             active.remove(c);
-            record(slot, record, intendedNanos);
+            record(slot, record);
             then.accept(reusable ? c : null);
         });
     }
 
-    private void record(int slot, RequestRecord record, long intendedNanos) {
-        records.set(slot, intendedNanos == 0 ? record : record.withIntendedNanos(intendedNanos));
+    private void record(int slot, RequestRecord record) {
+        records.set(slot, record);
         if (!record.succeeded()) {
             failed.incrementAndGet();
         }

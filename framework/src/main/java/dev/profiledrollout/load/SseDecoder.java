@@ -11,8 +11,8 @@ import java.util.Arrays;
  * starting with {@code :} is a comment; {@code data} lines of an event are joined with LF; a blank line dispatches
  * the event when it has data. Only the {@code data} field matters to the load generator: {@code event}, {@code id}
  * and {@code retry} are read and ignored. A UTF-8 byte order mark at the start of the stream is skipped. An event
- * left undispatched when the stream ends is dropped, as the specification says. One decoder per response; not
- * thread-safe.
+ * left undispatched when the stream ends is dropped, as the specification says. One decoder per connection, {@link #reset()} between
+ * responses; not thread-safe.
  */
 final class SseDecoder {
 
@@ -40,6 +40,16 @@ final class SseDecoder {
     private boolean afterCr;
     private boolean started;
     private boolean stopped;
+
+    /** Forgets the previous stream's state, keeping the buffers: the decoder of a keep-alive connection's next response. */
+    void reset() {
+        lineLength = 0;
+        dataLength = 0;
+        hasData = false;
+        afterCr = false;
+        started = false;
+        stopped = false;
+    }
 
     /**
      * Decodes every readable byte of {@code content} (its reader index is not moved).

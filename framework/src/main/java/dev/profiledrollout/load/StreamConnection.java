@@ -42,7 +42,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
 
     private StreamRecorder recorder;
     private Ended ended;
-    private SseDecoder sse;
+    private final SseDecoder sse = new SseDecoder();
     private int status;
     private boolean keepAlive;
     private boolean cancelled;
@@ -70,13 +70,14 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
     /**
      * Sends {@code request} on this idle connection. On the event loop only.
      *
-     * @param startNanos when the request began (before any connect), the origin of its TTFT and E2E
+     * @param startNanos    when the request began (before any connect), the origin of its TTFT and E2E
+     * @param intendedNanos its open-loop intended send time, 0 in a closed loop
      */
-    void send(CompletionRequest request, long startNanos, Ended whenEnded) {
+    void send(CompletionRequest request, long startNanos, long intendedNanos, Ended whenEnded) {
         recorder = new StreamRecorder(request, transport.cumulativeStream());
-        recorder.started(startNanos);
+        recorder.started(startNanos, intendedNanos);
         ended = whenEnded;
-        sse = new SseDecoder();
+        sse.reset();
         status = 0;
         keepAlive = true;
         cancelled = false;

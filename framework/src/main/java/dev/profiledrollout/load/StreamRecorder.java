@@ -19,12 +19,15 @@ final class StreamRecorder {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     static final int SNIPPET_CHARS = 500;
+    private static final int[] NO_TOKENS = new int[0];
 
     private final CompletionRequest request;
     private final boolean cumulative;
     private long startNanos;
-    private long[] chunks = new long[16];
-    private int[] chunkTokens = new int[16];
+    private long intendedNanos;
+    private long[] chunks;
+    /** Tokens per chunk, for a cumulative stream only. */
+    private int[] chunkTokens;
     private int chunkCount;
     private int promptTokens = -1;
     private int completionTokens = -1;
@@ -39,11 +42,18 @@ final class StreamRecorder {
     StreamRecorder(CompletionRequest request, boolean cumulative) {
         this.request = request;
         this.cumulative = cumulative;
+        // one chunk per token is the common case: sized so that the array neither grows nor is copied at the end
+        this.chunks = new long[Math.max(1, Math.min(request.maxTokens(), 1 << 16))];
+        this.chunkTokens = cumulative ? new int[chunks.length] : null;
     }
 
-    /** @param nanos when the request was sent, a {@link System#nanoTime()} reading */
-    void started(long nanos) {
+    /**
+     * @param nanos         when the request was sent, a {@link System#nanoTime()} reading
+     * @param intendedNanos when the open-loop schedule meant it to be sent; 0 in a closed loop (then = nanos)
+     */
+    void started(long nanos, long intendedNanos) {
         startNanos = nanos;
+        this.intendedNanos = intendedNanos == 0 ? nanos : intendedNanos;
     }
 
     long startNanos() {
@@ -92,9 +102,13 @@ final class StreamRecorder {
     private void chunk(long now, int tokens) {
         if (chunkCount == chunks.length) {
             chunks = Arrays.copyOf(chunks, chunkCount * 2);
-            chunkTokens = Arrays.copyOf(chunkTokens, chunkCount * 2);
+            if (cumulative) {
+                chunkTokens = Arrays.copyOf(chunkTokens, chunkCount * 2);
+            }
         }
-        chunkTokens[chunkCount] = tokens;
+        if (cumulative) {
+            chunkTokens[chunkCount] = tokens;
+        }
         chunks[chunkCount++] = now;
     }
 
@@ -192,8 +206,8 @@ final class StreamRecorder {
      * @param cancelled the run was cancelled while the request was in flight
      */
     RequestRecord toRecord(long now, boolean cancelled) {
-        long[] chunkNanos = Arrays.copyOf(chunks, chunkCount);
-        int[] tokens = cumulative ? Arrays.copyOf(chunkTokens, chunkCount) : new int[0];
+        long[] chunkNanos = chunkCount == chunks.length ? chunks : Arrays.copyOf(chunks, chunkCount);
+        int[] tokens = cumulative ? Arrays.copyOf(chunkTokens, chunkCount) : NO_TOKENS;
         int in = request.promptTokensRequested();
         if (cancelled) {
             fail(now, ErrorKind.CANCELLED, "cancelled after " + chunkCount + " chunks");
@@ -206,12 +220,11 @@ final class StreamRecorder {
             fail(now, ErrorKind.NO_CHUNKS,
                     "Never received a valid chunk to calculate TTFT (HTTP 200 without any non-empty choices chunk)");
         }
-        if (error != null) {
-            return RequestRecord.failure(request.index(), in, request.maxTokens(), startNanos, chunkNanos,
-                    failedAtNanos, promptTokens, completionTokens, error, errorMessage).withChunkTokens(tokens);
-        }
-        return RequestRecord.success(request.index(), in, request.maxTokens(), startNanos, chunkNanos,
-                promptTokens, completionTokens).withChunkTokens(tokens);
+        long first = chunkCount == 0 ? -1 : chunkNanos[0];
+        long end = error != null ? failedAtNanos : chunkNanos[chunkCount - 1];
+        // one construction (the record copies the arrays in): no with…() copies on the hot path
+        return new RequestRecord(request.index(), in, request.maxTokens(), startNanos, first, chunkNanos, end,
+                promptTokens, completionTokens, error, errorMessage, intendedNanos, tokens);
     }
 
     static String shorten(String s) {
