@@ -70,58 +70,70 @@ final class Bytes {
         return end;
     }
 
-    private static final long QUOTES = ONES * '"';
-    private static final byte[] CHOICES = ascii("\"choices\":[{");
-    private static final byte[] FINISH_REASON = ascii("\"finish_reason\":\"");
-    private static final byte[] USAGE_OBJECT = ascii("\"usage\":{");
-    private static final byte[] ERROR = ascii("\"error\"");
+    private static final long BRACKETS = ONES * '[';
+    private static final long BRACES = ONES * '{';
+    private static final byte[] CHOICES = ascii("\"choices\":");
+    private static final byte[] USAGE = ascii("\"usage\":");
+    private static final byte[] ERROR = ascii("\"error\":");
 
     private static byte[] ascii(String s) {
         return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
+    /** Bit of {@link #chunkKeys}: {@code "choices":[{} (a non-empty choices array). */
+    static final int CHOICES_ARRAY = 1;
+    /** Bit of {@link #chunkKeys}: {@code "usage":{} (a usage object, not null). */
+    static final int USAGE_OBJECT = 2;
+    /** Bit of {@link #chunkKeys}: {@code "error":{} (an error object). */
+    static final int ERROR_OBJECT = 4;
+
     /**
-     * Which of the OpenAI stream's telling keys occur in {@code [from, end)}, as bits: 1 {@code "choices":[{},
-     * 2 {@code "finish_reason":"} (a string, not null), 4 {@code "usage":{} (an object, not null), 8
-     * {@code "error"}. One pass over the quotes, eight bytes at a time.
+     * Which of the OpenAI stream's telling keys open an array or object in compact JSON in {@code [from, end)}, as
+     * the bits {@link #CHOICES_ARRAY}, {@link #USAGE_OBJECT}, {@link #ERROR_OBJECT}. Only the {@code [} and
+     * {@code &#123;} bytes are visited (a handful per chunk), eight bytes at a time; a key is recognised by the
+     * bytes just before them.
      */
-    static int quotedKeys(byte[] bytes, int from, int end) {
+    static int chunkKeys(byte[] bytes, int from, int end) {
         int keys = 0;
         int i = from;
         for (; i + 8 <= end; i += 8) {
-            long hits = zeroBytes((long) LONGS.get(bytes, i) ^ QUOTES);
+            long w = (long) LONGS.get(bytes, i);
+            long hits = zeroBytes(w ^ BRACKETS) | zeroBytes(w ^ BRACES);
             while (hits != 0) {
-                int at = i + (Long.numberOfTrailingZeros(hits) >>> 3);
-                if (bytes[at] == '"') {
-                    keys |= keyAt(bytes, at, end);
-                }
+                keys |= keyBefore(bytes, from, end, i + (Long.numberOfTrailingZeros(hits) >>> 3));
                 hits &= hits - 1;
             }
         }
         for (; i < end; i++) {
-            if (bytes[i] == '"') {
-                keys |= keyAt(bytes, i, end);
-            }
+            keys |= keyBefore(bytes, from, end, i);
         }
         return keys;
     }
 
-    private static int keyAt(byte[] bytes, int quote, int end) {
-        if (quote + 1 >= end) {
-            return 0;
+    private static int keyBefore(byte[] bytes, int from, int end, int at) {
+        byte b = bytes[at];
+        if (b == '[') {
+            return at + 1 < end && bytes[at + 1] == '{' && endsWith(bytes, from, at, CHOICES) ? CHOICES_ARRAY : 0;
         }
-        switch (bytes[quote + 1]) {
-            case 'c':
-                return startsWith(bytes, quote, end, CHOICES) ? 1 : 0;
-            case 'f':
-                return startsWith(bytes, quote, end, FINISH_REASON) ? 2 : 0;
-            case 'u':
-                return startsWith(bytes, quote, end, USAGE_OBJECT) ? 4 : 0;
-            case 'e':
-                return startsWith(bytes, quote, end, ERROR) ? 8 : 0;
-            default:
-                return 0;
+        if (b == '{') {
+            return endsWith(bytes, from, at, USAGE) ? USAGE_OBJECT : endsWith(bytes, from, at, ERROR) ? ERROR_OBJECT : 0;
         }
+        return 0;
+    }
+
+    /** {@code needle} ends just before {@code at} and starts at or after {@code from}. */
+    private static boolean endsWith(byte[] bytes, int from, int at, byte[] needle) {
+        return at - from >= needle.length && startsWith(bytes, at - needle.length, at, needle);
+    }
+
+    /** @return whether {@code needle} occurs in {@code [from, end)} */
+    static boolean contains(byte[] bytes, int from, int end, byte[] needle) {
+        for (int i = indexOf(bytes, from, end, needle[0]); i < end; i = indexOf(bytes, i + 1, end, needle[0])) {
+            if (startsWith(bytes, i, end, needle)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code needle} starts at {@code i} and ends before {@code end}. */

@@ -26,6 +26,9 @@ final class StreamRecorder {
     private long startNanos;
     private long intendedNanos;
     private long[] chunks;
+    /** The last chunk taken by the byte path, for its finish reason; length 0 when the last event took the other. */
+    private byte[] lastChunk = new byte[256];
+    private int lastChunkLength;
     /** Tokens per chunk, for a cumulative stream only. */
     private int[] chunkTokens;
     private int chunkCount;
@@ -69,35 +72,33 @@ final class StreamRecorder {
         return error != null;
     }
 
-    private static final int KEY_CHOICES = 1;
-    private static final int KEY_FINISH_REASON = 2;
-    private static final int KEY_USAGE_OBJECT = 4;
-    private static final int KEY_ERROR = 8;
+    private static final byte[] FINISH_REASON_STRING = "\"finish_reason\":\"".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * One {@code data:} event as UTF-8 bytes. The common case is recognised on the bytes, without a String or a
-     * JSON tree, so that parsing is not the client's bottleneck: an object with non-empty {@code choices}, no usage
-     * object and no error. Anything else (usage chunk, error, {@code [DONE]}, malformed data) goes to
+     * JSON tree, so that parsing is not the client's bottleneck: a compact JSON object with a non-empty
+     * {@code choices} array and neither a usage nor an error object ({@link Bytes#chunkKeys}). Whether such a chunk
+     * carries a finish reason is only asked of the last one, and only when the stream ends without a usage chunk or
+     * {@code [DONE]}. Anything else (usage chunk, error, {@code [DONE]}, JSON with spaces, malformed data) goes to
      * {@link #onData(long, String)}.
      *
      * @return false when the event failed the request: stop reading
      */
     boolean onData(long now, byte[] data, int offset, int length) {
         if (!cumulative && error == null && !done && length > 1 && data[offset] == '{'
-                && data[offset + length - 1] == '}') {
-            int keys = Bytes.quotedKeys(data, offset, offset + length);
-            boolean choices = (keys & KEY_CHOICES) != 0;
-            boolean finish = (keys & KEY_FINISH_REASON) != 0;
-            boolean other = (keys & (KEY_USAGE_OBJECT | KEY_ERROR)) != 0;
-            if (choices && !other) {
-                chunk(now, 1);
-                finished |= finish;
-                return true;
+                && data[offset + length - 1] == '}'
+                && Bytes.chunkKeys(data, offset, offset + length) == Bytes.CHOICES_ARRAY) {
+            chunk(now, 1);
+            if (lastChunk.length < length) {
+                lastChunk = new byte[Math.max(length, 2 * lastChunk.length)];
             }
+            System.arraycopy(data, offset, lastChunk, 0, length);
+            lastChunkLength = length;
+            return true;
         }
+        lastChunkLength = 0;
         return onData(now, new String(data, offset, length, StandardCharsets.UTF_8));
     }
-
 
     private void chunk(long now, int tokens) {
         if (chunkCount == chunks.length) {
@@ -211,6 +212,9 @@ final class StreamRecorder {
         int in = request.promptTokensRequested();
         if (cancelled) {
             fail(now, ErrorKind.CANCELLED, "cancelled after " + chunkCount + " chunks");
+        }
+        if (!done && !finished && lastChunkLength > 0) {
+            finished = Bytes.contains(lastChunk, 0, lastChunkLength, FINISH_REASON_STRING);
         }
         if (error == null && chunkCount > 0 && !done && !finished) {
             fail(now, ErrorKind.MALFORMED_STREAM, "the stream ended after " + chunkCount

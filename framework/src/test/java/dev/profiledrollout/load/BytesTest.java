@@ -42,19 +42,23 @@ class BytesTest {
     @Test
     void should_report_the_keys_a_string_search_finds() {
         SplittableRandom random = new SplittableRandom(7);
-        String[] pieces = {"\"choices\":[{", "\"choices\":[]", "\"finish_reason\":\"stop\"", "\"finish_reason\":null",
-            "\"usage\":{\"prompt_tokens\":1}", "\"usage\":null", "\"error\"", "\\\"error\\\"", "\"text\":\"a\"", ",", "x",
-            "\"", "\"c", "\"choices\":["};
+        String[] pieces = {"\"choices\":[{", "\"choices\":[]", "\"choices\":[", "{", "[", "\"usage\":{\"prompt_tokens\":1}",
+            "\"usage\":null", "\"error\":{", "\"error\":\"x\"", "\"text\":\"a\"", ",", "x", "\"", "\"usage\":", "\"choices\":"};
         for (int round = 0; round < 20_000; round++) {
             StringBuilder sb = new StringBuilder("{");
             for (int k = random.nextInt(6); k > 0; k--) {
                 sb.append(pieces[random.nextInt(pieces.length)]);
             }
             String text = sb.append('}').toString();
-            int expected = (text.contains("\"choices\":[{") ? 1 : 0) | (text.contains("\"finish_reason\":\"") ? 2 : 0)
-                    | (text.contains("\"usage\":{") ? 4 : 0) | (text.contains("\"error\"") ? 8 : 0);
-            byte[] padded = ("ab" + text + "\"usage\":{").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            assertThat(Bytes.quotedKeys(padded, 2, 2 + text.length())).as(text).isEqualTo(expected);
+            int expected = (text.contains("\"choices\":[{") ? Bytes.CHOICES_ARRAY : 0)
+                    | (text.contains("\"usage\":{") ? Bytes.USAGE_OBJECT : 0)
+                    | (text.contains("\"error\":{") ? Bytes.ERROR_OBJECT : 0);
+            // bytes outside [from, end) must not count
+            byte[] padded = ("\"usage\":" + text + "[{").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            int from = "\"usage\":".length();
+            assertThat(Bytes.chunkKeys(padded, from, from + text.length())).as(text).isEqualTo(expected);
+            assertThat(Bytes.contains(padded, from, from + text.length(), "\"usage\":{".getBytes(
+                    java.nio.charset.StandardCharsets.US_ASCII))).isEqualTo(text.contains("\"usage\":{"));
         }
     }
 }
