@@ -22,11 +22,17 @@ import java.util.Map;
  * [poissonSeconds]. Prints one "key value" line per figure, for the script to compare with the issue's anchors.
  *
  * <p>Against nginx: the 64-way closed loop's request and SSE-event rates and its TTFT. Against the stamping server
- * (sse-server.c, same body), every request's TTFT split by the server's CLOCK_MONOTONIC stamps, which is also
- * the clock of System.nanoTime: request leg (client start until the server had read the request), server (read
- * until its send() of the response returned), response leg (until the client had parsed the first token). The
- * client-added TTFT is TTFT minus the server's part: both legs, kernel transit and the server's own wake-up
- * included, so it is an upper bound of what the client adds. Open loops (Poisson) measure the schedule lag.
+ * (sse-server.c, same body), every request's TTFT split by the server's CLOCK_MONOTONIC stamps (the clock of
+ * System.nanoTime on Linux) into four consecutive parts:
+ * <ol>
+ *   <li>client send: from the request's start in the client until the kernel received its first bytes at the
+ *       server's socket (on loopback, when the client's send() delivered them);</li>
+ *   <li>server queue: until the server had read the whole request;</li>
+ *   <li>server: until the server's send() of the response returned (the bytes are then in the client's socket);</li>
+ *   <li>client receive: until the client had parsed the first token.</li>
+ * </ol>
+ * The client-added TTFT is parts 1 + 4, the time the request spent in the client on either side of the server.
+ * Open loops (Poisson) measure the schedule lag.
  */
 public final class LoadgenBench {
 
@@ -67,23 +73,27 @@ public final class LoadgenBench {
         LoadTestResult s = closed(stamping, 64, closedSeconds);
         Map<Integer, long[]> byIndex = stamps(stamping);
         Histogram ttft = new Histogram(3);
-        Histogram requestLeg = new Histogram(3);
+        Histogram clientSend = new Histogram(3);
+        Histogram serverQueue = new Histogram(3);
         Histogram server = new Histogram(3);
-        Histogram responseLeg = new Histogram(3);
+        Histogram clientReceive = new Histogram(3);
         Histogram added = new Histogram(3);
         int joined = 0;
         for (RequestRecord r : s.latency().records()) {
-            long[] st = byIndex.get(r.index());
-            if (!r.succeeded() || st == null || st[1] < 0) {
+            long[] st = byIndex.get(r.index()); // rx, read, sent
+            if (!r.succeeded() || st == null || st[0] < 0 || st[2] < 0) {
                 continue;
             }
             joined++;
             long first = r.firstTokenNanos();
+            long send = Math.max(0, st[0] - r.startNanos());
+            long receive = Math.max(0, first - st[2]);
             ttft.recordValue(first - r.startNanos());
-            requestLeg.recordValue(Math.max(0, st[0] - r.startNanos()));
-            server.recordValue(Math.max(0, st[1] - st[0]));
-            responseLeg.recordValue(Math.max(0, first - st[1]));
-            added.recordValue(Math.max(0, first - r.startNanos() - (st[1] - st[0])));
+            clientSend.recordValue(send);
+            serverQueue.recordValue(Math.max(0, st[1] - st[0]));
+            server.recordValue(Math.max(0, st[2] - st[1]));
+            clientReceive.recordValue(receive);
+            added.recordValue(send + receive);
         }
         print("stamped64_requests", s.latency().completed());
         print("stamped64_joined", joined);
@@ -91,9 +101,10 @@ public final class LoadgenBench {
         for (double p : new double[] {50, 99, 99.9}) {
             String q = p == 99.9 ? "p999" : "p" + (int) p;
             print("stamped64_ttft_" + q + "_ms", ttft.getValueAtPercentile(p) / 1e6);
-            print("stamped64_request_leg_" + q + "_ms", requestLeg.getValueAtPercentile(p) / 1e6);
+            print("stamped64_client_send_" + q + "_ms", clientSend.getValueAtPercentile(p) / 1e6);
+            print("stamped64_server_queue_" + q + "_ms", serverQueue.getValueAtPercentile(p) / 1e6);
             print("stamped64_server_" + q + "_ms", server.getValueAtPercentile(p) / 1e6);
-            print("stamped64_response_leg_" + q + "_ms", responseLeg.getValueAtPercentile(p) / 1e6);
+            print("stamped64_client_receive_" + q + "_ms", clientReceive.getValueAtPercentile(p) / 1e6);
             print("stamped64_client_added_" + q + "_ms", added.getValueAtPercentile(p) / 1e6);
         }
 
@@ -115,7 +126,7 @@ public final class LoadgenBench {
         }
     }
 
-    /** The stamping server's log since the last call: index → {read_ns, sent_ns}. */
+    /** The stamping server's log since the last call: index → {rx_ns, read_ns, sent_ns}. */
     private static Map<Integer, long[]> stamps(String base) throws IOException {
         HttpURLConnection http = (HttpURLConnection) URI.create(base + "/stamps").toURL().openConnection();
         Map<Integer, long[]> byIndex = new HashMap<>();
@@ -123,8 +134,9 @@ public final class LoadgenBench {
             String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
             for (String line : text.split("\n")) {
                 String[] f = line.split(" ");
-                if (f.length == 3) {
-                    byIndex.put(Integer.parseInt(f[0]), new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+                if (f.length == 4) {
+                    byIndex.put(Integer.parseInt(f[0]),
+                            new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])});
                 }
             }
         } finally {

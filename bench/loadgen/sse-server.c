@@ -3,10 +3,15 @@
  * given), like nginx does in the same bench, and in addition timestamps each request on CLOCK_MONOTONIC (the clock
  * of Java's System.nanoTime on Linux) so that the bench can split a request's TTFT into the client's part and the
  * server's part:
+ *   rx_ns    - when the kernel received the request's first bytes on the server's socket (SO_TIMESTAMPING software
+ *              receive stamp, CLOCK_REALTIME, converted to CLOCK_MONOTONIC at read time); on loopback that is the
+ *              moment the client's send() delivered them,
  *   read_ns  - when the server had read the whole request,
- *   sent_ns  - when the server's send() of the whole response (headers + body, first token included) returned.
+ *   sent_ns  - when the server's send() of the whole response (headers + body, first token included) returned;
+ *              on loopback the bytes are then in the client's socket.
  * The request is identified by the first integer of its JSON "prompt" array (the bench puts the request index
- * there). GET /stamps returns and clears the log as lines "index read_ns sent_ns".
+ * there). GET /stamps returns and clears the log as lines "index rx_ns read_ns sent_ns" (rx_ns -1 when the
+ * kernel gave no stamp).
  * Single-threaded, epoll, keep-alive, HTTP/1.1 with Content-Length requests only: enough for a load generator
  * on loopback, nothing more.
  * Usage: sse-server PORT BODY_FILE
@@ -24,6 +29,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/net_tstamp.h>
+#include <linux/errqueue.h>
 
 #define MAX_EVENTS 256
 #define REQ_CAP 65536
@@ -31,12 +38,13 @@
 struct conn {
     char req[REQ_CAP];
     size_t len;
+    long long rx_ns;  /* kernel receive stamp of the first bytes of the request being read */
     const char *out; /* pending response bytes (partial write) */
     size_t out_len;
     char *owned;     /* heap copy to free once written, or NULL */
 };
 
-struct stamp { long long index, read_ns, sent_ns; };
+struct stamp { long long index, rx_ns, read_ns, sent_ns; };
 
 static char *response;
 static size_t response_len;
@@ -49,13 +57,21 @@ static long long now_ns(void) {
     return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void record(long long index, long long read_ns, long long sent_ns) {
+static long long realtime_to_monotonic(const struct timespec *rt) {
+    struct timespec now_rt, now_mono;
+    clock_gettime(CLOCK_REALTIME, &now_rt);
+    clock_gettime(CLOCK_MONOTONIC, &now_mono);
+    long long offset = ((long long) now_rt.tv_sec - now_mono.tv_sec) * 1000000000LL + (now_rt.tv_nsec - now_mono.tv_nsec);
+    return (long long) rt->tv_sec * 1000000000LL + rt->tv_nsec - offset;
+}
+
+static void record(long long index, long long rx_ns, long long read_ns, long long sent_ns) {
     if (stamp_count == stamp_cap) {
         stamp_cap = stamp_cap ? stamp_cap * 2 : 1 << 16;
         stamps = realloc(stamps, stamp_cap * sizeof *stamps);
         if (!stamps) { perror("realloc"); exit(1); }
     }
-    stamps[stamp_count++] = (struct stamp) {index, read_ns, sent_ns};
+    stamps[stamp_count++] = (struct stamp) {index, rx_ns, read_ns, sent_ns};
 }
 
 /* Writes what it can; returns 0 when all written, 1 when the rest waits for EPOLLOUT, -1 on error. */
@@ -76,12 +92,12 @@ static int flush_out(int fd, struct conn *c) {
 }
 
 static char *stamps_response(size_t *len) {
-    size_t cap = 128 + stamp_count * 64;
+    size_t cap = 128 + stamp_count * 96;
     char *body = malloc(cap);
     size_t off = 0;
     for (size_t i = 0; i < stamp_count; i++) {
-        off += (size_t) snprintf(body + off, cap - off, "%lld %lld %lld\n", stamps[i].index, stamps[i].read_ns,
-                                 stamps[i].sent_ns);
+        off += (size_t) snprintf(body + off, cap - off, "%lld %lld %lld %lld\n", stamps[i].index, stamps[i].rx_ns,
+                                 stamps[i].read_ns, stamps[i].sent_ns);
     }
     stamp_count = 0;
     char *out = malloc(off + 128);
@@ -110,6 +126,7 @@ static int serve(int fd, struct conn *c, int epfd) {
         long long index = -1;
         char *prompt = memmem(c->req + header_len, body_len, "\"prompt\":[", 10);
         if (prompt) index = strtoll(prompt + 10, NULL, 10);
+        long long rx_ns = c->rx_ns;
         size_t used = header_len + body_len;
         memmove(c->req, c->req + used, c->len - used);
         c->len -= used;
@@ -122,7 +139,7 @@ static int serve(int fd, struct conn *c, int epfd) {
         }
         int r = flush_out(fd, c);
         if (r < 0) return -1;
-        if (!is_stamps) record(index, read_ns, r == 0 ? now_ns() : -1);
+        if (!is_stamps) record(index, rx_ns, read_ns, r == 0 ? now_ns() : -1);
         if (r == 1) {
             struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.fd = fd};
             epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
@@ -166,6 +183,8 @@ int main(int argc, char **argv) {
                 while ((cfd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
                     if (cfd >= 65536) { close(cfd); continue; }
                     setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                    int ts = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+                    setsockopt(cfd, SOL_SOCKET, SO_TIMESTAMPING, &ts, sizeof ts);
                     conns[cfd] = calloc(1, sizeof(struct conn));
                     struct epoll_event cev = {.events = EPOLLIN, .data.fd = cfd};
                     epoll_ctl(epfd, EPOLL_CTL_ADD, cfd, &cev);
@@ -184,8 +203,25 @@ int main(int argc, char **argv) {
             }
             if (!close_it && (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
                 for (;;) {
-                    ssize_t r = read(fd, c->req + c->len, REQ_CAP - c->len);
-                    if (r > 0) { c->len += (size_t) r; if (c->len == REQ_CAP) break; continue; }
+                    struct iovec iov = {.iov_base = c->req + c->len, .iov_len = REQ_CAP - c->len};
+                    char control[256];
+                    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                                         .msg_controllen = sizeof control};
+                    ssize_t r = recvmsg(fd, &msg, 0);
+                    if (r > 0) {
+                        if (c->len == 0) { /* the first bytes of a request: keep their receive stamp */
+                            c->rx_ns = -1;
+                            for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+                                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPING) {
+                                    struct scm_timestamping *t = (struct scm_timestamping *) CMSG_DATA(cm);
+                                    if (t->ts[0].tv_sec || t->ts[0].tv_nsec) c->rx_ns = realtime_to_monotonic(&t->ts[0]);
+                                }
+                            }
+                        }
+                        c->len += (size_t) r;
+                        if (c->len == REQ_CAP) break;
+                        continue;
+                    }
                     if (r == 0) { close_it = 1; }
                     else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { close_it = 1; }
                     break;
