@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <h2>Lifecycle</h2>
  * {@link #warmup()} then {@link #start()} (possibly several times), then {@link #close()}, which cancels what is
- * in flight and joins every worker thread. Thread-safe.
+ * in flight, closes the connections and joins the event loop and pacer threads. Thread-safe.
  */
 public final class LoadGenerator implements AutoCloseable {
 

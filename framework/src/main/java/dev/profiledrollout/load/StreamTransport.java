@@ -71,10 +71,14 @@ final class StreamTransport implements AutoCloseable {
         if (!tls && !"http".equalsIgnoreCase(url.getScheme())) {
             throw new IllegalArgumentException("load URL " + url + " is neither http nor https");
         }
-        this.host = url.getHost();
+        if (url.getHost() == null) {
+            throw new IllegalArgumentException("load URL " + url + " has no host");
+        }
+        String literal = url.getHost(); // an IPv6 literal keeps its brackets here, as the Host header wants
+        this.host = literal.startsWith("[") ? literal.substring(1, literal.length() - 1) : literal;
         int defaultPort = tls ? 443 : 80;
         this.port = url.getPort() < 0 ? defaultPort : url.getPort();
-        this.hostHeader = url.getPort() < 0 ? host : host + ":" + port;
+        this.hostHeader = url.getPort() < 0 ? literal : literal + ":" + port;
         String p = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
         this.path = url.getRawQuery() == null ? p : p + "?" + url.getRawQuery();
         SslContext ssl = tls ? sslContext() : null;

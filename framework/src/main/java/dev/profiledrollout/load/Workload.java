@@ -2,7 +2,7 @@ package dev.profiledrollout.load;
 
 /**
  * The requests of a load, by index: deterministic, so a run with the same seed sends the same prompts.
- * Implementations are immutable and thread-safe: the open-loop pacer and worker threads call them concurrently.
+ * Implementations are immutable and thread-safe: the open-loop pacer and the event loop threads call them concurrently.
  */
 @FunctionalInterface
 public interface Workload {
