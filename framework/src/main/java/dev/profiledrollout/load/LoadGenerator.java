@@ -106,7 +106,7 @@ public final class LoadGenerator implements AutoCloseable {
         }
         URI url = URI.create(base + endpoint.path());
         this.transport = new StreamTransport(url, new CompletionCall(model, endpoint), interceptorHeaders(client, url),
-                readTimeout, loopThreads(), threadNumbers);
+                readTimeout, loopThreads(), threadNumbers, client.x509TrustManager());
     }
 
     private static int loopThreads() {

@@ -22,9 +22,12 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.X509TrustManager;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -37,8 +40,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The load generator's HTTP/1.1 client: every connection of a {@link LoadGenerator} is served by one event loop
  * group of {@code loopThreads} threads (Netty, NIO), so a 256-way load costs two threads, not 256, and a response's
  * bytes are timed as soon as the loop reads them instead of when a scheduler gets round to one of hundreds of
- * blocked threads. Connections are kept alive and reused; {@code https} URLs use the JDK's TLS with its default
- * trust store. Loop threads are named {@code profiledrollout-load-N}; {@link #close()} stops and joins them.
+ * blocked threads. Connections are kept alive and reused; {@code https} URLs use the JDK's TLS, the engine client's
+ * trust manager and host-name verification. Loop threads are named {@code profiledrollout-load-N}; {@link #close()} stops and joins them.
  */
 final class StreamTransport implements AutoCloseable {
 
@@ -60,9 +63,10 @@ final class StreamTransport implements AutoCloseable {
      * @param url          the full request URL ({@code baseUri + endpoint.path()}), http or https
      * @param extraHeaders sent with every request (e.g. {@code Authorization}), after the transport's own
      * @param loopThreads  event loop threads, ≥ 1
+     * @param trust        the trust manager for https (the engine client's), null for the JDK's default
      */
     StreamTransport(URI url, CompletionCall body, List<Map.Entry<String, String>> extraHeaders, Duration readTimeout,
-                    int loopThreads, AtomicInteger threadNumbers) {
+                    int loopThreads, AtomicInteger threadNumbers, X509TrustManager trust) {
         this.url = url;
         this.body = body;
         this.extraHeaders = List.copyOf(extraHeaders);
@@ -81,7 +85,7 @@ final class StreamTransport implements AutoCloseable {
         this.hostHeader = url.getPort() < 0 ? literal : literal + ":" + port;
         String p = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
         this.path = url.getRawQuery() == null ? p : p + "?" + url.getRawQuery();
-        SslContext ssl = tls ? sslContext() : null;
+        SslContext ssl = tls ? sslContext(trust) : null;
         this.group = new MultiThreadIoEventLoopGroup(loopThreads, (Runnable r) -> {
             Thread t = new FastThreadLocalThread(r, "profiledrollout-load-" + threadNumbers.incrementAndGet());
             t.setDaemon(false);
@@ -94,7 +98,11 @@ final class StreamTransport implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (ssl != null) {
-                            ch.pipeline().addLast(ssl.newHandler(ch.alloc(), host, port));
+                            SslHandler handler = ssl.newHandler(ch.alloc(), host, port);
+                            SSLParameters parameters = handler.engine().getSSLParameters();
+                            parameters.setEndpointIdentificationAlgorithm("HTTPS"); // verify the host name
+                            handler.engine().setSSLParameters(parameters);
+                            ch.pipeline().addLast(handler);
                         }
                         // initial line, header block and content slices of up to 64 KiB: one slice per read
                         ch.pipeline().addLast(new HttpClientCodec(4096, 65536, 65536));
@@ -103,9 +111,10 @@ final class StreamTransport implements AutoCloseable {
                 });
     }
 
-    private static SslContext sslContext() {
+    private static SslContext sslContext(X509TrustManager trust) {
         try {
-            return SslContextBuilder.forClient().build();
+            SslContextBuilder builder = SslContextBuilder.forClient();
+            return (trust == null ? builder : builder.trustManager(trust)).build();
         } catch (SSLException e) {
             throw new IllegalStateException("cannot set up TLS for the load generator: " + e.getMessage(), e);
         }

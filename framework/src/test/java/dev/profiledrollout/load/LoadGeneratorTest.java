@@ -127,6 +127,40 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void should_stream_over_https_trusting_what_the_engine_client_trusts_and_checking_the_host_name() throws Exception {
+        // GIVEN an https server whose certificate only the given client trusts
+        okhttp3.tls.HeldCertificate certificate = new okhttp3.tls.HeldCertificate.Builder()
+                .addSubjectAlternativeName("localhost").build();
+        okhttp3.tls.HandshakeCertificates serverSide = new okhttp3.tls.HandshakeCertificates.Builder()
+                .heldCertificate(certificate).build();
+        okhttp3.tls.HandshakeCertificates clientSide = new okhttp3.tls.HandshakeCertificates.Builder()
+                .addTrustedCertificate(certificate.certificate()).build();
+        OkHttpClient trusting = client.newBuilder()
+                .sslSocketFactory(clientSide.sslSocketFactory(), clientSide.trustManager()).build();
+        try (MockWebServer tls = new MockWebServer()) {
+            tls.useHttps(serverSide.sslSocketFactory());
+            tls.start();
+            tls.enqueue(sse(chunk("a") + chunk("b") + usage(8, 2) + DONE));
+            URI httpsBase = tls.url("/").uri(); // https://localhost:port/
+            // WHEN
+            try (LoadGenerator load = new LoadGenerator(trusting, httpsBase, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+                // THEN
+                assertThat(load.start().await(Duration.ofSeconds(30))).singleElement()
+                        .satisfies(r -> assertThat(r.succeeded()).as(String.valueOf(r)).isTrue())
+                        .satisfies(r -> assertThat(r.chunkCount()).isEqualTo(2));
+            }
+            // AND a host name the certificate does not name is refused
+            URI byAddress = URI.create("https://127.0.0.1:" + tls.getPort() + "/");
+            tls.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
+            try (LoadGenerator load = new LoadGenerator(trusting, byAddress, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+                assertThat(load.start().await(Duration.ofSeconds(30))).singleElement()
+                        .satisfies(r -> assertThat(r.error()).isEqualTo(ErrorKind.CONNECTION))
+                        .satisfies(r -> assertThat(r.errorMessage()).contains("SSLHandshakeException"));
+            }
+        }
+    }
+
+    @Test
     void should_classify_an_in_stream_error() throws Exception {
         RequestRecord nested = runOne(sse(chunk("a")
                 + "data: {\"error\":{\"message\":\"CUDA out of memory\",\"type\":\"invalid_request_error\",\"code\":400}}\n\n"
