@@ -55,6 +55,7 @@ public final class LoadgenBench {
         // JIT warm-up, not measured: the same closed loop, long enough for C2 to compile the read path
         closed(nginx, 64, 8);
 
+        settle();
         LoadTestResult c = closed(nginx, 64, closedSeconds);
         long events = 0;
         for (RequestRecord r : c.latency().records()) {
@@ -69,6 +70,8 @@ public final class LoadgenBench {
         print("closed64_ttft_p50_ms", ms(c.latency().ttft(), 50));
         print("closed64_ttft_p99_ms", ms(c.latency().ttft(), 99));
 
+        c = null; // the records of one phase must not be collected during the next
+        settle();
         stamps(stamping); // clears the server's log
         LoadTestResult s = closed(stamping, 64, closedSeconds);
         Map<Integer, long[]> byIndex = stamps(stamping);
@@ -108,12 +111,16 @@ public final class LoadgenBench {
             print("stamped64_client_added_" + q + "_ms", added.getValueAtPercentile(p) / 1e6);
         }
 
+        s = null;
+        byIndex = null;
+        settle();
         LoadTestResult one = closed(nginx, 1, 3);
         print("closed1_ttft_p50_ms", ms(one.latency().ttft(), 50));
         print("closed1_ttft_p99_ms", ms(one.latency().ttft(), 99));
 
         for (int rate : new int[] {100, 500, 1000, 2000}) {
             int n = (int) Math.round(rate * poissonSeconds);
+            settle();
             LoadTestResult p = LoadTest.builder().baseUri(nginx).model("bench").requestRate(rate).burstiness(1.0)
                     .requests(n).randomTokens(16, 128, 0.0).seed(rate).timeout(Duration.ofMinutes(5)).build().run();
             print("poisson" + rate + "_requests", p.latency().completed());
@@ -124,6 +131,12 @@ public final class LoadgenBench {
             print("poisson" + rate + "_lag_max_ms", p.schedule().lag().max().toNanos() / 1e6);
             print("poisson" + rate + "_ttft_p99_ms", ms(p.latency().ttft(), 99));
         }
+    }
+
+    /** A full collection between phases, so that one phase's garbage is not collected during the next. */
+    private static void settle() throws InterruptedException {
+        System.gc();
+        Thread.sleep(200);
     }
 
     /** The stamping server's log since the last call: index → {rx_ns, read_ns, sent_ns}. */
