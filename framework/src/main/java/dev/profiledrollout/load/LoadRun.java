@@ -161,7 +161,12 @@ public final class LoadRun {
 
     private void connectAndSend(int slot, CompletionRequest request, long intendedNanos,
                                 Consumer<StreamConnection> then) {
-        long start = System.nanoTime();
+        connectAndSend(slot, request, System.nanoTime(), intendedNanos, then);
+    }
+
+    /** @param start when the request began: now, or the first attempt's start when a stale connection is retried */
+    private void connectAndSend(int slot, CompletionRequest request, long start, long intendedNanos,
+                                Consumer<StreamConnection> then) {
         ChannelFuture future = transport.connect();
         connecting.add(future);
         future.addListener(f -> {
@@ -188,10 +193,19 @@ public final class LoadRun {
         if (cancelled) {
             connection.channel().eventLoop().execute(connection::cancel);
         }
-        connection.send(request, start, intendedNanos, (c, record, reusable) -> {
-            active.remove(c);
-            record(slot, record);
-            then.accept(reusable ? c : null);
+        connection.send(request, start, intendedNanos, new StreamConnection.Ended() {
+            @Override
+            public void ended(StreamConnection c, RequestRecord record, boolean reusable) {
+                active.remove(c);
+                record(slot, record);
+                then.accept(reusable ? c : null);
+            }
+
+            @Override
+            public void stale(StreamConnection c) {
+                active.remove(c);
+                connectAndSend(slot, request, start, intendedNanos, then);
+            }
         });
     }
 

@@ -33,6 +33,13 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
          * @param reusable the connection is idle and open, ready for the next request
          */
         void ended(StreamConnection connection, RequestRecord record, boolean reusable);
+
+        /**
+         * The request went out on a reused keep-alive connection that the server had already closed (nothing of a
+         * response arrived): it is not recorded and should be sent again on a new connection, as OkHttp and
+         * aiohttp do. The connection is closed.
+         */
+        void stale(StreamConnection connection);
     }
 
     private static final int SNIPPET_BYTES = StreamRecorder.SNIPPET_CHARS * 4;
@@ -46,6 +53,9 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
     private int status;
     private boolean keepAlive;
     private boolean cancelled;
+    /** The current request went out on a connection that had served one before. */
+    private boolean reused;
+    private boolean served;
     private byte[] errorBody;
     private int errorBodyLength;
     private long lastReadNanos;
@@ -81,11 +91,13 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
         status = 0;
         keepAlive = true;
         cancelled = false;
+        reused = served;
+        served = true;
         errorBodyLength = 0;
         lastReadNanos = System.nanoTime();
         scheduleReadTimeout(transport.readTimeoutNanos());
         channel.writeAndFlush(transport.request(request)).addListener(f -> {
-            if (!f.isSuccess() && recorder != null) {
+            if (!f.isSuccess() && recorder != null && !staleEnd()) {
                 recorder.failure(System.nanoTime(), false, f.cause());
                 end(System.nanoTime(), false);
             }
@@ -181,9 +193,31 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
         errorBodyLength += n;
     }
 
+    /**
+     * A reused connection that fails before any response byte was closed by the server while idle: hands the request
+     * back for a new connection instead of recording a failure.
+     *
+     * @return true when the request was handed back
+     */
+    private boolean staleEnd() {
+        if (!reused || status != 0 || cancelled || recorder.chunkCount() > 0) {
+            return false;
+        }
+        Ended callback = ended;
+        recorder = null;
+        ended = null;
+        if (readTimeout != null) {
+            readTimeout.cancel(false);
+            readTimeout = null;
+        }
+        channel.close();
+        callback.stale(this);
+        return true;
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (recorder != null) {
+        if (recorder != null && !staleEnd()) {
             long now = System.nanoTime();
             recorder.fail(now, ErrorKind.CONNECTION, "connection closed by the server after " + recorder.chunkCount()
                     + " chunks, before the response ended");
@@ -194,7 +228,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (recorder != null) {
+        if (recorder != null && !staleEnd()) {
             long now = System.nanoTime();
             recorder.failure(now, false, cause);
             end(now, false);

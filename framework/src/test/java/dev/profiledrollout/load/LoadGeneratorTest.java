@@ -160,6 +160,63 @@ class LoadGeneratorTest {
         }
     }
 
+    /** Reads one HTTP request with a Content-Length body; false at end of stream. */
+    private static boolean readRequest(java.io.InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        int b;
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            if ((b = in.read()) < 0) {
+                return false;
+            }
+            head.append((char) b);
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+        return true;
+    }
+
+    @Test
+    void should_resend_on_a_new_connection_when_the_server_closed_the_reused_one_without_answering() throws Exception {
+        // GIVEN a server that answers the first request of a connection, then reads the next and closes, as a server
+        // whose keep-alive timeout fires just as the client reuses the connection
+        String body = chunk("a") + usage(8, 1) + DONE;
+        byte[] response = ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: "
+                + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread serverThread = new Thread(() -> {
+                while (!listener.isClosed()) {
+                    try (java.net.Socket socket = listener.accept()) {
+                        connections.incrementAndGet();
+                        if (readRequest(socket.getInputStream())) {
+                            requests.incrementAndGet();
+                            socket.getOutputStream().write(response);
+                            socket.getOutputStream().flush();
+                            if (readRequest(socket.getInputStream())) {
+                                requests.incrementAndGet(); // closed unanswered
+                            }
+                        }
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            serverThread.start();
+            URI plain = URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/");
+            // WHEN one lane sends three requests in turn
+            try (LoadGenerator load = new LoadGenerator(client, plain, "m", new LoadSpec(1, 3, 8, 4, 0.0, 0, 1L))) {
+                // THEN every request succeeds: each unanswered resend went out again on a fresh connection
+                assertThat(load.start().await(Duration.ofSeconds(30))).hasSize(3).allMatch(RequestRecord::succeeded);
+            }
+            assertThat(connections.get()).isEqualTo(3);
+            assertThat(requests.get()).isEqualTo(5);
+            listener.close();
+            serverThread.join(5000);
+        }
+    }
+
     @Test
     void should_classify_an_in_stream_error() throws Exception {
         RequestRecord nested = runOne(sse(chunk("a")
