@@ -172,7 +172,10 @@ public final class LoadTest {
         /** A label for the result ({@code backend} key), e.g. sglang or vllm. Default "openai". */
         public Builder backend(String label) { this.backend = Objects.requireNonNull(label); return this; }
 
-        /** The client to derive from (keeps its interceptors, e.g. auth). Default: a new one. */
+        /**
+         * The engine client: the load sends the headers its interceptors add (e.g. auth) and trusts what it trusts;
+         * it also scrapes {@code /metrics}. Default: a new one.
+         */
         public Builder client(OkHttpClient c) { this.client = c; return this; }
 
         /** Default {@link Endpoint#COMPLETIONS}. */
