@@ -56,7 +56,9 @@ public final class LoadgenBench {
         closed(nginx, 64, 8);
 
         settle();
+        long cpu0 = processCpuNanos();
         LoadTestResult c = closed(nginx, 64, closedSeconds);
+        long cpu = processCpuNanos() - cpu0;
         long events = 0;
         for (RequestRecord r : c.latency().records()) {
             // choices chunks + the usage chunk + [DONE]: the SSE events on the wire
@@ -67,6 +69,8 @@ public final class LoadgenBench {
         print("closed64_failed", c.latency().failed());
         print("closed64_req_per_s", c.latency().requestThroughput());
         print("closed64_sse_events_per_s", events / seconds);
+        // the client JVM's CPU (every thread: event loop, GC, JIT) per request, the run's result processing included
+        print("closed64_client_cpu_us_per_request", cpu / 1e3 / Math.max(1, c.latency().records().size()));
         print("closed64_ttft_p50_ms", ms(c.latency().ttft(), 50));
         print("closed64_ttft_p99_ms", ms(c.latency().ttft(), 99));
 
@@ -131,6 +135,11 @@ public final class LoadgenBench {
             print("poisson" + rate + "_lag_max_ms", p.schedule().lag().max().toNanos() / 1e6);
             print("poisson" + rate + "_ttft_p99_ms", ms(p.latency().ttft(), 99));
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** A full collection between phases, so that one phase's garbage is not collected during the next. */

@@ -92,13 +92,13 @@ java -Xmx6g -XX:+UseParallelGC -cp "$jar" bench/loadgen/LoadgenBench.java "http:
 get() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
 echo "--- against the anchors (aiohttp client like vLLM's, same kind of 2-core machine) ---"
 awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" -v ng="$nginx_rps" \
-    -v t50="$(get closed64_ttft_p50_ms)" -v t99="$(get closed64_ttft_p99_ms)" \
+    -v cpu="$(get closed64_client_cpu_us_per_request)" -v t50="$(get closed64_ttft_p50_ms)" -v t99="$(get closed64_ttft_p99_ms)" \
     -v l500="$(get poisson500_lag_p99_ms)" -v l1000="$(get poisson1000_lag_p99_ms)" \
     -v a50="$(get stamped64_client_added_p50_ms)" -v a99="$(get stamped64_client_added_p99_ms)" \
     -v s99="$(get stamped64_server_p99_ms)" -v q99="$(get stamped64_server_queue_p99_ms)" \
     -v cs99="$(get stamped64_client_send_p99_ms)" -v cr99="$(get stamped64_client_receive_p99_ms)" \
     -v st50="$(get stamped64_ttft_p50_ms)" -v st99="$(get stamped64_ttft_p99_ms)" -v w50="$wrk50" -v w99="$wrk99" -v srps="$(get stamped64_req_per_s)" -v sng="$stamp_rps" 'BEGIN {
-  printf "64-way closed loop: %.0f req/s, %.0f SSE events/s = %.2fx the anchor 130,000 (goal >= 5x); %.0f%% of nginx ceiling\n", rps, ev, ev/130000, 100*rps/ng
+  printf "64-way closed loop: %.0f req/s, %.0f SSE events/s = %.2fx the anchor 130,000 (goal >= 5x); %.0f%% of nginx ceiling; client CPU %.1f us per request\n", rps, ev, ev/130000, 100*rps/ng, cpu
   printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms; anchor/ours %.2fx), p99 %.3f ms\n", t50, 62/t50, t99
   printf "64-way loop against sse-server: %.0f req/s (%.0f%% of its wrk ceiling), TTFT p50 %.3f ms, p99 %.3f ms\n", srps, 100*srps/sng, st50, st99
   printf "  split (p99 of each part): client send %.3f ms, server queue %.3f ms, server %.3f ms, client receive %.3f ms\n", cs99, q99, s99, cr99
