@@ -46,7 +46,8 @@ final class StreamRecorder {
         this.request = request;
         this.cumulative = cumulative;
         // one chunk per token is the common case: sized so that the array neither grows nor is copied at the end
-        this.chunks = new long[Math.max(1, Math.min(request.maxTokens(), 1 << 16))];
+        // (up to 4096 tokens; a longer stream grows it)
+        this.chunks = new long[Math.max(1, Math.min(request.maxTokens(), 4096))];
         this.chunkTokens = cumulative ? new int[chunks.length] : null;
     }
 
