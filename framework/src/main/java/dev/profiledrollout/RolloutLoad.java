@@ -41,11 +41,17 @@ public @interface RolloutLoad {
     /** Open loop: cap on requests in flight ({@code --max-concurrency}); 0 (default) for none. */
     int maxConcurrency() default 0;
 
-    /** Linear ramp-up start rate, requests/s; with {@link #rampUpEndRate()} &gt; 0 it replaces {@link #requestRate()}. 0 = no ramp. */
+    /** Ramp-up start rate, requests/s; with {@link #rampUpEndRate()} &gt; 0 it replaces {@link #requestRate()}. 0 = no ramp. */
     double rampUpStartRate() default 0;
 
-    /** Linear ramp-up end rate, requests/s (vLLM: {@code rate_i = start + (end − start)·i/(N−1)}). 0 = no ramp. */
+    /** Ramp-up end rate, requests/s. 0 = no ramp. */
     double rampUpEndRate() default 0;
+
+    /**
+     * vLLM's {@code --ramp-up-strategy}: {@code "linear"} ({@code rate_i = start + (end − start)·i/(N−1)}, the
+     * default) or {@code "exponential"} ({@code rate_i = start·(end/start)^(i/(N−1))}).
+     */
+    String rampUpStrategy() default "linear";
 
     /** Stop issuing requests after this many seconds; 0 (default) bounds the run by {@link #requests()} only. */
     double durationSeconds() default 0;

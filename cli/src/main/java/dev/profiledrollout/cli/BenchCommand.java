@@ -69,7 +69,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--max-concurrency", description = "Cap on requests in flight (default: none).")
     Integer maxConcurrency;
 
-    @Option(names = "--ramp-up-strategy", description = "linear (rates from --ramp-up-start-rps to --ramp-up-end-rps).")
+    @Option(names = "--ramp-up-strategy", description = "linear or exponential (rates from --ramp-up-start-rps to"
+            + " --ramp-up-end-rps).")
     String rampUpStrategy;
 
     @Option(names = "--ramp-up-start-rps", description = "Ramp start rate, requests/s.")
@@ -145,11 +146,16 @@ public final class BenchCommand implements Callable<Integer> {
                     .lagBudget(Duration.ofNanos(Math.round(lagBudgetMs * 1e6)), 0.01).progress(System.err);
             double rate = number("--request-rate", requestRate);
             if (rampUpStrategy != null) {
-                if (!"linear".equals(rampUpStrategy) || rampUpStart == null || rampUpEnd == null) {
-                    throw new IllegalArgumentException("--ramp-up-strategy supports linear,"
+                boolean linear = "linear".equals(rampUpStrategy);
+                if (!(linear || "exponential".equals(rampUpStrategy)) || rampUpStart == null || rampUpEnd == null) {
+                    throw new IllegalArgumentException("--ramp-up-strategy supports linear and exponential,"
                             + " with --ramp-up-start-rps and --ramp-up-end-rps");
                 }
-                test.linearRamp(rampUpStart, rampUpEnd);
+                if (linear) {
+                    test.linearRamp(rampUpStart, rampUpEnd);
+                } else {
+                    test.exponentialRamp(rampUpStart, rampUpEnd);
+                }
             } else {
                 test.requestRate(rate);
             }

@@ -10,7 +10,7 @@ import java.util.SplittableRandom;
  * <p>Without a ramp: {@code gap_k ~ Gamma(shape = b, scale = 1/(rate·b))}, {@code delay_i = Σ_{k≤i} gap_k}, then
  * every delay is multiplied by {@code (N/rate)/delay_{N−1}} so that the last request lands exactly at
  * {@code N/rate} and the first at its rescaled first gap (not at 0). {@code b = +∞} gives {@code gap = 1/rate}.
- * With a linear ramp, {@code rate_i = start + (end − start)·i/(N−1)} and the delays are not rescaled.
+ * With a ramp, {@code rate_i} is {@link ArrivalProcess#rateAt} and the delays are not rescaled.
  * A closed-loop process gives all zeros.
  *
  * <p>The gamma variates use Marsaglia and Tsang's method on a {@link SplittableRandom} seeded with the given
@@ -37,9 +37,7 @@ public final class ArrivalSchedule {
         double[] delays = new double[n];
         double sum = 0;
         for (int i = 0; i < n; i++) {
-            double rate = process.isRamp()
-                    ? process.requestRate() + (process.rampEndRate() - process.requestRate()) * (n == 1 ? 0 : (double) i / (n - 1))
-                    : process.requestRate();
+            double rate = process.rateAt(i, n);
             double gap = b == Double.POSITIVE_INFINITY ? 1.0 / rate : gamma(random, b) / (rate * b);
             sum += gap;
             delays[i] = sum;

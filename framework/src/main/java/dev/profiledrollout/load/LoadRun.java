@@ -167,6 +167,13 @@ public final class LoadRun {
     /** @param start when the request began: now, or the first attempt's start when a stale connection is retried */
     private void connectAndSend(int slot, CompletionRequest request, long start, long intendedNanos,
                                 Consumer<StreamConnection> then) {
+        if (cancelled || !transport.isOpen()) { // never sent: no record, as for requests the pacer never issued
+            if (schedule != null) {
+                settled();
+            }
+            then.accept(null);
+            return;
+        }
         ChannelFuture future = transport.connect();
         connecting.add(future);
         future.addListener(f -> {
@@ -401,14 +408,27 @@ public final class LoadRun {
         }
     }
 
-    /** Cancels, then joins the pacer thread (the event loop belongs to the generator and outlives the run). */
+    /**
+     * Cancels, joins the pacer thread and waits for the cancelled requests to be recorded (the event loop belongs to
+     * the generator and outlives the run).
+     */
     void cancelAndJoin() {
         cancel();
-        if (pacer == null) {
-            return;
-        }
         boolean interrupted = false;
         long deadline = System.nanoTime() + JOIN_BOUND.toNanos();
+        while (workersDone.getCount() > 0 && System.nanoTime() < deadline) {
+            try {
+                workersDone.await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (pacer == null) {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
         while (pacer.isAlive() && System.nanoTime() < deadline) {
             try {
                 pacer.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));

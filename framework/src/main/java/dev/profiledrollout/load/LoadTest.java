@@ -44,7 +44,7 @@ public final class LoadTest {
     /** @return the load shape this test sends */
     public LoadSpec spec() {
         ArrivalProcess arrival = b.rate == Double.POSITIVE_INFINITY ? ArrivalProcess.closedLoop()
-                : new ArrivalProcess(b.rate, b.burstiness, b.rampEndRate);
+                : new ArrivalProcess(b.rate, b.burstiness, b.rampEndRate, b.rampShape);
         // request rate inf without a cap releases everything at t0, as vLLM does
         int closedConcurrency = b.concurrency > 0 ? b.concurrency : b.requests;
         LoadSpec base = new LoadSpec(closedConcurrency, b.requests, b.inputTokens, b.outputTokens,
@@ -138,6 +138,7 @@ public final class LoadTest {
         private double rate = Double.POSITIVE_INFINITY;
         private double burstiness = 1.0;
         private double rampEndRate = Double.NaN;
+        private ArrivalProcess.RampShape rampShape = ArrivalProcess.RampShape.LINEAR;
         private int concurrency;
         private int requests = 1000;
         private Duration duration;
@@ -194,6 +195,15 @@ public final class LoadTest {
         public Builder linearRamp(double startRate, double endRate) {
             this.rate = startRate;
             this.rampEndRate = endRate;
+            this.rampShape = ArrivalProcess.RampShape.LINEAR;
+            return this;
+        }
+
+        /** vLLM's exponential ramp-up from {@code startRate} to {@code endRate} requests/s. */
+        public Builder exponentialRamp(double startRate, double endRate) {
+            this.rate = startRate;
+            this.rampEndRate = endRate;
+            this.rampShape = ArrivalProcess.RampShape.EXPONENTIAL;
             return this;
         }
 

@@ -57,6 +57,7 @@ final class StreamTransport implements AutoCloseable {
     private final List<Map.Entry<String, String>> extraHeaders;
     private final long readTimeoutNanos;
     private final EventLoopGroup group;
+    private final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Bootstrap bootstrap;
 
     /**
@@ -89,6 +90,7 @@ final class StreamTransport implements AutoCloseable {
         this.group = new MultiThreadIoEventLoopGroup(loopThreads, (Runnable r) -> {
             Thread t = new FastThreadLocalThread(r, "profiledrollout-load-" + threadNumbers.incrementAndGet());
             t.setDaemon(false);
+            threads.add(t);
             return t;
         }, NioIoHandler.newFactory());
         this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
@@ -158,9 +160,31 @@ final class StreamTransport implements AutoCloseable {
         return "POST " + url;
     }
 
-    /** Stops the event loops (closing every connection) and waits for their threads to end. Idempotent. */
+    /** @return false after {@link #close()} began: no new connection may be opened */
+    boolean isOpen() {
+        return !group.isShuttingDown();
+    }
+
+    /**
+     * Stops the event loops (closing every connection) and joins their threads: the loops' termination is signalled
+     * just before their threads end. Idempotent.
+     */
     @Override
     public void close() {
         group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+        boolean interrupted = false;
+        for (Thread thread : threads) {
+            while (thread.isAlive()) {
+                try {
+                    thread.join(5_000);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -95,6 +95,19 @@ class ArrivalScheduleTest {
     }
 
     @Test
+    void exponential_ramp_follows_vllms_rate_formula_without_rescaling() {
+        // GIVEN: constant gaps so each gap is exactly 1/rate_i, rate_i = 10·(100/10)^(i/(N−1))
+        int n = 11;
+        double[] g = gaps(ArrivalProcess.exponentialRamp(10, 100, Double.POSITIVE_INFINITY).schedule(n, 0));
+        for (int i = 0; i < n; i++) {
+            assertThat(g[i]).isCloseTo(1.0 / (10 * Math.pow(10, (double) i / (n - 1))), within(2e-9));
+        }
+        // the geometric midpoint: rate 10·√10 ≈ 31.6 at the middle request, where a linear ramp has 55
+        assertThat(ArrivalProcess.exponentialRamp(10, 100, 1).rateAt(5, 11)).isCloseTo(Math.sqrt(1000), within(1e-9));
+        assertThat(ArrivalProcess.linearRamp(10, 100, 1).rateAt(5, 11)).isCloseTo(55, within(1e-9));
+    }
+
+    @Test
     void poisson_ramp_gaps_average_one_over_the_ramp_rate() {
         double[] g = gaps(ArrivalProcess.linearRamp(100, 1000, 1.0).schedule(N, 11));
         // the mean gap over the first and last 5 % equals the mean of 1/rate_i there, within 5 standard errors
@@ -119,6 +132,6 @@ class ArrivalScheduleTest {
         assertThatThrownBy(() -> ArrivalProcess.poisson(0)).hasMessageContaining("requestRate must be > 0");
         assertThatThrownBy(() -> ArrivalProcess.gamma(1, 0)).hasMessageContaining("burstiness must be > 0");
         assertThatThrownBy(() -> ArrivalProcess.linearRamp(Double.POSITIVE_INFINITY, 5, 1))
-                .hasMessageContaining("linear ramp");
+                .hasMessageContaining("a ramp needs finite start and end rates");
     }
 }

@@ -30,6 +30,16 @@ class RolloutLoadMappingTest {
     }
 
     @ProfiledRollout
+    @RolloutLoad(rampUpStartRate = 10, rampUpEndRate = 100, rampUpStrategy = "exponential")
+    static class ExponentialRamp {
+    }
+
+    @ProfiledRollout
+    @RolloutLoad(rampUpStartRate = 10, rampUpEndRate = 100, rampUpStrategy = "quadratic")
+    static class UnknownRamp {
+    }
+
+    @ProfiledRollout
     @RolloutLoad(requestRate = 10, burstiness = 0)
     static class Invalid {
     }
@@ -52,11 +62,14 @@ class RolloutLoadMappingTest {
         assertThat(spec.prefixTokens()).isEqualTo(64);
         assertThat(spec.endpoint()).isEqualTo(Endpoint.GENERATE);
         assertThat(load(Ramp.class).arrival()).isEqualTo(ArrivalProcess.linearRamp(10, 100, 1.0));
+        assertThat(load(ExponentialRamp.class).arrival()).isEqualTo(ArrivalProcess.exponentialRamp(10, 100, 1.0));
     }
 
     @Test
     void invalid_shapes_are_configuration_errors_naming_the_attribute() {
         assertThatThrownBy(() -> load(Invalid.class)).isInstanceOf(ExtensionConfigurationException.class)
                 .hasMessageContaining("@RolloutLoad").hasMessageContaining("burstiness must be > 0");
+        assertThatThrownBy(() -> load(UnknownRamp.class)).isInstanceOf(ExtensionConfigurationException.class)
+                .hasMessageContaining("rampUpStrategy = \"quadratic\"").hasMessageContaining("exponential");
     }
 }

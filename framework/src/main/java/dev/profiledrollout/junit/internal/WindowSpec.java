@@ -259,12 +259,24 @@ public record WindowSpec(
         return dataset;
     }
 
+    private static ArrivalProcess.RampShape rampShape(String strategy) {
+        switch (strategy.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "linear":
+                return ArrivalProcess.RampShape.LINEAR;
+            case "exponential":
+                return ArrivalProcess.RampShape.EXPONENTIAL;
+            default:
+                throw new IllegalArgumentException("rampUpStrategy = \"" + strategy
+                        + "\" is not a ramp-up strategy: use \"linear\" or \"exponential\" (vLLM's --ramp-up-strategy)");
+        }
+    }
+
     /** Maps the arrival, prefix, duration and endpoint attributes of {@code @RolloutLoad} onto a {@link LoadSpec}. */
     private static LoadSpec loadShape(RolloutLoad l) {
         try {
             boolean ramp = l.rampUpStartRate() > 0 || l.rampUpEndRate() > 0;
-            ArrivalProcess arrival = ramp ? ArrivalProcess.linearRamp(l.rampUpStartRate(), l.rampUpEndRate(), l.burstiness())
-                    : new ArrivalProcess(l.requestRate(), l.burstiness(), Double.NaN);
+            ArrivalProcess arrival = ramp ? new ArrivalProcess(l.rampUpStartRate(), l.burstiness(), l.rampUpEndRate(),
+                    rampShape(l.rampUpStrategy())) : new ArrivalProcess(l.requestRate(), l.burstiness(), Double.NaN);
             LoadSpec spec = new LoadSpec(l.concurrency(), l.requests(), l.inputTokens(), l.outputTokens(),
                     l.rangeRatio(), l.warmupRequests(), l.seed())
                     .withPrefixTokens(l.prefixTokens()).withEndpoint(Endpoint.parse(l.endpoint()));
