@@ -168,11 +168,17 @@ abstract class ByteCursor {
     protected final byte[][] cacheBytes = new byte[4096][];
 
     protected String cached(int start, int len) {
-        int h = 1;
-        for (int i = start; i < start + len; i++) {
-            h = 31 * h + buf[i];
+        // Eight bytes per step: kernel names are hundreds of bytes long, and a byte-wise hash was a visible cost.
+        long h = len;
+        int i = start;
+        int end = start + len;
+        for (; i + 8 <= end; i += 8) {
+            h = (h ^ (long) LONGS.get(buf, i)) * 0x9E3779B97F4A7C15L;
         }
-        int slot = (h ^ (h >>> 16)) & (cacheStrings.length - 1);
+        for (; i < end; i++) {
+            h = (h ^ buf[i]) * 0x9E3779B97F4A7C15L;
+        }
+        int slot = (int) (h >>> 52) & (cacheStrings.length - 1);
         byte[] known = cacheBytes[slot];
         if (known != null && known.length == len && Arrays.equals(known, 0, len, buf, start, start + len)) {
             return cacheStrings[slot];
@@ -365,7 +371,7 @@ abstract class ByteCursor {
             return readString();
         }
         scalarEnd();
-        String s = b == 'n' ? null : new String(buf, pos, scalarLength, StandardCharsets.ISO_8859_1);
+        String s = b == 'n' ? null : cached(pos, scalarLength); // pids repeat: no String per event
         pos += scalarLength;
         return s;
     }
