@@ -17,7 +17,7 @@ import java.util.Arrays;
 abstract class ByteCursor {
 
     private final InputStream in;
-    protected byte[] buf = new byte[1 << 20];
+    protected byte[] buf = new byte[1 << 21];
     protected int pos;
     protected int lim;
     protected boolean eof;
@@ -55,6 +55,34 @@ abstract class ByteCursor {
             }
         }
         return true;
+    }
+
+    /** Bytes kept available ahead of each event start (see {@link #fillAhead()}). */
+    protected static final int LOOKAHEAD = 1 << 16;
+
+    /**
+     * Called before each event: when fewer than {@value #LOOKAHEAD} bytes are buffered ahead, moves the rest to the
+     * front and reads until the buffer is full or the input ends. Events shorter than that then never reach the end
+     * of the buffer, so the end-of-buffer branches inside the scanning loops stay untaken: the JIT compiles them as
+     * traps, and taking one (about once per buffer before this) deoptimised and recompiled the whole event scanner.
+     */
+    protected void fillAhead() throws IOException {
+        if (lim - pos >= LOOKAHEAD || eof) {
+            return;
+        }
+        if (pos > 0) {
+            System.arraycopy(buf, pos, buf, 0, lim - pos);
+            lim -= pos;
+            pos = 0;
+        }
+        while (lim < buf.length) {
+            int n = in.read(buf, lim, buf.length - lim);
+            if (n < 0) {
+                eof = true;
+                return;
+            }
+            lim += n;
+        }
     }
 
     protected int skipWs() throws IOException {

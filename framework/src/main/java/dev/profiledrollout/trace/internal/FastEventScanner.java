@@ -129,6 +129,7 @@ public final class FastEventScanner extends ByteCursor {
             return;
         }
         do {
+            fillAhead();
             if (skipWs() == '{') {
                 pos++;
                 event();
