@@ -148,9 +148,8 @@ public final class FastEventScanner extends ByteCursor {
             return;
         }
         do {
-            int len = key();
             // Kineto writes ph, cat, name, pid, tid, ts, dur, args; decide on the key before the value moves pos.
-            int which = eventKey(len);
+            int which = eventKey();
             expect(':');
             switch (which) {
                 case 1 -> { // ph
@@ -232,6 +231,74 @@ public final class FastEventScanner extends ByteCursor {
                 return;
             }
         } while (more('}'));
+    }
+
+    private static final long MASK4 = 0xFFFFFFFFL;
+    private static final long MASK5 = 0xFFFFFFFFFFL;
+    private static final long MASK6 = 0xFFFFFFFFFFFFL;
+    private static final long W_PH = word("\"ph\"");
+    private static final long W_TS = word("\"ts\"");
+    private static final long W_CAT = word("\"cat\"");
+    private static final long W_PID = word("\"pid\"");
+    private static final long W_TID = word("\"tid\"");
+    private static final long W_DUR = word("\"dur\"");
+    private static final long W_NAME = word("\"name\"");
+    private static final long W_ARGS = word("\"args\"");
+
+    /** The bytes of {@code quoted} (at most 8) as a little-endian long, as {@code LONGS.get} reads them. */
+    private static long word(String quoted) {
+        long w = 0;
+        for (int i = quoted.length() - 1; i >= 0; i--) {
+            w = (w << 8) | quoted.charAt(i);
+        }
+        return w;
+    }
+
+    /**
+     * Reads an event field name and returns its code (see {@link #event()}); the usual Kineto names are recognised
+     * from one eight-byte load (the closing quote included, so a longer name cannot match), others through
+     * {@link #key()}.
+     */
+    private int eventKey() throws IOException {
+        if (skipWs() == '"' && pos + 8 <= lim) {
+            long w = (long) LONGS.get(buf, pos);
+            long w4 = w & MASK4;
+            if (w4 == W_PH) {
+                pos += 4;
+                return 1;
+            }
+            if (w4 == W_TS) {
+                pos += 4;
+                return 5;
+            }
+            long w5 = w & MASK5;
+            if (w5 == W_CAT) {
+                pos += 5;
+                return 2;
+            }
+            if (w5 == W_PID) {
+                pos += 5;
+                return 4;
+            }
+            if (w5 == W_TID) {
+                pos += 5;
+                return 0;
+            }
+            if (w5 == W_DUR) {
+                pos += 5;
+                return 6;
+            }
+            long w6 = w & MASK6;
+            if (w6 == W_NAME) {
+                pos += 6;
+                return 3;
+            }
+            if (w6 == W_ARGS) {
+                pos += 6;
+                return 7;
+            }
+        }
+        return eventKey(key());
     }
 
     private int eventKey(int len) {
