@@ -101,12 +101,18 @@ public final class GpuTimeline implements AutoCloseable {
             if (memory.next()) {
                 heap.add(memory);
             }
-            while (!heap.isEmpty()) {
-                RunReader r = heap.poll();
+            RunReader r = heap.poll();
+            while (r != null) {
                 visitor.visit(r.start, r.end, r.corr, r.ext, r.tag);
                 if (r.next()) {
+                    // Runs cover mostly disjoint time ranges: stay on this one while it is still the earliest.
+                    RunReader other = heap.peek();
+                    if (other == null || r.start <= other.start) {
+                        continue;
+                    }
                     heap.add(r);
                 }
+                r = heap.poll();
             }
         } catch (IOException e) {
             throw new UncheckedIOException("reading a spilled GPU timeline run", e);
