@@ -10,7 +10,8 @@ import java.util.zip.GZIPInputStream;
 /**
  * Decompresses a gzip stream on its own daemon thread and hands the bytes to the reading thread through a bounded
  * queue ({@value #DEPTH} chunks of {@value #CHUNK} bytes, so at most about 4 MiB in flight), so inflating and
- * parsing use two cores. Errors of the inflating thread (a truncated or damaged gzip stream) are rethrown to the
+ * parsing use two cores. Chunks the reader has finished with go back to the inflating thread, which allocates a new
+ * one only when none is free, so at most {@value #DEPTH} + 2 chunks (4.5 MiB) ever exist. Errors of the inflating thread (a truncated or damaged gzip stream) are rethrown to the
  * reader at the point where the good bytes end. Closing stops the thread. Not thread-safe on the reading side.
  */
 public final class PipedInflater extends InputStream {
