@@ -86,6 +86,32 @@ class FastScannerEquivalenceTest {
     }
 
     @Test
+    void long_names_recognised_by_their_remembered_bytes_give_identical_summaries() throws IOException {
+        // Long plain names are remembered and later recognised by comparing bytes up to a closing quote: names sharing
+        // their first 32+ bytes (more than fit in one set), one a prefix of another, and continuations with escapes
+        // or non-ASCII after a remembered name must still be told apart.
+        String shared = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<";
+        String[] tails = {"A>", "A>(x)", "A>(x)\\\"q\\\"", "A>(x)\\\\", "B>", "C>", "D>", "E>", "F>", "G>", "H>", "I>",
+                "J>", "K>", "A>(x) caf\u00e9", ""};
+        StringBuilder doc = new StringBuilder("[");
+        int n = 0;
+        for (int round = 0; round < 3; round++) {
+            for (String tail : tails) {
+                doc.append(n++ == 0 ? "" : ",").append("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"").append(shared)
+                        .append(tail).append("\",\"pid\":0,\"ts\":").append(n).append(",\"dur\":").append(n % 7 + 1)
+                        .append('}');
+            }
+        }
+        doc.append(']');
+        Path file = Files.writeString(dir.resolve("names.json"), doc);
+        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+        assertThat(fast).isEqualTo(jackson);
+        assertThat(fast.kernels()).hasSize(tails.length);
+        assertThat(scannedKernels(file)).isEqualTo(n);
+    }
+
+    @Test
     void skipped_events_with_escapes_and_brackets_in_strings_at_every_offset_give_identical_summaries()
             throws IOException {
         // The skip of unneeded events works eight bytes at a time; put escapes (also one ending a word) and brackets

@@ -205,9 +205,13 @@ abstract class ByteCursor {
     }
 
     protected String readString() throws IOException {
+        String known = knownLongString();
+        if (known != null) {
+            return known;
+        }
         int end = stringEnd();
         int start = pos + 1;
-        String s = plain ? cached(start, end - 1) : decode(start, end - 1);
+        String s = plain ? cached(start, end - 1, true) : decode(start, end - 1);
         pos += end + 1;
         return s;
     }
@@ -216,7 +220,12 @@ abstract class ByteCursor {
     protected final String[] cacheStrings = new String[4096];
     protected final byte[][] cacheBytes = new byte[4096][];
 
-    protected String cached(int start, int len) {
+    /**
+     * The string of {@code len} bytes at {@code start} (ISO-8859-1), from the cache when seen recently;
+     * {@code plainString}: the bytes are the content of a plain JSON string (no quote, backslash, control or
+     * non-ASCII byte), which alone may be remembered for {@link #knownLongString()}.
+     */
+    protected String cached(int start, int len, boolean plainString) {
         // Kernel names are hundreds of bytes long: hash eight bytes per step in four independent chains (one chain
         // waits on its multiply every step).
         long h = len;
@@ -245,10 +254,61 @@ abstract class ByteCursor {
         }
         String s = new String(buf, start, len, StandardCharsets.ISO_8859_1);
         if (len <= 4096) {
-            cacheBytes[slot] = Arrays.copyOfRange(buf, start, start + len);
+            byte[] copy = Arrays.copyOfRange(buf, start, start + len);
+            cacheBytes[slot] = copy;
             cacheStrings[slot] = s;
+            if (plainString && len >= PREFIX) {
+                int at = prefixSlot(start) * WAYS + (prefixNext++ & (WAYS - 1));
+                prefixBytes[at] = copy;
+                prefixStrings[at] = s;
+            }
         }
         return s;
+    }
+
+    /*
+     * Long plain strings (kernel names: hundreds of bytes, a few dozen distinct ones) by their first PREFIX bytes:
+     * a string at pos that equals a remembered one byte for byte and is followed by a quote IS that string (the
+     * remembered bytes hold no quote, backslash, control or non-ASCII byte), so it is recognised by one vectorised
+     * comparison instead of a scan for its end and a hash of all its bytes.
+     */
+    private static final int PREFIX = 32;
+    private static final int WAYS = 8; // 2048 remembered strings of at most 4096 bytes, shared with the cache above
+    private final byte[][] prefixBytes = new byte[256 * WAYS][];
+    private final String[] prefixStrings = new String[256 * WAYS];
+    private int prefixNext;
+
+    private int prefixSlot(int start) {
+        long h = ((long) LONGS.get(buf, start) * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 8);
+        h = (h * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 16);
+        h = (h * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 24);
+        return (int) ((h * 0x9E3779B97F4A7C15L) >>> 56);
+    }
+
+    /** The remembered string at pos (its opening quote), moving pos past it; null when there is none. */
+    private String knownLongString() {
+        int start = pos + 1;
+        if (start + PREFIX > lim) {
+            return null;
+        }
+        byte[] b = buf;
+        if ((specials((long) LONGS.get(b, start)) | specials((long) LONGS.get(b, start + 8))
+                | specials((long) LONGS.get(b, start + 16)) | specials((long) LONGS.get(b, start + 24))) != 0) {
+            return null; // shorter than PREFIX, or not plain
+        }
+        int base = prefixSlot(start) * WAYS;
+        for (int way = 0; way < WAYS; way++) {
+            byte[] known = prefixBytes[base + way];
+            if (known == null) {
+                continue;
+            }
+            int close = start + known.length;
+            if (close < lim && b[close] == '"' && Arrays.equals(known, 0, known.length, b, start, close)) {
+                pos = close + 1;
+                return prefixStrings[base + way];
+            }
+        }
+        return null;
     }
 
     protected String decode(int start, int len) throws IOException {
@@ -464,7 +524,7 @@ abstract class ByteCursor {
             return readString();
         }
         scalarEnd();
-        String s = b == 'n' ? null : cached(pos, scalarLength); // pids repeat: no String per event
+        String s = b == 'n' ? null : cached(pos, scalarLength, false); // pids repeat: no String per event
         pos += scalarLength;
         return s;
     }
