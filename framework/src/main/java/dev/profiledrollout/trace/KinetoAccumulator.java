@@ -211,7 +211,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 }
             }
             case RawEvent.CAT_USER_ANNOTATION -> {
-                if (StepStats.isStepName(name)) {
+                if (isStepName(name)) {
                     cpuSteps.add(new Span(name, ts, end));
                 }
                 if (annotations.size() < MAX_ANNOTATIONS) {
@@ -221,7 +221,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 }
             }
             case RawEvent.CAT_GPU_USER_ANNOTATION -> {
-                if (StepStats.isStepName(name)) {
+                if (isStepName(name)) {
                     gpuStepWindows.add(new Span(name, ts, end));
                 }
             }
@@ -244,6 +244,21 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         agg[0]++;
         agg[1] += Math.max(0, dur);
         opsByExternalId.putIfAbsent(externalId, index, 0);
+    }
+
+    /** Step-name answers by annotation name: names repeat every step, and the check runs three regexes. */
+    private final Map<String, Boolean> stepNames = new HashMap<>();
+
+    private boolean isStepName(String name) {
+        Boolean known = stepNames.get(name);
+        if (known != null) {
+            return known;
+        }
+        boolean step = StepStats.isStepName(name);
+        if (stepNames.size() < 10_000) {
+            stepNames.put(name, step);
+        }
+        return step;
     }
 
     /** Kernel and graph launch API names (CUDA runtime/driver, HIP). */

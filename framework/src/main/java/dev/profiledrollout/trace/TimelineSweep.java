@@ -67,8 +67,11 @@ final class TimelineSweep {
         // Steps: prefer engine step spans (SGLang/vLLM) over ProfilerStep when both exist.
         List<KinetoAccumulator.Span> cpu = preferEngineSteps(acc.cpuSteps);
         cpu.sort(Comparator.comparingLong(KinetoAccumulator.Span::start));
+        Map<String, StepStats> parsedNames = new HashMap<>(); // names repeat; parsing runs three regexes
         for (KinetoAccumulator.Span s : cpu) {
-            steps.add(StepStats.parse(s.name(), s.start(), s.end() - s.start()));
+            StepStats t = parsedNames.computeIfAbsent(s.name(), n -> StepStats.parse(n, 0, 0));
+            steps.add(new StepStats(s.name(), t.stage(), t.batchSize(), t.tokens(), s.start(), s.end() - s.start(),
+                    -1, 0, 0));
         }
         stepKernels = new long[steps.size()];
         stepKernelNs = new long[steps.size()];

@@ -1,5 +1,8 @@
 package dev.profiledrollout.trace;
 
+import dev.profiledrollout.trace.internal.EventParser;
+import dev.profiledrollout.trace.internal.FastEventScanner;
+import dev.profiledrollout.trace.internal.RawEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +34,137 @@ class FastScannerEquivalenceTest {
         TraceSummary fast = KinetoTraceReader.read(trace, KernelCategories.defaults(), true);
         TraceSummary jackson = KinetoTraceReader.read(trace, KernelCategories.defaults(), false);
         assertThat(fast).isEqualTo(jackson);
+    }
+
+    @Test
+    void time_values_the_scanner_converts_itself_give_identical_summaries() throws IOException {
+        // plain decimals and exponent forms (some writers print doubles as 4.909914216204635E12), rounding at the
+        // fourth fraction digit, signs, and values beyond the long fast paths
+        String[] values = {"0", "7", "-3", "5.568", "5.5684", "5.5685", "-5.5685", "12.3456789", "4909914216204.635",
+                "123456789012345.678", "1234567890123456.5", "4.909914216204635E12", "4.909914216204635e+12",
+                "1.5e3", "1E5", "-2.5E2", "2.5E-4", "2.5e-3", "1.0005E-1", "-1.5E-3", "9.99E-7", "1E-30",
+                "123456789012345678E2", "9E15", "9E16", "1E40", "\"3.25\"", "\"1.5E2\"", "0.0", "-0.0005"};
+        StringBuilder doc = new StringBuilder("{\"traceEvents\":[");
+        for (int i = 0; i < values.length; i++) {
+            doc.append(i == 0 ? "" : ",").append("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k").append(i)
+                    .append("\",\"pid\":0,\"ts\":").append(values[i]).append(",\"dur\":").append(values[i])
+                    .append('}');
+        }
+        doc.append("]}");
+        Path file = Files.writeString(dir.resolve("times.json"), doc);
+        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+        assertThat(fast).isEqualTo(jackson);
+        assertThat(fast.kernelEvents()).isGreaterThan(20);
+    }
+
+    @Test
+    void categories_and_phases_matched_from_words_give_identical_summaries() throws IOException {
+        // the usual spellings are matched with their closing quote from eight-byte loads; near misses, other cases
+        // and escapes take the general path (of the byte scanner: no hand-over to Jackson here)
+        String[] cats = {"kernel", "kernelx", "Kernel", "kerne", "cpu_op", "cpu_opp", "ac2g", "ac2gg", "python_function",
+                "python_functionX", "cuda_runtime", "cuda_runtimes", "cuda_driver", "gpu_memcpy", "gpu_memcpyy",
+                "Gpu_Memcpy", "gpu_memset", "user_annotation", "user_annotations", "gpu_user_annotation", "memcpy"};
+        String[] phs = {"X", "x", "XX", "", "\\\\", "i"};
+        StringBuilder doc = new StringBuilder("[");
+        int n = 0;
+        for (String cat : cats) {
+            for (String ph : phs) {
+                doc.append(n++ == 0 ? "" : ",").append("{\"ph\":\"").append(ph).append("\",\"cat\":\"").append(cat)
+                        .append("\",\"name\":\"ProfilerStep#").append(n).append("\",\"pid\":0,\"ts\":").append(n)
+                        .append(",\"dur\":1,\"args\":{\"correlation\":").append(n).append(",\"External id\":")
+                        .append(n).append("}}");
+            }
+        }
+        doc.append(']');
+        Path file = Files.writeString(dir.resolve("cats.json"), doc);
+        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+        assertThat(fast).isEqualTo(jackson);
+        assertThat(fast.kernelEvents()).isPositive();
+        assertThat(scannedKernels(file)).isEqualTo(fast.kernelEvents());
+    }
+
+    @Test
+    void long_names_recognised_by_their_remembered_bytes_give_identical_summaries() throws IOException {
+        // Long plain names are remembered and later recognised by comparing bytes up to a closing quote: names sharing
+        // their first 32+ bytes (more than fit in one set), one a prefix of another, and continuations with escapes
+        // or non-ASCII after a remembered name must still be told apart.
+        String shared = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<";
+        String[] tails = {"A>", "A>(x)", "A>(x)\\\"q\\\"", "A>(x)\\\\", "B>", "C>", "D>", "E>", "F>", "G>", "H>", "I>",
+                "J>", "K>", "A>(x) caf\u00e9", ""};
+        StringBuilder doc = new StringBuilder("[");
+        int n = 0;
+        for (int round = 0; round < 3; round++) {
+            for (String tail : tails) {
+                doc.append(n++ == 0 ? "" : ",").append("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"").append(shared)
+                        .append(tail).append("\",\"pid\":0,\"ts\":").append(n).append(",\"dur\":").append(n % 7 + 1)
+                        .append('}');
+            }
+        }
+        doc.append(']');
+        Path file = Files.writeString(dir.resolve("names.json"), doc);
+        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+        assertThat(fast).isEqualTo(jackson);
+        assertThat(fast.kernels()).hasSize(tails.length);
+        assertThat(scannedKernels(file)).isEqualTo(n);
+    }
+
+    @Test
+    void skipped_events_with_escapes_and_brackets_in_strings_at_every_offset_give_identical_summaries()
+            throws IOException {
+        // The skip of unneeded events works eight bytes at a time; put escapes (also one ending a word) and brackets
+        // inside strings at every offset, between kernels that must all be counted.
+        String[] tricky = {"\\\\", "\\\"", "}", "]", "{[", "\\\\\\\"}", "\\u00e9", "\\n]"};
+        StringBuilder doc = new StringBuilder("[");
+        int kernels = 0;
+        for (int pad = 0; pad < 17; pad++) {
+            for (String t : tricky) {
+                doc.append("{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"").append("x".repeat(pad)).append(t)
+                        .append("\",\"args\":{\"a\":[\"").append(t).append("\",{\"b\":\"").append(t)
+                        .append("\"}]},\"ts\":1,\"dur\":1},");
+                doc.append("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"ts\":").append(++kernels)
+                        .append(",\"dur\":1},");
+            }
+        }
+        doc.setLength(doc.length() - 1);
+        doc.append(']');
+        Path file = Files.writeString(dir.resolve("skips.json"), doc);
+        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+        assertThat(fast).isEqualTo(jackson);
+        assertThat(fast.kernelEvents()).isEqualTo(kernels);
+        // and the byte scanner itself read it (no hand-over to the Jackson path)
+        assertThat(scannedKernels(file)).isEqualTo(kernels);
+    }
+
+    /** Complete kernel events the byte scanner reports; throws when it hands the file over to the Jackson path. */
+    private static long scannedKernels(Path file) throws IOException {
+        long[] seen = new long[1];
+        try (var in = Files.newInputStream(file)) {
+            new FastEventScanner(in).scan(new EventParser.Handler() {
+                @Override
+                public void event(RawEvent event) {
+                    if (event.cat == RawEvent.CAT_KERNEL && event.complete) {
+                        seen[0]++;
+                    }
+                }
+
+                @Override
+                public void baseTimeNanoseconds(long ns) {
+                }
+
+                @Override
+                public void distributedRank(int rank) {
+                }
+
+                @Override
+                public void eventsStarted() {
+                }
+            });
+        }
+        return seen[0];
     }
 
     @Test

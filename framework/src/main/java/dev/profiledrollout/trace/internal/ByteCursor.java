@@ -17,7 +17,7 @@ import java.util.Arrays;
 abstract class ByteCursor {
 
     private final InputStream in;
-    protected byte[] buf = new byte[1 << 20];
+    protected byte[] buf = new byte[1 << 21];
     protected int pos;
     protected int lim;
     protected boolean eof;
@@ -55,6 +55,34 @@ abstract class ByteCursor {
             }
         }
         return true;
+    }
+
+    /** Bytes kept available ahead of each event start (see {@link #fillAhead()}). */
+    protected static final int LOOKAHEAD = 1 << 16;
+
+    /**
+     * Called before each event: when fewer than {@value #LOOKAHEAD} bytes are buffered ahead, moves the rest to the
+     * front and reads until the buffer is full or the input ends. Events shorter than that then never reach the end
+     * of the buffer, so the end-of-buffer branches inside the scanning loops stay untaken: the JIT compiles them as
+     * traps, and taking one (about once per buffer before this) deoptimised and recompiled the whole event scanner.
+     */
+    protected void fillAhead() throws IOException {
+        if (lim - pos >= LOOKAHEAD || eof) {
+            return;
+        }
+        if (pos > 0) {
+            System.arraycopy(buf, pos, buf, 0, lim - pos);
+            lim -= pos;
+            pos = 0;
+        }
+        while (lim < buf.length) {
+            int n = in.read(buf, lim, buf.length - lim);
+            if (n < 0) {
+                eof = true;
+                return;
+            }
+            lim += n;
+        }
     }
 
     protected int skipWs() throws IOException {
@@ -112,22 +140,43 @@ abstract class ByteCursor {
         return (x - ONES) & ~x & HIGHS;
     }
 
+    /**
+     * Flags (high bit of the byte) quotes, backslashes, control bytes and non-ASCII bytes of {@code w}; the lowest
+     * flagged byte is a true one (borrows only disturb the bytes above a flagged byte).
+     */
+    protected static long specials(long w) {
+        return zeroByte(w ^ QUOTES) | zeroByte(w ^ BACKSLASHES) | (((w - 0x2020202020202020L) | w) & HIGHS);
+    }
+
     protected int stringEnd() throws IOException {
         int i = 1;
         plain = true;
         while (true) {
-            // Eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
-            while (pos + i + 8 <= lim) {
-                long w = (long) LONGS.get(buf, pos + i);
-                long special = zeroByte(w ^ QUOTES) | zeroByte(w ^ BACKSLASHES) | (w & HIGHS)
-                        | zeroByte(w & 0xE0E0E0E0E0E0E0E0L);
-                if (special != 0) {
-                    // the lowest flagged byte is a true special byte (borrows only disturb the bytes above it)
-                    i += Long.numberOfTrailingZeros(special) >>> 3;
+            byte[] b16 = buf; // ensure() below may replace it
+            // Sixteen, then eight bytes at a time while none is a quote, a backslash, a control or a non-ASCII byte.
+            int p = pos + i;
+            int limit = lim;
+            while (p + 16 <= limit) {
+                long s1 = specials((long) LONGS.get(b16, p));
+                long s2 = specials((long) LONGS.get(b16, p + 8));
+                if ((s1 | s2) != 0) {
+                    p += s1 != 0 ? Long.numberOfTrailingZeros(s1) >>> 3 : 8 + (Long.numberOfTrailingZeros(s2) >>> 3);
+                    limit = -1; // found
                     break;
                 }
-                i += 8;
+                p += 16;
             }
+            if (limit >= 0) {
+                while (p + 8 <= limit) {
+                    long special = specials((long) LONGS.get(b16, p));
+                    if (special != 0) {
+                        p += Long.numberOfTrailingZeros(special) >>> 3;
+                        break;
+                    }
+                    p += 8;
+                }
+            }
+            i = p - pos;
             if (pos + i >= lim && !ensure(i)) {
                 throw new FastEventScanner.Bail("end of input inside a string");
             }
@@ -156,9 +205,13 @@ abstract class ByteCursor {
     }
 
     protected String readString() throws IOException {
+        String known = knownLongString();
+        if (known != null) {
+            return known;
+        }
         int end = stringEnd();
         int start = pos + 1;
-        String s = plain ? cached(start, end - 1) : decode(start, end - 1);
+        String s = plain ? cached(start, end - 1, true) : decode(start, end - 1);
         pos += end + 1;
         return s;
     }
@@ -167,22 +220,95 @@ abstract class ByteCursor {
     protected final String[] cacheStrings = new String[4096];
     protected final byte[][] cacheBytes = new byte[4096][];
 
-    protected String cached(int start, int len) {
-        int h = 1;
-        for (int i = start; i < start + len; i++) {
-            h = 31 * h + buf[i];
+    /**
+     * The string of {@code len} bytes at {@code start} (ISO-8859-1), from the cache when seen recently;
+     * {@code plainString}: the bytes are the content of a plain JSON string (no quote, backslash, control or
+     * non-ASCII byte), which alone may be remembered for {@link #knownLongString()}.
+     */
+    protected String cached(int start, int len, boolean plainString) {
+        // Kernel names are hundreds of bytes long: hash eight bytes per step in four independent chains (one chain
+        // waits on its multiply every step).
+        long h = len;
+        long h1 = 0;
+        long h2 = 0;
+        long h3 = 0;
+        int i = start;
+        int end = start + len;
+        for (; i + 32 <= end; i += 32) {
+            h = (h ^ (long) LONGS.get(buf, i)) * 0x9E3779B97F4A7C15L;
+            h1 = (h1 ^ (long) LONGS.get(buf, i + 8)) * 0x9E3779B97F4A7C15L;
+            h2 = (h2 ^ (long) LONGS.get(buf, i + 16)) * 0x9E3779B97F4A7C15L;
+            h3 = (h3 ^ (long) LONGS.get(buf, i + 24)) * 0x9E3779B97F4A7C15L;
         }
-        int slot = (h ^ (h >>> 16)) & (cacheStrings.length - 1);
+        for (; i + 8 <= end; i += 8) {
+            h = (h ^ (long) LONGS.get(buf, i)) * 0x9E3779B97F4A7C15L;
+        }
+        for (; i < end; i++) {
+            h = (h ^ buf[i]) * 0x9E3779B97F4A7C15L;
+        }
+        h = (h ^ Long.rotateLeft(h1, 16) ^ Long.rotateLeft(h2, 32) ^ Long.rotateLeft(h3, 48)) * 0x9E3779B97F4A7C15L;
+        int slot = (int) (h >>> 52) & (cacheStrings.length - 1);
         byte[] known = cacheBytes[slot];
         if (known != null && known.length == len && Arrays.equals(known, 0, len, buf, start, start + len)) {
             return cacheStrings[slot];
         }
         String s = new String(buf, start, len, StandardCharsets.ISO_8859_1);
         if (len <= 4096) {
-            cacheBytes[slot] = Arrays.copyOfRange(buf, start, start + len);
+            byte[] copy = Arrays.copyOfRange(buf, start, start + len);
+            cacheBytes[slot] = copy;
             cacheStrings[slot] = s;
+            if (plainString && len >= PREFIX) {
+                int at = prefixSlot(start) * WAYS + (prefixNext++ & (WAYS - 1));
+                prefixBytes[at] = copy;
+                prefixStrings[at] = s;
+            }
         }
         return s;
+    }
+
+    /*
+     * Long plain strings (kernel names: hundreds of bytes, a few dozen distinct ones) by their first PREFIX bytes:
+     * a string at pos that equals a remembered one byte for byte and is followed by a quote IS that string (the
+     * remembered bytes hold no quote, backslash, control or non-ASCII byte), so it is recognised by one vectorised
+     * comparison instead of a scan for its end and a hash of all its bytes.
+     */
+    private static final int PREFIX = 32;
+    private static final int WAYS = 8; // 2048 remembered strings of at most 4096 bytes, shared with the cache above
+    private final byte[][] prefixBytes = new byte[256 * WAYS][];
+    private final String[] prefixStrings = new String[256 * WAYS];
+    private int prefixNext;
+
+    private int prefixSlot(int start) {
+        long h = ((long) LONGS.get(buf, start) * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 8);
+        h = (h * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 16);
+        h = (h * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 24);
+        return (int) ((h * 0x9E3779B97F4A7C15L) >>> 56);
+    }
+
+    /** The remembered string at pos (its opening quote), moving pos past it; null when there is none. */
+    private String knownLongString() {
+        int start = pos + 1;
+        if (start + PREFIX > lim) {
+            return null;
+        }
+        byte[] b = buf;
+        if ((specials((long) LONGS.get(b, start)) | specials((long) LONGS.get(b, start + 8))
+                | specials((long) LONGS.get(b, start + 16)) | specials((long) LONGS.get(b, start + 24))) != 0) {
+            return null; // shorter than PREFIX, or not plain
+        }
+        int base = prefixSlot(start) * WAYS;
+        for (int way = 0; way < WAYS; way++) {
+            byte[] known = prefixBytes[base + way];
+            if (known == null) {
+                continue;
+            }
+            int close = start + known.length;
+            if (close < lim && b[close] == '"' && Arrays.equals(known, 0, known.length, b, start, close)) {
+                pos = close + 1;
+                return prefixStrings[base + way];
+            }
+        }
+        return null;
     }
 
     protected String decode(int start, int len) throws IOException {
@@ -286,40 +412,73 @@ abstract class ByteCursor {
         }
     }
 
+    /** High bit set in exactly the bytes of {@code x} that are zero (no borrows between bytes). */
+    protected static long zeroBytes(long x) {
+        return ~(((x & 0x7F7F7F7F7F7F7F7FL) + 0x7F7F7F7F7F7F7F7FL) | x) & HIGHS;
+    }
+
     /**
      * Skips the rest of the current object (its opening brace already consumed) through its closing brace, without
-     * checking the syntax of what it skips (strings are still delimited correctly).
+     * checking the syntax of what it skips (strings are still delimited correctly, escapes included). Eight bytes at
+     * a time: every quote, backslash and bracket of a word is flagged exactly and handled in order, so strings cost
+     * no separate scan.
      */
     protected void skipRestOfObject() throws IOException {
         int depth = 1;
+        boolean inString = false;
+        boolean escaped = false; // the byte at p is escaped (a backslash ended the previous word)
+        int p = pos;
         while (true) {
-            // Eight bytes at a time past everything but quotes and brackets ('[' | 0x20 == '{', ']' | 0x20 == '}').
-            while (pos + 8 <= lim) {
-                long w = (long) LONGS.get(buf, pos);
-                long folded = w | 0x2020202020202020L;
-                long special = zeroByte(w ^ QUOTES) | zeroByte(folded ^ 0x7B7B7B7B7B7B7B7BL)
-                        | zeroByte(folded ^ 0x7D7D7D7D7D7D7D7DL);
-                if (special != 0) {
-                    // the lowest flagged byte is a true match (borrows only disturb the bytes above it)
-                    pos += Long.numberOfTrailingZeros(special) >>> 3;
-                    break;
+            if (!escaped && p + 8 <= lim) {
+                byte[] b = buf;
+                long w = (long) LONGS.get(b, p);
+                long folded = w | 0x2020202020202020L; // '[' -> '{', ']' -> '}'
+                long m = zeroBytes(w ^ QUOTES) | zeroBytes(w ^ BACKSLASHES)
+                        | zeroBytes(folded ^ 0x7B7B7B7B7B7B7B7BL) | zeroBytes(folded ^ 0x7D7D7D7D7D7D7D7DL);
+                while (m != 0) {
+                    int k = Long.numberOfTrailingZeros(m) >>> 3;
+                    m &= m - 1;
+                    byte c = b[p + k];
+                    if (c == '"') {
+                        inString = !inString;
+                    } else if (inString) {
+                        if (c == '\\') {
+                            if (k == 7) {
+                                escaped = true;
+                            } else {
+                                m &= ~(0xFFL << ((k + 1) << 3)); // the escaped byte is not special
+                            }
+                        }
+                    } else if (c == '{' || c == '[') {
+                        depth++;
+                    } else if (c == '}' || c == ']') {
+                        if (--depth == 0) {
+                            pos = p + k + 1;
+                            return;
+                        }
+                    }
                 }
-                pos += 8;
+                p += 8;
+                continue;
             }
+            pos = p;
             if (pos >= lim && !ensure(0)) {
                 throw new FastEventScanner.Bail("end of input inside an object");
             }
             byte c = buf[pos];
-            if (c == '"') {
-                skipString();
-                continue;
-            }
-            pos++;
-            if (c == '{' || c == '[') {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '"') {
+                inString = !inString;
+            } else if (inString) {
+                escaped = c == '\\';
+            } else if (c == '{' || c == '[') {
                 depth++;
             } else if ((c == '}' || c == ']') && --depth == 0) {
+                pos++;
                 return;
             }
+            p = pos + 1;
         }
     }
 
@@ -365,7 +524,7 @@ abstract class ByteCursor {
             return readString();
         }
         scalarEnd();
-        String s = b == 'n' ? null : new String(buf, pos, scalarLength, StandardCharsets.ISO_8859_1);
+        String s = b == 'n' ? null : cached(pos, scalarLength, false); // pids repeat: no String per event
         pos += scalarLength;
         return s;
     }
@@ -389,6 +548,10 @@ abstract class ByteCursor {
                 return RawEvent.NONE; // null: as if absent
             }
         }
+        long fast = plainMicros(start, len);
+        if (fast != RawEvent.NONE) {
+            return fast;
+        }
         if (len > chars.length) {
             e.badTime = true;
             return RawEvent.NONE;
@@ -402,6 +565,145 @@ abstract class ByteCursor {
             e.badTime = true;
             return RawEvent.NONE;
         }
+    }
+
+    /**
+     * {@link MicrosToNanos#parse} of the common form {@code -?d{1,15}(.d+)?} straight from the bytes, or
+     * {@link RawEvent#NONE} for anything else (which then takes {@link MicrosToNanos}). Same result: three fraction
+     * digits, the fourth rounds half-up (away from zero).
+     */
+    private long plainMicros(int start, int len) {
+        byte[] b = buf;
+        int i = start;
+        int end = start + len;
+        boolean negative = i < end && b[i] == '-';
+        if (negative) {
+            i++;
+        }
+        long whole = 0;
+        int digitsStart = i;
+        while (i < end) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                break;
+            }
+            whole = whole * 10 + d;
+            i++;
+        }
+        int wholeDigits = i - digitsStart;
+        if (wholeDigits == 0 || wholeDigits > 15) {
+            return RawEvent.NONE;
+        }
+        long fraction = 0;
+        if (i < end) {
+            if (b[i] != '.' || i + 1 == end) {
+                return b[i] == 'e' || b[i] == 'E' ? exponentMicros(start, len) : RawEvent.NONE;
+            }
+            i++;
+            int k = 0;
+            boolean roundUp = false;
+            for (; i < end; i++, k++) {
+                int d = b[i] - '0';
+                if (d < 0 || d > 9) {
+                    return b[i] == 'e' || b[i] == 'E' ? exponentMicros(start, len) : RawEvent.NONE;
+                }
+                if (k < 3) {
+                    fraction = fraction * 10 + d;
+                } else if (k == 3) {
+                    roundUp = d >= 5;
+                }
+            }
+            for (; k < 3; k++) {
+                fraction *= 10;
+            }
+            if (roundUp) {
+                fraction++;
+            }
+        }
+        long ns = whole * 1000 + fraction;
+        return negative ? -ns : ns;
+    }
+
+    private static final long[] POW10 = new long[19];
+
+    static {
+        POW10[0] = 1;
+        for (int k = 1; k < POW10.length; k++) {
+            POW10[k] = POW10[k - 1] * 10;
+        }
+    }
+
+    /**
+     * {@link MicrosToNanos#parse} of {@code -?d+(.d+)?[eE][+-]?d+} with at most 18 mantissa digits (as some JSON
+     * writers print doubles, e.g. {@code 4.909914216204635E12}), exactly, in long arithmetic: the mantissa times a
+     * power of ten, or divided by one and rounded half-up (away from zero), as the BigDecimal path does. Anything
+     * else, or a result that does not fit, gives {@link RawEvent#NONE} (the caller then takes MicrosToNanos).
+     */
+    private long exponentMicros(int start, int len) {
+        byte[] b = buf;
+        int i = start;
+        int end = start + len;
+        boolean negative = b[i] == '-';
+        if (negative) {
+            i++;
+        }
+        long mantissa = 0;
+        int digits = 0;
+        int fractionDigits = 0;
+        boolean inFraction = false;
+        for (; i < end; i++) {
+            byte c = b[i];
+            if (c >= '0' && c <= '9') {
+                if (++digits > 18) {
+                    return RawEvent.NONE;
+                }
+                mantissa = mantissa * 10 + (c - '0');
+                if (inFraction) {
+                    fractionDigits++;
+                }
+            } else if (c == '.' && !inFraction) {
+                inFraction = true;
+            } else {
+                break;
+            }
+        }
+        if (digits == 0 || i == end || (b[i] != 'e' && b[i] != 'E')) {
+            return RawEvent.NONE;
+        }
+        i++;
+        boolean negativeExponent = i < end && b[i] == '-';
+        if (i < end && (b[i] == '-' || b[i] == '+')) {
+            i++;
+        }
+        if (i == end || end - i > 3) {
+            return RawEvent.NONE;
+        }
+        int exponent = 0;
+        for (; i < end; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                return RawEvent.NONE;
+            }
+            exponent = exponent * 10 + d;
+        }
+        int shift = (negativeExponent ? -exponent : exponent) - fractionDigits + 3; // to ns
+        long ns;
+        if (shift >= 0) {
+            if (shift > 18 || mantissa > Long.MAX_VALUE / POW10[shift]) {
+                return RawEvent.NONE;
+            }
+            ns = mantissa * POW10[shift];
+        } else {
+            if (-shift > 18) {
+                return RawEvent.NONE;
+            }
+            long p = POW10[-shift];
+            ns = mantissa / p;
+            if ((mantissa % p) * 2 >= p) {
+                ns++;
+            }
+        }
+        return negative ? -ns : ns;
     }
 
     /** A 64-bit integer value, or {@link RawEvent#NONE} for anything else (skipped). */

@@ -129,6 +129,7 @@ public final class FastEventScanner extends ByteCursor {
             return;
         }
         do {
+            fillAhead();
             if (skipWs() == '{') {
                 pos++;
                 event();
@@ -147,13 +148,19 @@ public final class FastEventScanner extends ByteCursor {
             return;
         }
         do {
-            int len = key();
             // Kineto writes ph, cat, name, pid, tid, ts, dur, args; decide on the key before the value moves pos.
-            int which = eventKey(len);
+            int which = eventKey();
             expect(':');
             switch (which) {
                 case 1 -> { // ph
-                    if (skipWs() == '"') {
+                    int c;
+                    if (skipWs() == '"' && pos + 2 < lim && buf[pos + 2] == '"'
+                            && (c = buf[pos + 1]) >= 0x20 && c != '"' && c != '\\') {
+                        // a one-character plain string (0x7F and non-ASCII bytes are negative or fail the test)
+                        e.phSeen = true;
+                        e.complete = c == 'X';
+                        pos += 3;
+                    } else if (skipWs() == '"') {
                         int end = stringEnd();
                         e.phSeen = true;
                         e.complete = end == 2 && buf[pos + 1] == 'X';
@@ -167,7 +174,10 @@ public final class FastEventScanner extends ByteCursor {
                     }
                 }
                 case 2 -> { // cat
-                    if (skipWs() == '"') {
+                    int known = skipWs() == '"' ? knownCategory() : -1;
+                    if (known >= 0) {
+                        e.cat = known;
+                    } else if (skipWs() == '"') {
                         int end = stringEnd();
                         int catLength = end - 1;
                         if (plain && catLength <= chars.length) {
@@ -231,6 +241,130 @@ public final class FastEventScanner extends ByteCursor {
                 return;
             }
         } while (more('}'));
+    }
+
+    private static final long MASK4 = 0xFFFFFFFFL;
+    private static final long MASK5 = 0xFFFFFFFFFFL;
+    private static final long MASK6 = 0xFFFFFFFFFFFFL;
+    private static final long W_PH = word("\"ph\"");
+    private static final long W_TS = word("\"ts\"");
+    private static final long W_CAT = word("\"cat\"");
+    private static final long W_PID = word("\"pid\"");
+    private static final long W_TID = word("\"tid\"");
+    private static final long W_DUR = word("\"dur\"");
+    private static final long W_NAME = word("\"name\"");
+    private static final long W_ARGS = word("\"args\"");
+
+    private static final long MASK3 = 0xFFFFFFL;
+    private static final long MASK7 = 0xFFFFFFFFFFFFFFL;
+    private static final long W_KERNEL = word("kernel\"");
+    private static final long W_CPU_OP = word("cpu_op\"");
+    private static final long W_AC2G = word("ac2g\"");
+    private static final long W_PYTHON_F = word("python_f");
+    private static final long W_UNCTION = word("unction\"");
+    private static final long W_CUDA_RUN = word("cuda_run");
+    private static final long W_TIME = word("time\"");
+    private static final long W_GPU_MEMC = word("gpu_memc");
+    private static final long W_PY = word("py\"");
+    private static final long W_USER_ANN = word("user_ann");
+    private static final long W_OTATION = word("otation\"");
+
+    /**
+     * The category code of the {@code cat} string at pos (its opening quote) when it is one of the usual Kineto
+     * categories spelled in lower case, matched together with its closing quote from two eight-byte loads, moving
+     * pos past it; otherwise -1 and pos unchanged (the general path, {@link RawEvent#categoryOf}, decides).
+     */
+    private int knownCategory() {
+        if (pos + 17 > lim) {
+            return -1;
+        }
+        long w = (long) LONGS.get(buf, pos + 1);
+        if ((w & MASK7) == W_KERNEL) {
+            pos += 8;
+            return RawEvent.CAT_KERNEL;
+        }
+        if ((w & MASK5) == W_AC2G) {
+            pos += 6;
+            return RawEvent.CAT_OTHER;
+        }
+        if ((w & MASK7) == W_CPU_OP) {
+            pos += 8;
+            return RawEvent.CAT_CPU_OP;
+        }
+        long w2 = (long) LONGS.get(buf, pos + 9);
+        if (w == W_PYTHON_F && w2 == W_UNCTION) {
+            pos += 17;
+            return RawEvent.CAT_OTHER;
+        }
+        if (w == W_CUDA_RUN && (w2 & MASK5) == W_TIME) {
+            pos += 14;
+            return RawEvent.CAT_RUNTIME;
+        }
+        if (w == W_GPU_MEMC && (w2 & MASK3) == W_PY) {
+            pos += 12;
+            return RawEvent.CAT_MEMCPY;
+        }
+        if (w == W_USER_ANN && w2 == W_OTATION) {
+            pos += 17;
+            return RawEvent.CAT_USER_ANNOTATION;
+        }
+        return -1;
+    }
+
+    /** The bytes of {@code quoted} (at most 8) as a little-endian long, as {@code LONGS.get} reads them. */
+    private static long word(String quoted) {
+        long w = 0;
+        for (int i = quoted.length() - 1; i >= 0; i--) {
+            w = (w << 8) | quoted.charAt(i);
+        }
+        return w;
+    }
+
+    /**
+     * Reads an event field name and returns its code (see {@link #event()}); the usual Kineto names are recognised
+     * from one eight-byte load (the closing quote included, so a longer name cannot match), others through
+     * {@link #key()}.
+     */
+    private int eventKey() throws IOException {
+        if (skipWs() == '"' && pos + 8 <= lim) {
+            long w = (long) LONGS.get(buf, pos);
+            long w4 = w & MASK4;
+            if (w4 == W_PH) {
+                pos += 4;
+                return 1;
+            }
+            if (w4 == W_TS) {
+                pos += 4;
+                return 5;
+            }
+            long w5 = w & MASK5;
+            if (w5 == W_CAT) {
+                pos += 5;
+                return 2;
+            }
+            if (w5 == W_PID) {
+                pos += 5;
+                return 4;
+            }
+            if (w5 == W_TID) {
+                pos += 5;
+                return 0;
+            }
+            if (w5 == W_DUR) {
+                pos += 5;
+                return 6;
+            }
+            long w6 = w & MASK6;
+            if (w6 == W_NAME) {
+                pos += 6;
+                return 3;
+            }
+            if (w6 == W_ARGS) {
+                pos += 6;
+                return 7;
+            }
+        }
+        return eventKey(key());
     }
 
     private int eventKey(int len) {

@@ -1,12 +1,13 @@
 package dev.profiledrollout.trace.internal;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +32,12 @@ public final class GpuTimeline implements AutoCloseable {
     public static final int CHUNK = 1 << 17;
     private static final int IDX_BITS = 17;
     private static final long REL_LIMIT = 1L << (63 - IDX_BITS);
+    /** Bytes per spilled record: start, end, correlation, external id (8 each) and tag (4). */
+    private static final int RECORD = 36;
+    /** Records per write / read block of a run (about 64 KiB). */
+    private static final int BLOCK_RECORDS = 1820;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
     private final long[] starts = new long[CHUNK];
     private final long[] ends = new long[CHUNK];
@@ -94,12 +101,18 @@ public final class GpuTimeline implements AutoCloseable {
             if (memory.next()) {
                 heap.add(memory);
             }
-            while (!heap.isEmpty()) {
-                RunReader r = heap.poll();
+            RunReader r = heap.poll();
+            while (r != null) {
                 visitor.visit(r.start, r.end, r.corr, r.ext, r.tag);
                 if (r.next()) {
+                    // Runs cover mostly disjoint time ranges: stay on this one while it is still the earliest.
+                    RunReader other = heap.peek();
+                    if (other == null || r.start <= other.start) {
+                        continue;
+                    }
                     heap.add(r);
                 }
+                r = heap.poll();
             }
         } catch (IOException e) {
             throw new UncheckedIOException("reading a spilled GPU timeline run", e);
@@ -148,14 +161,23 @@ public final class GpuTimeline implements AutoCloseable {
         try {
             Path run = Files.createTempFile("gpu-timeline-", ".run");
             run.toFile().deleteOnExit();
-            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(run), 1 << 16))) {
+            // Records are packed into a byte block with one bulk write per block (DataOutputStream wrote byte by byte).
+            byte[] block = new byte[RECORD * BLOCK_RECORDS];
+            try (OutputStream out = Files.newOutputStream(run)) {
+                int n = 0;
                 for (int i : order) {
-                    out.writeLong(starts[i]);
-                    out.writeLong(ends[i]);
-                    out.writeLong(corrs[i]);
-                    out.writeLong(exts[i]);
-                    out.writeInt(tags[i]);
+                    int at = n * RECORD;
+                    LONGS.set(block, at, starts[i]);
+                    LONGS.set(block, at + 8, ends[i]);
+                    LONGS.set(block, at + 16, corrs[i]);
+                    LONGS.set(block, at + 24, exts[i]);
+                    INTS.set(block, at + 32, tags[i]);
+                    if (++n == BLOCK_RECORDS) {
+                        out.write(block, 0, n * RECORD);
+                        n = 0;
+                    }
                 }
+                out.write(block, 0, n * RECORD);
             }
             runs.add(run);
         } catch (IOException e) {
@@ -177,7 +199,10 @@ public final class GpuTimeline implements AutoCloseable {
     }
 
     private final class RunReader {
-        private final DataInputStream in;
+        private final InputStream in;
+        private final byte[] block;
+        private int blockLength;
+        private int blockPos;
         private final int[] order;
         private int pos;
         long start;
@@ -187,12 +212,14 @@ public final class GpuTimeline implements AutoCloseable {
         int tag;
 
         RunReader(Path run) throws IOException {
-            this.in = new DataInputStream(new BufferedInputStream(Files.newInputStream(run), 1 << 16));
+            this.in = Files.newInputStream(run);
+            this.block = new byte[RECORD * BLOCK_RECORDS];
             this.order = null;
         }
 
         RunReader(int[] order) {
             this.in = null;
+            this.block = null;
             this.order = order;
         }
 
@@ -209,15 +236,23 @@ public final class GpuTimeline implements AutoCloseable {
                 tag = tags[i];
                 return true;
             }
-            try {
-                start = in.readLong();
-            } catch (EOFException done) {
-                return false;
+            if (blockPos == blockLength) {
+                blockLength = in.readNBytes(block, 0, block.length);
+                blockPos = 0;
+                if (blockLength % RECORD != 0) {
+                    throw new EOFException("a spilled GPU timeline run ends inside a record");
+                }
+                if (blockLength == 0) {
+                    return false;
+                }
             }
-            end = in.readLong();
-            corr = in.readLong();
-            ext = in.readLong();
-            tag = in.readInt();
+            int at = blockPos;
+            start = (long) LONGS.get(block, at);
+            end = (long) LONGS.get(block, at + 8);
+            corr = (long) LONGS.get(block, at + 16);
+            ext = (long) LONGS.get(block, at + 24);
+            tag = (int) INTS.get(block, at + 32);
+            blockPos = at + RECORD;
             return true;
         }
 

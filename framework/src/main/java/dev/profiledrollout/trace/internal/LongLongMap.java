@@ -6,23 +6,30 @@ import java.util.Arrays;
  * An open-addressing hash map from {@code long} keys to two {@code long} values ({@code a}, {@code b}), used to join
  * GPU events to their CPU launches by correlation id and to their CPU ops by {@code External id}.
  *
- * <p>Memory: 24 bytes per slot at a load factor of at most 0.5, so about 48 bytes per entry. {@link Long#MIN_VALUE}
+ * <p>Memory: 24 bytes per slot at a load factor of at most 0.5, so about 48 bytes per entry; a slot's key and values
+ * are adjacent in one array, so a lookup touches one cache line. {@link Long#MIN_VALUE}
  * cannot be a key. Not thread-safe.
  */
 public final class LongLongMap {
 
     private static final long EMPTY = Long.MIN_VALUE;
 
-    private long[] keys;
-    private long[] as;
-    private long[] bs;
+    /** Slot i is {@code table[3i]} (key), {@code table[3i + 1]} (a), {@code table[3i + 2]} (b). */
+    private long[] table;
+    private int capacity;
     private int size;
 
     public LongLongMap() {
-        keys = new long[1024];
-        Arrays.fill(keys, EMPTY);
-        as = new long[1024];
-        bs = new long[1024];
+        capacity = 1024;
+        table = emptyTable(capacity);
+    }
+
+    private static long[] emptyTable(int capacity) {
+        long[] t = new long[capacity * 3];
+        for (int i = 0; i < t.length; i += 3) {
+            t[i] = EMPTY;
+        }
+        return t;
     }
 
     /** Number of keys. */
@@ -35,14 +42,14 @@ public final class LongLongMap {
         if (key == EMPTY) {
             return;
         }
-        if (size * 2 >= keys.length) {
+        if (size * 2 >= capacity) {
             grow();
         }
-        int i = slot(key, keys);
-        if (keys[i] == EMPTY) {
-            keys[i] = key;
-            as[i] = a;
-            bs[i] = b;
+        int at = slot(key, table, capacity) * 3;
+        if (table[at] == EMPTY) {
+            table[at] = key;
+            table[at + 1] = a;
+            table[at + 2] = b;
             size++;
         }
     }
@@ -53,7 +60,7 @@ public final class LongLongMap {
         if (i < 0) {
             return false;
         }
-        bs[i] += delta;
+        table[i * 3 + 2] += delta;
         return true;
     }
 
@@ -62,28 +69,28 @@ public final class LongLongMap {
         if (key == EMPTY) {
             return -1;
         }
-        int i = slot(key, keys);
-        return keys[i] == EMPTY ? -1 : i;
+        int i = slot(key, table, capacity);
+        return table[i * 3] == EMPTY ? -1 : i;
     }
 
     public long a(int slot) {
-        return as[slot];
+        return table[slot * 3 + 1];
     }
 
     public long b(int slot) {
-        return bs[slot];
+        return table[slot * 3 + 2];
     }
 
     /** Replaces value {@code b} at a slot returned by {@link #find(long)}. */
     public void setB(int slot, long b) {
-        bs[slot] = b;
+        table[slot * 3 + 2] = b;
     }
 
     /** Calls {@code visitor} for every entry, in no particular order. */
     public void forEach(EntryVisitor visitor) {
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != EMPTY) {
-                visitor.visit(keys[i], as[i], bs[i]);
+        for (int at = 0; at < table.length; at += 3) {
+            if (table[at] != EMPTY) {
+                visitor.visit(table[at], table[at + 1], table[at + 2]);
             }
         }
     }
@@ -94,10 +101,11 @@ public final class LongLongMap {
         void visit(long key, long a, long b);
     }
 
-    private static int slot(long key, long[] table) {
-        int mask = table.length - 1;
+    private static int slot(long key, long[] table, int capacity) {
+        int mask = capacity - 1;
         int i = (int) (mix(key) & mask);
-        while (table[i] != EMPTY && table[i] != key) {
+        long k;
+        while ((k = table[i * 3]) != EMPTY && k != key) {
             i = (i + 1) & mask;
         }
         return i;
@@ -109,19 +117,15 @@ public final class LongLongMap {
     }
 
     private void grow() {
-        long[] oldKeys = keys;
-        long[] oldA = as;
-        long[] oldB = bs;
-        keys = new long[oldKeys.length * 2];
-        Arrays.fill(keys, EMPTY);
-        as = new long[keys.length];
-        bs = new long[keys.length];
-        for (int i = 0; i < oldKeys.length; i++) {
-            if (oldKeys[i] != EMPTY) {
-                int j = slot(oldKeys[i], keys);
-                keys[j] = oldKeys[i];
-                as[j] = oldA[i];
-                bs[j] = oldB[i];
+        long[] old = table;
+        capacity *= 2;
+        table = emptyTable(capacity);
+        for (int at = 0; at < old.length; at += 3) {
+            if (old[at] != EMPTY) {
+                int j = slot(old[at], table, capacity) * 3;
+                table[j] = old[at];
+                table[j + 1] = old[at + 1];
+                table[j + 2] = old[at + 2];
             }
         }
     }
