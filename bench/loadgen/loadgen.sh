@@ -87,7 +87,7 @@ echo "sse-server ceiling (wrk -t2 -c64, POST, 5 s): $stamp_rps req/s (single-thr
   "wrk's own latency there (a C client that parses no SSE; the server's part is ~0.01 ms): p50 $wrk50 ms, p99 $wrk99 ms"
 
 out=$work/ours
-java -Xmx6g -XX:+UseParallelGC -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" \
+java -Xms6g -Xmx6g -Xmn3g -XX:+AlwaysPreTouch -XX:+UseParallelGC -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" \
   "http://127.0.0.1:$stamp_port" "$closed_s" "$poisson_s" | tee "$out"
 get() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
 echo "--- against the anchors (aiohttp client like vLLM's, same kind of 2-core machine) ---"
