@@ -203,6 +203,14 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
         if (!reused || status != 0 || cancelled || recorder.chunkCount() > 0) {
             return false;
         }
+        Ended callback = detach();
+        channel.close();
+        callback.stale(this);
+        return true;
+    }
+
+    /** Forgets the current request and its read timeout; returns whom to tell how it ended. */
+    private Ended detach() {
         Ended callback = ended;
         recorder = null;
         ended = null;
@@ -210,9 +218,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
             readTimeout.cancel(false);
             readTimeout = null;
         }
-        channel.close();
-        callback.stale(this);
-        return true;
+        return callback;
     }
 
     @Override
@@ -239,13 +245,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
     /** Ends the request exactly once; a connection that cannot be reused is closed. */
     private void end(long now, boolean reusable) {
         StreamRecorder r = recorder;
-        Ended callback = ended;
-        recorder = null;
-        ended = null;
-        if (readTimeout != null) {
-            readTimeout.cancel(false);
-            readTimeout = null;
-        }
+        Ended callback = detach();
         boolean reuse = reusable && channel.isActive();
         if (!reuse) {
             channel.close();
