@@ -31,9 +31,15 @@ class FastScannerEquivalenceTest {
     @ParameterizedTest
     @MethodSource("sharedJsonTraces")
     void shared_traces_give_identical_summaries(Path trace) throws IOException {
-        TraceSummary fast = KinetoTraceReader.read(trace, KernelCategories.defaults(), true);
-        TraceSummary jackson = KinetoTraceReader.read(trace, KernelCategories.defaults(), false);
-        assertThat(fast).isEqualTo(jackson);
+        sameSummaryBothPaths(trace);
+    }
+
+    /** Reads {@code file} with the byte scanner and with the Jackson path, asserts equal summaries, returns one. */
+    private static TraceSummary sameSummaryBothPaths(Path file) throws IOException {
+        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+        assertThat(fast).as(file.getFileName().toString()).isEqualTo(jackson);
+        return fast;
     }
 
     @Test
@@ -52,9 +58,7 @@ class FastScannerEquivalenceTest {
         }
         doc.append("]}");
         Path file = Files.writeString(dir.resolve("times.json"), doc);
-        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
-        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
-        assertThat(fast).isEqualTo(jackson);
+        TraceSummary fast = sameSummaryBothPaths(file);
         assertThat(fast.kernelEvents()).isGreaterThan(20);
     }
 
@@ -78,9 +82,7 @@ class FastScannerEquivalenceTest {
         }
         doc.append(']');
         Path file = Files.writeString(dir.resolve("cats.json"), doc);
-        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
-        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
-        assertThat(fast).isEqualTo(jackson);
+        TraceSummary fast = sameSummaryBothPaths(file);
         assertThat(fast.kernelEvents()).isPositive();
         assertThat(scannedKernels(file)).isEqualTo(fast.kernelEvents());
     }
@@ -104,9 +106,7 @@ class FastScannerEquivalenceTest {
         }
         doc.append(']');
         Path file = Files.writeString(dir.resolve("names.json"), doc);
-        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
-        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
-        assertThat(fast).isEqualTo(jackson);
+        TraceSummary fast = sameSummaryBothPaths(file);
         assertThat(fast.kernels()).hasSize(tails.length);
         assertThat(scannedKernels(file)).isEqualTo(n);
     }
@@ -131,9 +131,7 @@ class FastScannerEquivalenceTest {
         doc.setLength(doc.length() - 1);
         doc.append(']');
         Path file = Files.writeString(dir.resolve("skips.json"), doc);
-        TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
-        TraceSummary jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
-        assertThat(fast).isEqualTo(jackson);
+        TraceSummary fast = sameSummaryBothPaths(file);
         assertThat(fast.kernelEvents()).isEqualTo(kernels);
         // and the byte scanner itself read it (no hand-over to the Jackson path)
         assertThat(scannedKernels(file)).isEqualTo(kernels);
