@@ -141,9 +141,9 @@ public final class LoadRun {
                        Consumer<StreamConnection> then) {
         if (connection == null) {
             connectAndSend(slot, request, intendedNanos, then);
-        } else if (connection.channel().eventLoop().inEventLoop()) {
-            sendOrConnect(slot, request, intendedNanos, connection, then);
         } else {
+            // a task even on the loop: the requests that follow responses read in one I/O round go out after all of
+            // those responses were decoded, so that no request's TTFT clock runs while other responses are decoded
             connection.channel().eventLoop().execute(
                     () -> sendOrConnect(slot, request, intendedNanos, connection, then));
         }

@@ -46,6 +46,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
 
     private final StreamTransport transport;
     private final Channel channel;
+    private final ReadAhead head;
 
     private StreamRecorder recorder;
     private Ended ended;
@@ -63,9 +64,10 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
     private final SseDecoder.Listener events = (bytes, offset, length) ->
             recorder.onData(lastReadNanos, bytes, offset, length);
 
-    StreamConnection(StreamTransport transport, Channel channel) {
+    StreamConnection(StreamTransport transport, Channel channel, ReadAhead head) {
         this.transport = transport;
         this.channel = channel;
+        this.head = head;
     }
 
     Channel channel() {
@@ -145,7 +147,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void read(Object msg) {
-        long now = System.nanoTime();
+        long now = head.readNanos();
         lastReadNanos = now;
         if (msg instanceof HttpResponse response) {
             status = response.status().code();

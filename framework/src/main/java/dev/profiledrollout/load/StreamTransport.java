@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -23,6 +24,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 import javax.net.ssl.SSLException;
@@ -31,6 +33,7 @@ import javax.net.ssl.X509TrustManager;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +62,8 @@ final class StreamTransport implements AutoCloseable {
     private final EventLoopGroup group;
     private final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Bootstrap bootstrap;
+    /** Each event loop's connections with reads waiting to be decoded. */
+    private final Map<EventExecutor, ReadAhead.Inbox> inboxes;
 
     /**
      * @param url          the full request URL ({@code baseUri + endpoint.path()}), http or https
@@ -93,6 +98,11 @@ final class StreamTransport implements AutoCloseable {
             threads.add(t);
             return t;
         }, NioIoHandler.newFactory());
+        Map<EventExecutor, ReadAhead.Inbox> perLoop = new IdentityHashMap<>();
+        for (EventExecutor loop : group) {
+            perLoop.put(loop, new ReadAhead.Inbox((EventLoop) loop, ReadAhead.SLICE_MICROS * 1_000));
+        }
+        this.inboxes = perLoop;
         this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) CONNECT_TIMEOUT.toMillis())
@@ -108,7 +118,9 @@ final class StreamTransport implements AutoCloseable {
                         }
                         // initial line, header block and content slices of up to 64 KiB: one slice per read
                         ch.pipeline().addLast(new HttpClientCodec(4096, 65536, 65536));
-                        ch.pipeline().addLast(new StreamConnection(StreamTransport.this, ch));
+                        ReadAhead head = new ReadAhead(inboxes.get(ch.eventLoop()));
+                        ch.pipeline().addFirst(head);
+                        ch.pipeline().addLast(new StreamConnection(StreamTransport.this, ch, head));
                     }
                 });
     }
