@@ -1,4 +1,5 @@
 import dev.profiledrollout.load.CompletionRequest;
+import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadTest;
 import dev.profiledrollout.load.LoadTestResult;
 import dev.profiledrollout.load.Workload;
@@ -52,6 +53,7 @@ public final class LoadgenBench {
         double closedSeconds = args.length > 2 ? Double.parseDouble(args[2]) : 10;
         double poissonSeconds = args.length > 3 ? Double.parseDouble(args[3]) : 5;
 
+        print("client_loop_threads", LoadGenerator.loopThreadCount());
         // JIT warm-up, not measured: the same closed loop, long enough for C2 to compile the read path
         closed(nginx, 64, 8);
 

@@ -97,7 +97,9 @@ awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" 
     -v a50="$(get stamped64_client_added_p50_ms)" -v a99="$(get stamped64_client_added_p99_ms)" \
     -v s99="$(get stamped64_server_p99_ms)" -v q99="$(get stamped64_server_queue_p99_ms)" \
     -v cs99="$(get stamped64_client_send_p99_ms)" -v cr99="$(get stamped64_client_receive_p99_ms)" \
-    -v st50="$(get stamped64_ttft_p50_ms)" -v st99="$(get stamped64_ttft_p99_ms)" -v w50="$wrk50" -v w99="$wrk99" -v srps="$(get stamped64_req_per_s)" -v sng="$stamp_rps" 'BEGIN {
+    -v st50="$(get stamped64_ttft_p50_ms)" -v st99="$(get stamped64_ttft_p99_ms)" -v w50="$wrk50" -v w99="$wrk99" -v srps="$(get stamped64_req_per_s)" -v sng="$stamp_rps" \
+    -v threads="$(get client_loop_threads)" 'BEGIN {
+  printf "client: %d event loop thread(s) (profiledrollout.load.threads)\n", threads
   printf "64-way closed loop: %.0f req/s, %.0f SSE events/s = %.2fx the anchor 130,000 (goal >= 5x); %.0f%% of nginx ceiling; client CPU %.1f us per request\n", rps, ev, ev/130000, 100*rps/ng, cpu
   printf "client TTFT in the 64-way loop: p50 %.3f ms (anchor 62 ms; anchor/ours %.2fx), p99 %.3f ms\n", t50, 62/t50, t99
   printf "64-way loop against sse-server: %.0f req/s (%.0f%% of its wrk ceiling), TTFT p50 %.3f ms, p99 %.3f ms\n", srps, 100*srps/sng, st50, st99

@@ -28,7 +28,7 @@
  *       latency from the intended time are reported beside service latency
  *       ({@link dev.profiledrollout.metrics.ScheduleReport}).</li>
  * </ul>
- * Every connection is served by one event loop group of {@code min(2, cores)} threads (Netty; system property
+ * Every connection is served by one event loop group of {@code min(2, max(1, cores - 1))} threads (Netty; system property
  * {@code profiledrollout.load.threads}): no thread per in-flight request, so the client neither runs out of
  * threads at high concurrency nor delays a response behind hundreds of runnable threads.
  *
