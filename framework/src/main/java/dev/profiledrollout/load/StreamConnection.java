@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One keep-alive connection of the load generator and the request on it, if any. Everything runs on the channel's
- * event loop: {@link #send} must be called there. Bytes are timed when the loop reads them (one
- * {@link System#nanoTime()} per read slice), SSE events are decoded from the bytes and handed to a
+ * event loop: {@link #send} must be called there. Bytes are timed when the loop reads them off the socket
+ * ({@link ReadAhead#readNanos()}, one {@link System#nanoTime()} per read, taken before any decoding), SSE events are
+ * decoded from the bytes and handed to a
  * {@link StreamRecorder}; the request ends at the end of the response, at the first fatal event, at a read timeout,
  * on a broken connection or on {@link #cancel()}, and exactly once.
  */
