@@ -190,4 +190,36 @@ class FastScannerEquivalenceTest {
             assertThat(fast.kernelEvents() + fast.memoryEvents()).as(doc).isPositive();
         }
     }
+
+    @Test
+    void damaged_unquoted_values_go_to_the_jackson_path_and_give_its_verdict() throws IOException {
+        // values that are not JSON but start like one: the scanner must not accept them on their first character
+        String[] damaged = {"12\"3", "1.2.3", "1-2", "01", "-", "1.", "1e", "1.5e+", "tru", "falsey", "nul", "nulll",
+                "12x", "0x1F", "+1", ".5", "--1", "1e5.5"};
+        String[] places = {"\"ts\":%s,\"dur\":2", "\"ts\":1,\"dur\":%s", "\"ts\":1,\"dur\":2,\"pid\":%s",
+                "\"ts\":1,\"dur\":2,\"args\":{\"correlation\":%s}",
+                "\"ts\":1,\"dur\":2,\"args\":{\"blocks per SM\":%s}"};
+        int i = 0;
+        for (String value : damaged) {
+            for (String place : places) {
+                String doc = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"pid\":0,\"ts\":1,"
+                        + "\"dur\":1},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
+                        + String.format(place, value) + "}]}";
+                Path file = Files.writeString(dir.resolve("d" + i++ + ".json"), doc);
+                Object fast;
+                Object jackson;
+                try {
+                    fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+                } catch (IOException | RuntimeException e) {
+                    fast = e.getClass().getSimpleName() + ": " + e.getMessage();
+                }
+                try {
+                    jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+                } catch (IOException | RuntimeException e) {
+                    jackson = e.getClass().getSimpleName() + ": " + e.getMessage();
+                }
+                assertThat(fast).as(doc).isEqualTo(jackson);
+            }
+        }
+    }
 }

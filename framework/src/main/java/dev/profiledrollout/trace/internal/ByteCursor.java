@@ -503,14 +503,67 @@ abstract class ByteCursor {
         if (i == 0) {
             throw new FastEventScanner.Bail("missing value");
         }
-        byte c0 = buf[pos];
-        if (!(c0 == '-' || (c0 >= '0' && c0 <= '9') || c0 == 't' || c0 == 'f' || c0 == 'n')) {
-            throw new FastEventScanner.Bail("not a JSON value: " + (char) c0); // inf, NaN, …
-        }
-        if (c0 == 'n' && !(i == 4 && buf[pos + 1] == 'u' && buf[pos + 2] == 'l' && buf[pos + 3] == 'l')) {
-            throw new FastEventScanner.Bail("not a JSON value (nan?)");
+        if (!isJsonScalar(buf, pos, i)) { // inf, NaN, 12"3, 1.2.3, …: the tolerant path decides
+            throw new FastEventScanner.Bail("not a JSON value: "
+                    + new String(buf, pos, Math.min(i, 40), StandardCharsets.ISO_8859_1));
         }
         scalarLength = i;
+    }
+
+    /**
+     * RFC 8259 §3 and §6: {@code true}, {@code false}, {@code null} or {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?},
+     * exactly, over {@code len} bytes.
+     */
+    static boolean isJsonScalar(byte[] b, int start, int len) {
+        int end = start + len;
+        byte c = b[start];
+        if (c == 't') {
+            return len == 4 && b[start + 1] == 'r' && b[start + 2] == 'u' && b[start + 3] == 'e';
+        }
+        if (c == 'f') {
+            return len == 5 && b[start + 1] == 'a' && b[start + 2] == 'l' && b[start + 3] == 's' && b[start + 4] == 'e';
+        }
+        if (c == 'n') {
+            return len == 4 && b[start + 1] == 'u' && b[start + 2] == 'l' && b[start + 3] == 'l';
+        }
+        int i = c == '-' ? start + 1 : start;
+        if (i == end) {
+            return false;
+        }
+        if (b[i] == '0') {
+            i++;
+        } else {
+            int digits = i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == digits) {
+                return false;
+            }
+        }
+        if (i < end && b[i] == '.') {
+            int digits = ++i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == digits) {
+                return false;
+            }
+        }
+        if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+            i++;
+            if (i < end && (b[i] == '+' || b[i] == '-')) {
+                i++;
+            }
+            int digits = i;
+            while (i < end && b[i] >= '0' && b[i] <= '9') {
+                i++;
+            }
+            if (i == digits) {
+                return false;
+            }
+        }
+        return i == end;
     }
 
     protected boolean isNull() throws IOException {
