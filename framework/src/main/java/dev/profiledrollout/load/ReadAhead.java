@@ -87,6 +87,7 @@ final class ReadAhead extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     private boolean inInbox;
     private long readNanos;
+    private long lastReadNanos = System.nanoTime();
 
     ReadAhead(Inbox inbox) {
         this.inbox = inbox;
@@ -97,6 +98,14 @@ final class ReadAhead extends ChannelInboundHandlerAdapter {
         return readNanos;
     }
 
+    /**
+     * @return when the newest read came off the socket, handed down or still waiting (its creation before the first): a read
+     *         timeout must not fire on a connection whose bytes arrived but wait behind others
+     */
+    long lastReadNanos() {
+        return lastReadNanos;
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -104,7 +113,9 @@ final class ReadAhead extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        reads.add(new Read(msg, System.nanoTime()));
+        long now = System.nanoTime();
+        lastReadNanos = now;
+        reads.add(new Read(msg, now));
         if (reads.size() >= MAX_WAITING_READS) {
             ctx.channel().config().setAutoRead(false);
         }

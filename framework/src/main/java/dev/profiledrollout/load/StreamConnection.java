@@ -125,7 +125,9 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         long now = System.nanoTime();
-        long silent = now - lastReadNanos;
+        // bytes that arrived but wait behind other connections' decoding count as read
+        long newest = head.lastReadNanos() - lastReadNanos > 0 ? head.lastReadNanos() : lastReadNanos;
+        long silent = now - newest;
         if (silent < transport.readTimeoutNanos()) {
             scheduleReadTimeout(transport.readTimeoutNanos() - silent);
             return;

@@ -89,6 +89,8 @@ class ReadAheadTest {
         long afterSecond = System.nanoTime();
 
         assertThat(downstream.events).as("nothing is decoded in the I/O round").isEmpty();
+        assertThat(head.lastReadNanos()).as("the newest read counts for the read timeout before it is handed down")
+                .isBetween(afterFirst, afterSecond);
         channel.runScheduledPendingTasks();
 
         assertThat(downstream.events).containsExactly("a", "b", "complete");
