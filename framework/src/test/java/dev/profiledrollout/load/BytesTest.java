@@ -40,6 +40,23 @@ class BytesTest {
     }
 
     @Test
+    void should_find_sparse_line_ends_in_long_inputs_as_a_byte_by_byte_search_does() {
+        SplittableRandom random = new SplittableRandom(43);
+        // long runs of ordinary bytes with rare specials: the sixteen-byte stride, and the bytes at the edges of
+        // its 0x08–0x0F pre-test (7, 8, 9, 15, 16) and high bytes that alias them (0x88, 0x8d)
+        byte[] rare = {'\n', '\r', 7, 8, 9, 15, 16, (byte) 0x88, (byte) 0x8a, (byte) 0x8d};
+        for (int round = 0; round < 20_000; round++) {
+            byte[] bytes = new byte[random.nextInt(1, 300)];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = random.nextInt(64) == 0 ? rare[random.nextInt(rare.length)] : (byte) random.nextInt(' ', 127);
+            }
+            int from = random.nextInt(bytes.length);
+            int end = random.nextInt(from, bytes.length + 1);
+            assertThat(Bytes.lineEnd(bytes, from, end)).isEqualTo(naiveLineEnd(bytes, from, end));
+        }
+    }
+
+    @Test
     void should_report_the_keys_a_string_search_finds() {
         SplittableRandom random = new SplittableRandom(7);
         String[] pieces = {"\"choices\":[{", "\"choices\":[]", "\"choices\":[", "{", "[", "\"usage\":{\"prompt_tokens\":1}",
