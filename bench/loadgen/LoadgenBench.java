@@ -136,7 +136,53 @@ public final class LoadgenBench {
             print("poisson" + rate + "_lag_p99_ms", ms(p.schedule().lag(), 99));
             print("poisson" + rate + "_lag_max_ms", p.schedule().lag().max().toNanos() / 1e6);
             print("poisson" + rate + "_ttft_p99_ms", ms(p.latency().ttft(), 99));
+            p = null;
+            settle();
+            print("poisson" + rate + "_handoff_floor_p99_ms", handoffP99(rate, n) / 1e6);
         }
+    }
+
+    /**
+     * The machine's floor for schedule lag, measured right after the phase it is compared with: the same Poisson
+     * schedule, the same wait (park to 100 µs before each deadline, then spin), but the request is only handed to
+     * another, sleeping thread, which stamps when it wakes (no network, no Netty). A lag p99 near this floor is the
+     * operating system's and the hypervisor's wake-up latency, not the client's.
+     *
+     * @return the p99 of (wake-up stamp − deadline), ns
+     */
+    private static long handoffP99(int rate, int n) throws InterruptedException {
+        java.util.concurrent.LinkedBlockingQueue<Long> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+        Histogram lag = new Histogram(3);
+        Thread taker = new Thread(() -> {
+            try {
+                for (int i = 0; i < n; i++) {
+                    long deadline = queue.take();
+                    lag.recordValue(Math.max(0, System.nanoTime() - deadline));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "handoff-floor");
+        taker.start();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(rate);
+        long t = System.nanoTime() + 1_000_000;
+        for (int i = 0; i < n; i++) {
+            t += (long) (-Math.log(1 - random.nextDouble()) * 1e9 / rate);
+            while (true) {
+                long remaining = t - System.nanoTime();
+                if (remaining <= 0) {
+                    break;
+                }
+                if (remaining > 100_000) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(remaining - 100_000);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            queue.add(t);
+        }
+        taker.join();
+        return lag.getValueAtPercentile(99);
     }
 
     private static long processCpuNanos() {

@@ -87,13 +87,21 @@ echo "sse-server ceiling (wrk -t2 -c64, POST, 5 s): $stamp_rps req/s (single-thr
   "wrk's own latency there (a C client that parses no SSE; the server's part is ~0.01 ms): p50 $wrk50 ms, p99 $wrk99 ms"
 
 out=$work/ours
+# CPU time the hypervisor gave to others while the client ran ("steal", /proc/stat): a VM neighbour's burst shows
+# here, and explains a run whose tail latencies jump
+steal() { awk '$1 == "cpu" {print $9}' /proc/stat; }
+steal0=$(steal); t0=$(date +%s.%N)
 java -Xms6g -Xmx6g -Xmn3g -XX:+AlwaysPreTouch -XX:+UseParallelGC -cp "$jar" bench/loadgen/LoadgenBench.java "http://127.0.0.1:$port" \
   "http://127.0.0.1:$stamp_port" "$closed_s" "$poisson_s" | tee "$out"
+steal1=$(steal); t1=$(date +%s.%N)
+awk -v s="$((steal1 - steal0))" -v hz="$(getconf CLK_TCK)" -v a="$t0" -v b="$t1" -v n="$(nproc)" \
+  'BEGIN { printf "cpu steal during the client run: %.2f s of %.0f s x %d cores (%.2f%%)\n", s/hz, b-a, n, 100*s/hz/((b-a)*n) }'
 get() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
 echo "--- against the anchors (aiohttp client like vLLM's, same kind of 2-core machine) ---"
 awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" -v ng="$nginx_rps" \
     -v cpu="$(get closed64_client_cpu_us_per_request)" -v t50="$(get closed64_ttft_p50_ms)" -v t99="$(get closed64_ttft_p99_ms)" \
     -v l500="$(get poisson500_lag_p99_ms)" -v l1000="$(get poisson1000_lag_p99_ms)" \
+    -v f500="$(get poisson500_handoff_floor_p99_ms)" -v f1000="$(get poisson1000_handoff_floor_p99_ms)" \
     -v a50="$(get stamped64_client_added_p50_ms)" -v a99="$(get stamped64_client_added_p99_ms)" \
     -v s99="$(get stamped64_server_p99_ms)" -v q99="$(get stamped64_server_queue_p99_ms)" \
     -v cs99="$(get stamped64_client_send_p99_ms)" -v cr99="$(get stamped64_client_receive_p99_ms)" \
@@ -106,4 +114,5 @@ awk -v ev="$(get closed64_sse_events_per_s)" -v rps="$(get closed64_req_per_s)" 
   printf "  split (p99 of each part): client send %.3f ms, server queue %.3f ms, server %.3f ms, client receive %.3f ms\n", cs99, q99, s99, cr99
   printf "  client-added TTFT (client send + client receive): p50 %.3f ms, p99 %.3f ms (goal < 1 ms); wrk in the same saturated loop: p50 %.3f ms, p99 %.3f ms (wrk/ours at p99 %.2fx)\n", a50, a99, w50, w99, w99/a99
   printf "Poisson lag p99: %.3f ms at 500 req/s (anchor 4.2 ms; anchor/ours %.2fx), %.3f ms at 1000 req/s (anchor 25 ms; anchor/ours %.2fx; goal < 1 ms)\n", l500, 4.2/l500, l1000, 25/l1000
+  printf "  machine floor (a bare thread hand-off on the same schedule, right after): p99 %.3f ms at 500, %.3f ms at 1000 req/s (ours/floor %.2fx, %.2fx)\n", f500, f1000, l500/f500, l1000/f1000
 }'
