@@ -41,9 +41,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The load generator's HTTP/1.1 client: every connection of a {@link LoadGenerator} is served by one event loop
- * group of {@code loopThreads} threads (Netty, NIO), so a 256-way load costs one or two threads, not 256, and a response's
- * bytes are timed as soon as the loop reads them instead of when a scheduler gets round to one of hundreds of
- * blocked threads. Connections are kept alive and reused; {@code https} URLs use the JDK's TLS, the engine client's
+ * group of {@code loopThreads} threads (Netty, NIO), so a 256-way load costs one or two threads, not 256, and a
+ * response's bytes are timed as soon as the loop reads them instead of when a scheduler gets round to one of hundreds
+ * of blocked threads. A connection's pipeline is {@link ReadAhead} (stamps each read, defers its decoding to the
+ * loop's next turn), TLS for https, the HTTP codec, then {@link StreamConnection}. Connections are kept alive and reused; {@code https} URLs use the JDK's TLS, the engine client's
  * trust manager and host-name verification. Loop threads are named {@code profiledrollout-load-N}; {@link #close()} stops and joins them.
  */
 final class StreamTransport implements AutoCloseable {
