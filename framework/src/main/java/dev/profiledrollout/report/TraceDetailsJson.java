@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.profiledrollout.trace.CategoryStats;
+import dev.profiledrollout.trace.GpuTimelineBreakdown;
 import dev.profiledrollout.trace.IdleGap;
 import dev.profiledrollout.trace.LaunchStats;
 import dev.profiledrollout.trace.OperatorStats;
@@ -21,6 +22,7 @@ import java.util.List;
  *   <li>{@code categories}: {@code [{"category","count","totalNs","share"}]};</li>
  *   <li>{@code temporal}: {@code {"exact":{…},"htaCompatible":{…}}}, each {@code {"kernelTimeNs","idleNs","computeNs",
  *       "nonComputeNs","communicationNs","overlapNs","overlapPercent"}} (overlapPercent null without communication);</li>
+ *   <li>{@code gpuTimeline}: TraceLens' rows, the {@link GpuTimelineBreakdown} components;</li>
  *   <li>{@code idleGaps}: {@code [{"deviceId","startNs","durationNs","cpuContext"}]};</li>
  *   <li>{@code stages}: per stage {@code {"stage","steps","kernelNs","durationP50Ns","durationP99Ns","durationMaxNs"}};</li>
  *   <li>{@code steps}: the first {@value #MAX_STEPS} steps {@code {"name","stage","startNs","durationNs",
@@ -60,6 +62,18 @@ public final class TraceDetailsJson {
         json.writeObjectFieldStart("temporal");
         temporal(json, "exact", d.exact());
         temporal(json, "htaCompatible", d.htaCompatible());
+        json.writeEndObject();
+        GpuTimelineBreakdown t = d.gpuTimeline();
+        json.writeObjectFieldStart("gpuTimeline");
+        json.writeNumberField("computationNs", t.computationNs());
+        json.writeNumberField("communicationNs", t.communicationNs());
+        json.writeNumberField("memcpyNs", t.memcpyNs());
+        json.writeNumberField("exposedCommNs", t.exposedCommNs());
+        json.writeNumberField("exposedMemcpyNs", t.exposedMemcpyNs());
+        json.writeNumberField("busyNs", t.busyNs());
+        json.writeNumberField("totalNs", t.totalNs());
+        json.writeNumberField("idleNs", t.idleNs());
+        json.writeNumberField("unlinkedEvents", t.unlinkedEvents());
         json.writeEndObject();
         json.writeArrayFieldStart("idleGaps");
         for (IdleGap g : d.idleGaps()) {

@@ -43,6 +43,14 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         IntCountsHistogram histogram;
         int category = -1;
         int htaType = -1;
+        /** TraceLens' communication rule (§4): {@code nccl|rccl} in any case, or {@code cross_device_reduce}. */
+        boolean traceLensComm;
+    }
+
+    /** TraceLens' communication rule, TRACES.md §4. */
+    static boolean isTraceLensComm(String name) {
+        String lower = name.toLowerCase(java.util.Locale.ROOT);
+        return lower.contains("nccl") || lower.contains("rccl") || name.contains("cross_device_reduce");
     }
 
     /** A CPU or GPU annotation span. */
@@ -155,6 +163,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 agg = new KernelAgg();
                 agg.category = categories.categoryOf(name).ordinal();
                 agg.htaType = HtaKernelType.of(name);
+                agg.traceLensComm = isTraceLensComm(name);
                 agg.histogram = new IntCountsHistogram(2);
                 kernels.put(name, agg);
             }
@@ -181,7 +190,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             device = deviceIndex.size();
             deviceIndex.put(pid, device);
         }
-        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (device << 8);
+        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (device << 9);
         timeline.add(ts, ts + dur, corr, ext, tag);
     }
 

@@ -345,7 +345,8 @@ public final class KinetoTraceReader {
                     + "time is understated and idle time overstated");
         }
         TraceDetails details = new TraceDetails(acc.distributedRank, acc.baseTimeNs, acc.categoryStats(),
-                sweep.exact(), sweep.htaCompatible(), sweep.idleGaps(), sweep.steps(), launches, sweep.operators());
+                sweep.exact(), sweep.htaCompatible(), sweep.idleGaps(), sweep.steps(), launches, sweep.operators(),
+                sweep.gpuTimeline());
         Path name = file.getFileName();
         Optional<RankIdentity> rank = name == null ? Optional.empty() : RankIdentity.fromFileName(name.toString());
         return new TraceSummary(file, rank, acc.kernelEvents, acc.memoryEvents, kernelStats.size(), kernelTotal,

@@ -188,7 +188,7 @@ public final class SqliteTraceReader {
                 List.of("from nsys stats cuda_gpu_kern_sum: kernel totals only, no timeline (busy, idle, steps)"),
                 new TraceDetails(java.util.OptionalInt.empty(), java.util.OptionalLong.empty(),
                         NsysColumns.categories(kernels), TemporalBreakdown.empty(false), TemporalBreakdown.empty(true),
-                        List.of(), List.of(), LaunchStats.empty(), List.of()));
+                        List.of(), List.of(), LaunchStats.empty(), List.of(), GpuTimelineBreakdown.empty()));
     }
 
     private static long number(String cell) {

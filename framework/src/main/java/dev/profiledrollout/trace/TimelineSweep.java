@@ -36,6 +36,13 @@ final class TimelineSweep {
     private final RunningUnion htaComp = new RunningUnion();
     private final RunningUnion htaComm = new RunningUnion();
     private final RunningUnion htaCommOrComp = new RunningUnion();
+    // TraceLens' GPU timeline (§4): linked events only
+    private final RunningUnion traceLensAll = new RunningUnion();
+    private final RunningUnion traceLensComp = new RunningUnion();
+    private final RunningUnion traceLensComm = new RunningUnion();
+    private final RunningUnion traceLensMemcpy = new RunningUnion();
+    private final RunningUnion traceLensCompOrComm = new RunningUnion();
+    private long traceLensUnlinked;
     private final boolean htaFilter;
     private long[] pendingEnds = new long[64];
     private int pendingSize;
@@ -134,7 +141,8 @@ final class TimelineSweep {
         int kind = tag & 3;
         int category = (tag >>> 2) & 15;
         int htaType = (tag >>> 6) & 3;
-        int device = tag >>> 8;
+        boolean traceLensComm = ((tag >>> 8) & 1) != 0;
+        int device = tag >>> 9;
         boolean kernel = kind == KinetoAccumulator.KIND_KERNEL;
         long dur = end - start;
         deviceUnions[device].add(start, end);
@@ -152,6 +160,11 @@ final class TimelineSweep {
         }
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
         hta(start, end, htaType, launch);
+        if (launch >= 0) {
+            traceLens(start, end, kind, kernel && traceLensComm);
+        } else {
+            traceLensUnlinked++;
+        }
         if (kernel && launch < 0) {
             kernelsWithoutLaunch++;
         }
@@ -235,6 +248,24 @@ final class TimelineSweep {
         if (htaType == HtaKernelType.COMPUTATION || htaType == HtaKernelType.COMMUNICATION) {
             htaCommOrComp.add(s, e);
         }
+    }
+
+    private void traceLens(long start, long end, int kind, boolean comm) {
+        traceLensAll.add(start, end);
+        if (kind == KinetoAccumulator.KIND_MEMCPY) {
+            traceLensMemcpy.add(start, end);
+            return;
+        }
+        (comm ? traceLensComm : traceLensComp).add(start, end);
+        traceLensCompOrComm.add(start, end);
+    }
+
+    GpuTimelineBreakdown gpuTimeline() {
+        long busy = traceLensAll.total();
+        long total = traceLensAll.span();
+        return new GpuTimelineBreakdown(traceLensComp.total(), traceLensComm.total(), traceLensMemcpy.total(),
+                traceLensCompOrComm.total() - traceLensComp.total(), busy - traceLensCompOrComm.total(), busy, total,
+                total - busy, traceLensUnlinked);
     }
 
     /** The step whose window contains {@code t}: the last window starting at or before t, if it ends after t. */

@@ -21,10 +21,13 @@ import java.util.OptionalLong;
  * @param steps              engine steps in start order ({@link StepStats})
  * @param launches           launch overhead and CUDA-graph coverage ({@link LaunchStats})
  * @param operators          CPU ops by name and input shapes, most GPU time first ({@link OperatorStats})
+ * @param gpuTimeline        TraceLens' GPU timeline: computation, exposed communication and memcpy, busy, idle
+ *                           ({@link GpuTimelineBreakdown})
  */
 public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                            TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
-                           List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators) {
+                           List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
+                           GpuTimelineBreakdown gpuTimeline) {
 
     /** How many idle gaps are kept. */
     public static final int MAX_IDLE_GAPS = 20;
@@ -39,12 +42,14 @@ public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs,
         steps = List.copyOf(steps);
         Objects.requireNonNull(launches, "launches");
         operators = List.copyOf(operators);
+        Objects.requireNonNull(gpuTimeline, "gpuTimeline");
     }
 
     /** Details of a trace that has no events (used by summaries built by hand and by non-Kineto readers). */
     public static TraceDetails none() {
         return new TraceDetails(OptionalInt.empty(), OptionalLong.empty(), List.of(), TemporalBreakdown.empty(false),
-                TemporalBreakdown.empty(true), List.of(), List.of(), LaunchStats.empty(), List.of());
+                TemporalBreakdown.empty(true), List.of(), List.of(), LaunchStats.empty(), List.of(),
+                GpuTimelineBreakdown.empty());
     }
 
     /** The category's stats, or a zero row when the trace has no event of it. */
