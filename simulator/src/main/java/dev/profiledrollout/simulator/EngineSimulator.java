@@ -55,9 +55,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Not simulated</h2>
  * The {@code MEM} activity's memory-history pickle and the {@code CUDA_PROFILER} range write no file; {@code RPD}
- * writes a Kineto-layout file under the RPD name; one engine is one DP replica ({@link SimulatorConfig#dpSize()} only names it), {@code PP}/{@code EP} sizes are 1; no prefix cache, no
- * chunked prefill, no auth unless {@link SimulatorFaults.Builder#apiKey(String)} asks for it, no {@code /metrics},
- * no chat endpoint. Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at
+ * writes one Kineto-layout file of TP rank 0's events per DP replica under SGLang's RPD name; one engine is one DP
+ * replica ({@link SimulatorConfig#dpSize()} only names it) unless {@link SimulatorConfig#dpController()} makes it
+ * the whole DP group, with one scheduler for every replica; {@code PP}/{@code EP} sizes are 1; no prefix cache, no
+ * chunked prefill, no auth unless {@link SimulatorConfig#apiKey()} is set, no {@code /metrics}, no chat endpoint. Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at
  * {@link #close()} is
  * dropped unwritten.
  *

@@ -156,6 +156,20 @@ class VllmModeTest {
         }
     }
 
+    @Test
+    void should_accept_a_proton_profiler_and_write_no_kineto_files() throws Exception {
+        try (EngineSimulator sim = start(1, "{\"profiler\":\"proton\",\"proton_profiler_dir\":\""
+                + dir.resolve("proton") + "\",\"proton_data\":\"trace\"}")) {
+            SimClient c = new SimClient(sim);
+            assertThat(c.post("/start_profile", "").statusCode()).isEqualTo(200);
+            c.complete(2);
+            assertThat(c.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(files()).isEmpty();
+        }
+        assertThatThrownBy(() -> VllmProfilerConfig.parse("{\"profiler\":\"proton\",\"torch_profiler_dir\":\"/x\"}"))
+                .hasMessageContaining("torch_profiler_dir is only applicable");
+    }
+
     @ParameterizedTest
     @EnumSource(VllmNamingEra.class)
     void should_name_worker_files_as_the_era_did(VllmNamingEra era) throws Exception {
