@@ -295,6 +295,16 @@ class ProfilerTest {
             // each replica's TP rank 0 converts its own RPD capture
             assertThat(SimClient.names(SimClient.traceFiles(rpd))).hasSize(2)
                     .allMatch(n -> n.matches("rpd-\\d+\\.\\d{7}-TP-0\\.trace\\.json\\.gz"));
+
+            Path merged = dir.resolve("dp-merged");
+            client.post("/start_profile", "{\"output_dir\":\"" + merged + "\",\"profile_id\":\"q\","
+                    + "\"merge_profiles\":true}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            // SGLang's merger globs {profile_id}*.trace.json.gz and labels pids with every rank part
+            JsonNode trace = SimClient.readTrace(merged.resolve("merged-q.trace.json.gz"));
+            assertThat(trace.get("traceEvents")).extracting(e -> e.get("pid").asText().replaceAll("] .*", "]"))
+                    .containsOnly("[TP00-DP00]", "[TP00-DP01]", "[TP01-DP00]", "[TP01-DP01]");
         }
     }
 

@@ -277,7 +277,7 @@ public final class Profiler implements StepHook {
         }
         LOG.log(System.Logger.Level.DEBUG, "profiler wrote " + written);
         if (req.mergeProfiles() && !rpd) {
-            TraceMerger.merge(dir, capture.profileId, config.tpSize());
+            TraceMerger.merge(dir, capture.profileId);
         }
         traceFaults.apply(written);
     }
