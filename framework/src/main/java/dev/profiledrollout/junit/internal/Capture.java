@@ -139,25 +139,9 @@ final class Capture implements AutoCloseable {
         return multi() ? traces.forWorker(worker) : traces;
     }
 
+    /** The {@code /start_profile} body for one engine: its output directory and the test's non-default fields. */
     ProfileRequest profileRequest(int worker) {
-        ProfileRequest.Builder request = ProfileRequest.builder()
-                .outputDir(location(worker).serverPath())
-                .activities(spec.activityNames())
-                .withStack(spec.withStack())
-                .recordShapes(spec.recordShapes());
-        if (spec.numSteps() != null) {
-            request.numSteps(spec.numSteps());
-        }
-        if (spec.startStep() != null) {
-            request.startStep(spec.startStep());
-        }
-        if (spec.profileByStage()) {
-            request.profileByStage(true);
-        }
-        if (!spec.profilePrefix().isEmpty()) {
-            request.profilePrefix(spec.profilePrefix());
-        }
-        return request.build();
+        return spec.profileRequest(location(worker).serverPath());
     }
 
     RolloutResult complete() {
@@ -215,6 +199,16 @@ final class Capture implements AutoCloseable {
                 traceSet = AllureSteps.step("analysis: " + rankFiles.size() + " trace file(s)",
                         () -> TraceSet.read(rankFiles));
             }
+        } catch (MissingRankFilesException e) {
+            TraceSet partial = null;
+            try {
+                partial = rankFiles.isEmpty() ? null : TraceSet.read(rankFiles);
+            } catch (IOException | RuntimeException unreadable) {
+                e.addSuppressed(unreadable);
+            }
+            report.withFanOut(outcomes(), frontend.stream().map(p -> p.getFileName().toString()).toList(), phase)
+                    .writeSummary(latency, partial, e.getMessage());
+            throw e;
         } catch (IOException e) {
             report.writeSummary(latency, null, "trace files could not be read: " + e.getMessage());
             throw new ProfiledRolloutException("Could not read the trace files in " + traces.localPath() + ": "
@@ -230,31 +224,63 @@ final class Capture implements AutoCloseable {
                 outcomes(), frontend, java.util.Map.of());
     }
 
+    /**
+     * Waits for every profiled engine's files and collects them into {@code traces/}. Files that arrived are collected
+     * even when others never come; the first such shortfall is thrown after all engines were collected.
+     *
+     * @throws MissingRankFilesException when some engine's files stopped coming before all were there
+     */
     private void collectTraces(List<Path> rankFiles, List<Path> frontend) {
         List<WorkerOutcome> outcomes = fanOut.outcomes();
         if (spec.backend() == Backend.VLLM) {
             long profiled = outcomes.stream().filter(o -> o.state() == WorkerOutcome.State.PROFILED).count();
             boolean known = settings.engineRanks().isPresent() || engine.embedded();
             int expected = known ? (int) (engine.serverInfo().tpSize() * profiled) : 1;
-            TraceLocation.Collected c = traces.collect(await(traces, expected, known ? FILE_STABLE_FOR
-                    : COUNT_SETTLED_FOR), before);
-            rankFiles.addAll(c.rankFiles());
-            frontend.addAll(c.frontendFiles());
+            TraceFileWatcher watcher = watcher(traces, expected, known ? FILE_STABLE_FOR : COUNT_SETTLED_FOR);
+            if (known) {
+                watcher.failMissingAfter(settings.traceMissingGrace(), ExpectedRanks.count(expected), "");
+            }
+            addCollected(traces.collect(await(traces, watcher), before), rankFiles, frontend);
             return;
         }
-        int expected = engine.serverInfo().expectedRankFiles() * (spec.profileByStage() ? 2 : 1);
+        ExpectedRanks expected = ExpectedRanks.sglang(engine.serverInfo(), spec);
+        MissingRankFilesException missing = null;
         for (int i = 0; i < workers.size(); i++) {
             if (outcomes.get(i).state() != WorkerOutcome.State.PROFILED) {
                 continue;
             }
             TraceLocation location = location(i);
-            TraceLocation.Collected c = location.collect(await(location, expected, FILE_STABLE_FOR), Set.of());
-            rankFiles.addAll(c.rankFiles());
-            frontend.addAll(c.frontendFiles());
+            TraceFileWatcher watcher = watcher(location, expected.count(), FILE_STABLE_FOR)
+                    .failMissingAfter(settings.traceMissingGrace(), expected, spec.numSteps() == null ? ""
+                            : "With num_steps a rank writes its file at the start of its next batch, so a DP rank that"
+                                    + " gets no request after its last recorded step writes nothing; keep the load"
+                                    + " running past the capture (@RolloutLoad(requests)).");
+            List<Path> files;
+            try {
+                files = await(location, watcher);
+            } catch (MissingRankFilesException e) {
+                missing = missing == null ? e : missing;
+                files = e.arrived();
+            }
+            addCollected(location.collect(files, Set.of()), rankFiles, frontend);
+        }
+        if (missing != null) {
+            throw missing;
         }
     }
 
-    private List<Path> await(TraceLocation location, int expected, Duration stableFor) {
+    /** SGLang's {@code merged-*} file stays in {@code traces/} but is not analysed: it repeats the rank files. */
+    private static void addCollected(TraceLocation.Collected c, List<Path> rankFiles, List<Path> frontend) {
+        c.rankFiles().stream().filter(p -> !p.getFileName().toString().startsWith("merged-")).forEach(rankFiles::add);
+        frontend.addAll(c.frontendFiles());
+    }
+
+    private TraceFileWatcher watcher(TraceLocation location, int expected, Duration stableFor) {
+        return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before,
+                spec.backend() == Backend.VLLM);
+    }
+
+    private List<Path> await(TraceLocation location, TraceFileWatcher watcher) {
         String hint = spec.numSteps() != null
                 ? "The capture asked for num_steps=" + spec.numSteps() + (spec.startStep() != null
                         ? " from start_step=" + spec.startStep() : "") + "; the engine writes nothing until that many "
@@ -264,8 +290,7 @@ final class Capture implements AutoCloseable {
                         + "and that " + location.serverPath() + " is where this machine reads it ("
                         + Settings.TRACE_DIR + " / " + Settings.TRACE_DIR_SERVER + ").";
         try {
-            return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before,
-                    spec.backend() == Backend.VLLM).await(hint);
+            return watcher.await(hint);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ProfiledRolloutException("Interrupted while waiting for trace files in " + location.localPath(),

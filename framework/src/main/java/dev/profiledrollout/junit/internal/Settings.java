@@ -28,6 +28,7 @@ public final class Settings {
     public static final String TRACE_DIR_SERVER = "profiledrollout.trace.dir.server";
     public static final String OUTPUT_DIR = "profiledrollout.output.dir";
     public static final String TRACE_TIMEOUT = "profiledrollout.trace.timeout";
+    public static final String TRACE_MISSING_GRACE = "profiledrollout.trace.missing.grace";
     public static final String LOAD_TIMEOUT = "profiledrollout.load.timeout";
     public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
     public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
@@ -169,6 +170,7 @@ public final class Settings {
         engineRanks();
         vllmMaxIterations();
         traceTimeout();
+        traceMissingGrace();
         loadTimeout();
         healthTimeout();
         get(STOP_TIMEOUT).ifPresent(v -> stopTimeout());
@@ -251,6 +253,16 @@ public final class Settings {
 
     public Duration traceTimeout() {
         return duration(TRACE_TIMEOUT, Duration.ofMinutes(5));
+    }
+
+    /**
+     * {@code profiledrollout.trace.missing.grace}: once some rank files of a capture are complete, how long the
+     * directory may stay unchanged before the ranks still missing are reported as never coming (instead of waiting out
+     * {@link #traceTimeout()}). SGLang reports only DP rank 0's result for a profile call, so this is how a profiler
+     * failure on another DP rank shows. Default 60 s.
+     */
+    public Duration traceMissingGrace() {
+        return duration(TRACE_MISSING_GRACE, Duration.ofSeconds(60));
     }
 
     public Duration loadTimeout() {
