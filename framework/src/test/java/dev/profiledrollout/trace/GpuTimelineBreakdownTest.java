@@ -56,7 +56,7 @@ class GpuTimelineBreakdownTest {
     @Test
     void the_shared_sglang_decode_trace_gives_tracelens_reference_rows_up_to_its_float64_rounding() throws IOException {
         TraceSummary s = KinetoTraceReader.read(
-                SharedTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+                TestTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
         GpuTimelineBreakdown t = s.details().gpuTimeline();
 
         // exact ns, recomputed independently from the decimal text (Python, Decimal µs × 1000, same classes and
