@@ -3,6 +3,7 @@ package dev.profiledrollout.simulator;
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.simulator.internal.EpochClock;
 import dev.profiledrollout.simulator.internal.HttpApi;
+import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.Profiler;
 import dev.profiledrollout.simulator.internal.Scheduler;
 import dev.profiledrollout.simulator.internal.SimRequest;
@@ -136,12 +137,12 @@ public final class EngineSimulator implements AutoCloseable {
         Runnable markClosing;
         if (vllm) {
             VllmHttpApi api = new VllmHttpApi(config, scheduler, vllmProfiler);
-            server.createContext("/", api);
+            HttpContexts.serve(server, api);
             markReady = api::markReady;
             markClosing = api::markClosing;
         } else {
             HttpApi api = new HttpApi(config, scheduler, sglangProfiler, () -> server.getAddress().getPort());
-            server.createContext("/", api);
+            HttpContexts.serve(server, api);
             markReady = api::markReady;
             markClosing = api::markClosing;
         }

@@ -1,6 +1,7 @@
 package dev.profiledrollout.simulator;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.RouterApi;
 import dev.profiledrollout.simulator.internal.RouterApi.Worker;
 
@@ -280,7 +281,7 @@ public final class RouterSimulator implements AutoCloseable {
                     throw new IOException("router could not bind " + host + ":" + port + ": " + e, e);
                 }
                 RouterApi api = new RouterApi(shape, list);
-                server.createContext("/", api);
+                HttpContexts.serve(server, api);
                 server.setExecutor(executor);
                 server.start();
                 return new RouterSimulator(server, executor, api, started, host);
