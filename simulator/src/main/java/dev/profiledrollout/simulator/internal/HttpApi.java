@@ -212,7 +212,9 @@ public final class HttpApi extends EngineApi {
             refusal = "trace export failed: " + e;
         }
         if (refusal != null) {
-            LOG.log(System.Logger.Level.WARNING, "stop_profile refused: " + refusal);
+            // "not in progress" is the answer to a stop after SGLang's own num_steps auto-stop: expected, not a fault.
+            LOG.log(refusal.contains("not in progress") ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+                    "stop_profile refused: " + refusal);
             Http.text(ex, 500, "Internal Server Error");
         } else {
             Http.text(ex, 200, "Stop profiling. This will take some time.\n");
