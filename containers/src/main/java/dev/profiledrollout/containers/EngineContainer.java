@@ -18,12 +18,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.apiguardian.api.API;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -41,10 +41,11 @@ import org.testcontainers.utility.DockerImageName;
  * {@code /dev/shm} (ignored by Docker with the host namespace).
  *
  * <h2>Model cache</h2>
- * {@link #withModelCache(Path)} mounts a host Hugging Face cache read-write, as both projects' Docker examples do: the
- * hub client writes into the cache (lock files, refs, downloads of files it lacks) even for a model that is already
- * there. Mount it {@link #withModelCache(Path, boolean) read-only} when the cache is complete and shared; the engines
- * run as root in the official images, so what they write is owned by root.
+ * {@link #withModelCache(Path)} mounts a host Hugging Face cache read-write, as both projects' Docker examples above
+ * do: the hub client keeps lock files ({@code .locks/}) and revision refs in the cache and downloads whatever files of
+ * a model are missing into it (Hugging Face Hub documentation, "Hub Local Cache"). Mount it
+ * {@link #withModelCache(Path, boolean) read-only} when the cache is complete and shared; the engines run as root in
+ * the official images, so what they write is owned by root.
  *
  * <p>Nothing secret is logged: {@code HF_TOKEN} goes into the container's environment only, and {@link #toString()}
  * shows the image and the model.
