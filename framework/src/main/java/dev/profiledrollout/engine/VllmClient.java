@@ -170,9 +170,11 @@ public final class VllmClient implements EngineClient {
 
     private static String fix(int code) {
         return switch (code) {
+            // --profiler-config: vllm-project/vllm PR #29912, first in 0.13.0; the environment variable was read until
+            // 0.15 and removed in 0.16 (PR #33536).
             case 404 -> "the server was started without --profiler-config, so vLLM did not mount the profile routes."
-                    + " Restart it with " + PROFILER_CONFIG_FLAG + " (vLLM ≥ 0.13; 0.11–0.12: set"
-                    + " VLLM_TORCH_PROFILER_DIR=/abs/dir).";
+                    + " Restart it with " + PROFILER_CONFIG_FLAG + " (vLLM 0.13 and later), or with"
+                    + " VLLM_TORCH_PROFILER_DIR=/abs/dir in its environment (vLLM before 0.13, which has no such flag).";
             case 405 -> "method not allowed; vLLM's profile routes take POST only.";
             case 500 -> "the engine raised an error (e.g. profiling not enabled in this process); see the server log.";
             default -> "unexpected status; see the server log.";
