@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How an engine container runs under Nsight Systems (PROTOCOLS.md §4), with the {@code .nsys-rep} reports written
- * into the mounted profiler directory.
+ * How an engine container runs under Nsight Systems ({@code docs/PROTOCOLS.md} §4), with the {@code .nsys-rep} reports
+ * written into the mounted profiler directory.
  *
  * <ul>
  *   <li>{@link #interactive(String)}: {@code nsys profile --start-later=true --session-new=NAME …}; collection

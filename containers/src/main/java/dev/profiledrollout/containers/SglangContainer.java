@@ -12,7 +12,8 @@ import org.testcontainers.utility.DockerImageName;
  * {@value #PORT}. The launch command is SGLang's own:
  * {@code python3 -m sglang.launch_server --model-path M --host 0.0.0.0 --port 30000 --tp-size T [--dp-size D] …};
  * with {@link #withProfilerDirectory(java.nio.file.Path)} the environment gets
- * {@code SGLANG_TORCH_PROFILER_DIR=/profiles} (PROTOCOLS.md §1.1: the profiler's default {@code output_dir}).
+ * {@code SGLANG_TORCH_PROFILER_DIR=/profiles} ({@code docs/PROTOCOLS.md} §1.1: the profiler's default
+ * {@code output_dir}).
  *
  * <pre>{@code
  * @RolloutEngine

@@ -13,8 +13,8 @@ import org.testcontainers.utility.DockerImageName;
  * {@code vllm serve M --host 0.0.0.0 --port 8000 --tensor-parallel-size T [--data-parallel-size D] …}; with
  * {@link #withProfilerDirectory(java.nio.file.Path)} it adds
  * {@code --profiler-config {"profiler":"torch","torch_profiler_dir":"/profiles"}} — without a profiler config vLLM
- * does not even register {@code /start_profile} (PROTOCOLS.md §2.1). {@code VLLM_RPC_TIMEOUT} is raised to 30 minutes
- * as vLLM's profiling docs advised for versions whose stop went through that RPC timeout (§2.3).
+ * does not even register {@code /start_profile} ({@code docs/PROTOCOLS.md} §2.1). {@code VLLM_RPC_TIMEOUT} is raised to
+ * 30 minutes as vLLM's profiling docs advised for versions whose stop went through that RPC timeout (§2.3).
  */
 public class VllmContainer extends EngineContainer<VllmContainer> {
 
@@ -41,9 +41,9 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
     }
 
     /**
-     * Replaces the generated {@code --profiler-config} JSON (PROTOCOLS.md §2.2), e.g. to set {@code max_iterations}
-     * or the {@code cuda} profiler. Its {@code torch_profiler_dir} should be {@value #CONTAINER_PROFILER_DIR} for the
-     * traces to reach the mounted directory.
+     * Replaces the generated {@code --profiler-config} JSON ({@code docs/PROTOCOLS.md} §2.2), e.g. to set
+     * {@code max_iterations} or the {@code cuda} profiler. Its {@code torch_profiler_dir} should be
+     * {@value #CONTAINER_PROFILER_DIR} for the traces to reach the mounted directory.
      */
     public VllmContainer withProfilerConfig(String json) {
         this.profilerConfig = json;
