@@ -1,7 +1,7 @@
 package dev.profiledrollout;
 
 /**
- * What the engine's profiler records, as SGLang's {@code activities} field names it (PROTOCOLS.md §1.3).
+ * What the engine's profiler records, as SGLang's {@code activities} field names it ({@code docs/PROTOCOLS.md} §1.3).
  *
  * <p>The enum constant's {@link #name()} is the exact wire value sent to {@code /start_profile}.
  */

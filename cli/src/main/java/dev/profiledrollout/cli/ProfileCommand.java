@@ -24,8 +24,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code profile --router-url URL --action start|stop}: what slime's {@code tools/profile_rollout.py} does
- * (PROTOCOLS.md §5), but concurrent and for both backends: list the router's workers, send {@code /start_profile}
- * (or {@code /stop_profile}) to every healthy one at once, print one outcome line per worker.
+ * ({@code docs/PROTOCOLS.md} §5), but concurrent and for both backends: list the router's workers, send
+ * {@code /start_profile} (or {@code /stop_profile}) to every healthy one at once, print one outcome line per worker.
  *
  * <p>SGLang start body, with slime's defaults: {@code {"output_dir":<tmp>/sglang_profile,"num_steps":3,
  * "activities":["GPU"],"profile_by_stage":false,"with_stack":false,"record_shapes":false}}; {@code --num-steps 0}

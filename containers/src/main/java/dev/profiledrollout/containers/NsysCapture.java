@@ -5,8 +5,8 @@ import java.util.List;
 import org.apiguardian.api.API;
 
 /**
- * How an engine container runs under Nsight Systems (PROTOCOLS.md §4), with the {@code .nsys-rep} reports written
- * into the mounted profiler directory.
+ * How an engine container runs under Nsight Systems ({@code docs/PROTOCOLS.md} §4), with the {@code .nsys-rep} reports
+ * written into the mounted profiler directory.
  *
  * <ul>
  *   <li>{@link #interactive(String)}: {@code nsys profile --start-later=true --session-new=NAME …}; collection

@@ -11,8 +11,8 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 
 /**
- * Starts and stops the profiler on several engines at once: the workers of a router (PROTOCOLS.md §3 "Client
- * recipe") or the URLs of an attach list, recording per worker what happened.
+ * Starts and stops the profiler on several engines at once: the workers of a router ({@code docs/PROTOCOLS.md} §3
+ * "Client recipe") or the URLs of an attach list, recording per worker what happened.
  *
  * <h2>Failure policy: continue and report</h2>
  * Unhealthy workers are skipped. Every healthy worker is started concurrently; a worker whose start fails is

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The body of SGLang's {@code POST /start_profile} ({@code ProfileReq}, PROTOCOLS.md §1.1). Immutable.
+ * The body of SGLang's {@code POST /start_profile} ({@code ProfileReq}, {@code docs/PROTOCOLS.md} §1.1). Immutable.
  *
  * <p>Every field is nullable: a null field is omitted from {@link #toJson()}, so the server default applies
  * (for example {@code with_stack} and {@code record_shapes} default to true on the server, {@code activities}

@@ -19,7 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Blocking client for an SGLang server's health, discovery and profiler endpoints (PROTOCOLS.md §1).
+ * Blocking client for an SGLang server's health, discovery and profiler endpoints ({@code docs/PROTOCOLS.md} §1).
  *
  * <h2>Timeouts</h2>
  * Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s). {@link #stopProfile()} uses
@@ -236,7 +236,7 @@ public final class SglangClient implements EngineClient {
                     + " raised an error; the reason is only in the server log.";
             case 401, 403 -> "unauthorised. Set profiledrollout.api.key to the server's (admin) API key"
                     + " (--api-key / --admin-api-key).";
-            case 400 -> "a field has a bad type or value; check the ProfileRequest against PROTOCOLS.md §1.1.";
+            case 400 -> "a field has a bad type or value; check the ProfileRequest against docs/PROTOCOLS.md §1.1.";
             default -> "unexpected status; see the server log.";
         };
     }

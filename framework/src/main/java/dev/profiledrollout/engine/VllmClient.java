@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Blocking client for a vLLM server's health, discovery and profiler endpoints (PROTOCOLS.md §2).
+ * Blocking client for a vLLM server's health, discovery and profiler endpoints ({@code docs/PROTOCOLS.md} §2).
  *
  * <h2>Profiler</h2>
  * {@code POST /start_profile} and {@code /stop_profile} are sent with an <em>empty</em> body: vLLM takes no per-call
@@ -38,7 +38,10 @@ import java.util.Optional;
  */
 public final class VllmClient implements EngineClient {
 
-    /** The flag a vLLM ≥ 0.13 server needs for the profile routes, with the torch profiler (PROTOCOLS.md §2.2). */
+    /**
+     * The flag a vLLM ≥ 0.13 server needs for the profile routes, with the torch profiler
+     * ({@code docs/PROTOCOLS.md} §2.2).
+     */
     public static final String PROFILER_CONFIG_FLAG =
             "--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'";
 
@@ -132,8 +135,8 @@ public final class VllmClient implements EngineClient {
 
     /**
      * {@code POST /stop_profile} with an empty body, waiting up to {@link Builder#stopProfileTimeout(Duration)}.
-     * vLLM ignores a stop while idle and still answers {@code 200} (PROTOCOLS.md §2.1), so the outcome is always
-     * {@link StopOutcome#STOPPED}.
+     * vLLM ignores a stop while idle and still answers {@code 200} ({@code docs/PROTOCOLS.md} §2.1), so the outcome is
+     * always {@link StopOutcome#STOPPED}.
      *
      * @throws EngineException on 404 (no {@code --profiler-config}), any other non-200 answer, or the stop timeout
      */

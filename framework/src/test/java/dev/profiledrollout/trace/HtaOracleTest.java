@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * The HTA-compatible temporal breakdown and comm/compute overlap against the values HTA @ f4d0062 computes with
- * default settings on the real traces (TRACES.md §3.3, "Oracle values").
+ * default settings on the real traces ({@code docs/TRACES.md} §3.3, "Reference values").
  */
 class HtaOracleTest {
 

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.GZIPOutputStream;
 
-/** The parser hazards of TRACES.md §1.6 on small crafted inputs. */
+/** The parser hazards of {@code docs/TRACES.md} §1.6 on small crafted inputs. */
 class KinetoTraceReaderToleranceTest {
 
     @TempDir

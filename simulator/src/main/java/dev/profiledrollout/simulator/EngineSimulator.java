@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  *
  * <h2>Endpoints</h2>
- * As PROTOCOLS.md §1 describes SGLang's ({@code python/sglang/srt/entrypoints/http_server.py}):
+ * As {@code docs/PROTOCOLS.md} §1 describes SGLang's ({@code python/sglang/srt/entrypoints/http_server.py}):
  * {@code GET /health}, {@code /health_generate} (one generated token, so one scheduler step; 200 with an empty body,
  * 503 while starting or closing; unlike SGLang it does not wait for its 1 s poll); {@code GET /server_info},
  * {@code /get_server_info} (flat server args plus {@code "engine":"simulator"}); {@code GET /v1/models};
@@ -41,13 +41,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code /stop_profile} (GET or POST) with SGLang's step semantics, status codes and file names (§1.1–1.4).
  *
  * <h2>vLLM mode</h2>
- * With {@code backend("vllm")} the server speaks vLLM's API instead (PROTOCOLS.md §2): {@code GET /health} (200,
- * empty; runs no step), {@code /version}, {@code /v1/models} ({@code owned_by "vllm"}), {@code POST /v1/completions}
- * with vLLM's SSE and usage rules, {@code /tokenize}, {@code /detokenize}, and {@code POST /start_profile} /
- * {@code /stop_profile} (200, empty body, idempotent; 405 on GET; 404 {@code {"detail":"Not Found"}} without
- * {@link SimulatorConfig#vllmProfilerConfig()}). Iteration limits, file names and the frontend trace follow
- * {@code vllm/profiler/wrapper.py} (§2.2–2.4); see {@link VllmProfilerConfig} and {@link VllmNamingEra}. No
- * {@code /server_info}, {@code /metrics} or chat endpoint.
+ * With {@code backend("vllm")} the server speaks vLLM's API instead ({@code docs/PROTOCOLS.md} §2): {@code GET /health}
+ * (200, empty; runs no step), {@code /version}, {@code /v1/models} ({@code owned_by "vllm"}),
+ * {@code POST /v1/completions} with vLLM's SSE and usage rules, {@code /tokenize}, {@code /detokenize}, and
+ * {@code POST /start_profile} / {@code /stop_profile} (200, empty body, idempotent; 405 on GET; 404
+ * {@code {"detail":"Not Found"}} without {@link SimulatorConfig#vllmProfilerConfig()}). Iteration limits, file names
+ * and the frontend trace follow {@code vllm/profiler/wrapper.py} (§2.2–2.4); see {@link VllmProfilerConfig} and
+ * {@link VllmNamingEra}. No {@code /server_info}, {@code /metrics} or chat endpoint.
  *
  * <h2>Step counting</h2>
  * {@link #forwardCount()} is SGLang's {@code forward_ct}: it counts every batch since start, including the warm-up

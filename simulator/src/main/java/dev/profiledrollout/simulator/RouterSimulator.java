@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A simulated request router (sgl-model-gateway or vllm-router, PROTOCOLS.md §3) in front of N workers: either
- * {@link EngineSimulator}s it starts itself from a worker configuration, or engines given by URL.
+ * A simulated request router (sgl-model-gateway or vllm-router, {@code docs/PROTOCOLS.md} §3) in front of N workers:
+ * either {@link EngineSimulator}s it starts itself from a worker configuration, or engines given by URL.
  *
  * <pre>{@code
  * try (RouterSimulator router = RouterSimulator.builder()

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * vLLM's {@code --profiler-config} JSON, the fields the simulator honours ({@code vllm/config/profiler.py@04b02293},
- * PROTOCOLS.md §2.2). Parsed with {@link #parse(String)}; immutable.
+ * {@code docs/PROTOCOLS.md} §2.2). Parsed with {@link #parse(String)}; immutable.
  *
  * <pre>{@code
  * VllmProfilerConfig c = VllmProfilerConfig.parse("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/tmp/t\","

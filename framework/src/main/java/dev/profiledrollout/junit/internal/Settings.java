@@ -269,7 +269,10 @@ public final class Settings {
         return duration(HEALTH_TIMEOUT, Duration.ofMinutes(2));
     }
 
-    /** SGLang default 10 min; vLLM default 30 min (its stop exports every worker's trace first, PROTOCOLS.md §2.3). */
+    /**
+     * SGLang default 10 min; vLLM default 30 min (its stop exports every worker's trace first,
+     * {@code docs/PROTOCOLS.md} §2.3).
+     */
     public Duration stopTimeout(boolean vllm) {
         return duration(STOP_TIMEOUT, vllm ? Duration.ofMinutes(30) : Duration.ofMinutes(10));
     }

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
- * Routes SGLang's HTTP API (PROTOCOLS.md §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match exactly;
- * anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
+ * Routes SGLang's HTTP API ({@code docs/PROTOCOLS.md} §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match
+ * exactly; anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
  */
 public final class HttpApi extends EngineApi {
 

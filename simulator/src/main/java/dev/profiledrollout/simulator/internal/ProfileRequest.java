@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * A parsed {@code /start_profile} body, validated the way SGLang's pydantic {@code ProfileReq} does
- * (PROTOCOLS.md §1.1): absent body = defaults, unknown keys ignored, numeric strings coerced to int, {@code null}
- * means "not given", any other type mismatch is a {@link BadRequest}.
+ * ({@code docs/PROTOCOLS.md} §1.1): absent body = defaults, unknown keys ignored, numeric strings coerced to int,
+ * {@code null} means "not given", any other type mismatch is a {@link BadRequest}.
  *
  * @param activities upper-case, unknown values dropped; default {@code [CPU, GPU]}
  */
@@ -21,7 +21,7 @@ public record ProfileRequest(String outputDir, Long startStep, Long numSteps, Se
                              boolean profileByStage, boolean withStack, boolean recordShapes, String profileId,
                              boolean mergeProfiles, String profilePrefix) {
 
-    /** Activities SGLang recognises; others are silently dropped (PROTOCOLS.md §1.3). */
+    /** Activities SGLang recognises; others are silently dropped ({@code docs/PROTOCOLS.md} §1.3). */
     public static final Set<String> KNOWN_ACTIVITIES = Set.of("CPU", "GPU", "XPU", "MEM", "CUDA_PROFILER", "RPD");
 
     /** A body field of the wrong type; answered with 400. */

@@ -12,8 +12,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, PROTOCOLS.md §1.1–1.4):
- * which batches a capture records, when it starts and stops, and exporting it to one file per TP rank.
+ * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, {@code docs/PROTOCOLS.md}
+ * §1.1–1.4): which batches a capture records, when it starts and stops, and exporting it to one file per TP rank.
  *
  * <p>The scheduler calls {@link #beforeBatch} before, and {@link #afterBatch} after, every step; HTTP threads call
  * {@link #start} and {@link #stop}. A stop waits until the batch in flight is finished (SGLang handles it between

@@ -23,8 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The HTTP face of {@code RouterSimulator} (PROTOCOLS.md §3): the worker registry, {@code GET /workers} in either
- * router's shape, and the proxy. Proxying uses {@link HttpURLConnection} with {@code Connection: close}, so no
+ * The HTTP face of {@code RouterSimulator} ({@code docs/PROTOCOLS.md} §3): the worker registry, {@code GET /workers} in
+ * either router's shape, and the proxy. Proxying uses {@link HttpURLConnection} with {@code Connection: close}, so no
  * client thread outlives the request, and copies the response body as it arrives (SSE passes through).
  */
 public final class RouterApi implements HttpHandler {

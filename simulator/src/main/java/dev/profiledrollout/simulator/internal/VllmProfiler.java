@@ -15,8 +15,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * vLLM's profiler wrapper ({@code vllm/profiler/wrapper.py@cda1b348}, PROTOCOLS.md §2.2–2.4) for every simulated
- * worker of one server: start/stop are idempotent, one iteration is one engine step, the capture begins once
+ * vLLM's profiler wrapper ({@code vllm/profiler/wrapper.py@cda1b348}, {@code docs/PROTOCOLS.md} §2.2–2.4) for every
+ * simulated worker of one server: start/stop are idempotent, one iteration is one engine step, the capture begins once
  * {@code delay_iterations} steps have passed and, with {@code max_iterations > 0}, is written on the scheduler thread
  * as soon as more steps would be profiled. In torch mode {@link #stop()} returns only after every worker file, the
  * frontend file and the {@code profiler_out_{rank}.txt} files exist; in cuda mode nothing is written.
