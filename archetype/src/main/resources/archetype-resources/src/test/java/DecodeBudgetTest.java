@@ -1,0 +1,37 @@
+package ${package};
+
+import static dev.profiledrollout.Activity.CPU;
+import static dev.profiledrollout.Activity.GPU;
+import static dev.profiledrollout.Backend.SGLANG;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
+
+import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutResult;
+import dev.profiledrollout.RolloutSession;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A decode budget: 10 scheduler steps profiled while 16 concurrent requests decode, with a latency budget from the
+ * client's view (TTFT) and a kernel budget from the engine's trace (GEMM share of GPU kernel time).
+ *
+ * <p>Runs against the embedded engine simulator by default, no GPU needed. To run it against a real SGLang server,
+ * unchanged: {@code mvn verify -Dprofiledrollout.engine=attach -Dprofiledrollout.engine.url=http://gpu-node:30000}
+ * (the budgets then need to fit your GPU and model).
+ */
+@ProfiledRollout(backend = SGLANG, numSteps = 10, activities = {GPU, CPU})
+@RolloutLoad(concurrency = 16, requests = 64, inputTokens = 512, outputTokens = 64)
+class DecodeBudgetTest {
+
+    @Test
+    void decodeStaysWithinBudget(RolloutSession session) {
+        RolloutResult result = session.awaitResult(); // load finished, profiler stopped, traces read
+
+        assertThat(result.latency()).hasNoFailedRequests();
+        assertThat(result.latency()).ttft().percentile(99).isLessThan(Duration.ofMillis(500));
+
+        assertThat(result.trace()).kernels(matching(".*(gemm|nvjet).*")).isNotEmpty().share().isLessThan(0.92);
+    }
+}
