@@ -1,6 +1,9 @@
-// Checks the generated project's build (run by archetype:integration-test, with projectDir bound to it). A Maven
-// build that runs no test at all also ends in BUILD SUCCESS, so count what Surefire ran.
+// Checks the generated project's build after archetype:integration-test ran goal.txt on it. A Maven build that runs
+// no test at all also ends in BUILD SUCCESS, so count what Surefire ran. The generated project's directory comes in
+// the `context` map (apache/maven-archetype IntegrationTestMojo, apache/maven-script-interpreter ScriptRunner).
 import javax.xml.parsers.DocumentBuilderFactory
+
+File projectDir = context.projectDir
 
 File reports = new File(projectDir, 'target/surefire-reports')
 List<File> suites = (reports.listFiles() ?: []).findAll { it.name ==~ /TEST-.*\.xml/ }
