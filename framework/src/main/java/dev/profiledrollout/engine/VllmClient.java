@@ -47,12 +47,16 @@ public final class VllmClient implements EngineClient {
     private final URI baseUri;
     private final OkHttpClient http;
     private final Duration stopProfileTimeout;
+    private final Duration readTimeout;
     private final Duration healthPollInterval;
+    private final Duration unreachableTimeout;
 
     private VllmClient(Builder b) {
         this.baseUri = b.baseUri;
         this.stopProfileTimeout = b.stopProfileTimeout;
+        this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
+        this.unreachableTimeout = b.unreachableTimeout;
         this.http = EngineHttp.withApiKey(new OkHttpClient.Builder()
                 .connectTimeout(b.connectTimeout)
                 .readTimeout(b.readTimeout)
@@ -86,8 +90,10 @@ public final class VllmClient implements EngineClient {
     /** Polls {@code GET /health}; vLLM answers {@code 503} once the engine died ({@code EngineDeadError}). */
     @Override
     public void awaitHealthy(Duration timeout) {
-        EngineHttp.awaitHealthy(http, baseUri, timeout, healthPollInterval, "vLLM",
-                "Check that the server is running and has finished loading the model, or raise the health timeout.");
+        EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout == null ? timeout : unreachableTimeout,
+                healthPollInterval, "vLLM", "Check that the server is running and has finished loading the model, or"
+                        + " raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY + " in the JUnit extension).",
+                EngineHttp.unreachableFix());
     }
 
     @Override
@@ -202,8 +208,7 @@ public final class VllmClient implements EngineClient {
     }
 
     private EngineException ioFailure(URI uri, IOException e) {
-        return new EngineException("POST/GET " + uri + " failed: " + e + ". Check that the server is running and"
-                + " reachable at " + baseUri + ", or raise the timeout.", uri, -1, "", e);
+        return EngineHttp.ioFailure(uri.getPath().endsWith("_profile") ? "POST" : "GET", uri, baseUri, readTimeout, e);
     }
 
     @Override
@@ -221,6 +226,7 @@ public final class VllmClient implements EngineClient {
         private Duration readTimeout = Duration.ofSeconds(60);
         private Duration stopProfileTimeout = Duration.ofMinutes(30);
         private Duration healthPollInterval = Duration.ofSeconds(1);
+        private Duration unreachableTimeout;
 
         private Builder(URI baseUri) {
             this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
@@ -243,6 +249,14 @@ public final class VllmClient implements EngineClient {
 
         /** @param healthPollInterval pause between {@code /health} polls, default 1 s */
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = EngineHttp.positive(healthPollInterval, "healthPollInterval"); return this; }
+
+        /**
+         * @param unreachableTimeout how long {@link VllmClient#awaitHealthy(Duration)} keeps polling while no connection to the
+         *                           server can be made at all (refused, unknown host, no route): a wrong URL or port
+         *                           fails after it instead of after the whole health timeout; default: no separate
+         *                           limit
+         */
+        public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = EngineHttp.positive(unreachableTimeout, "unreachableTimeout"); return this; }
 
         public VllmClient build() {
             return new VllmClient(this);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.SimulatedEngine;
 import dev.profiledrollout.engine.EngineClient;
+import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.RouterClient;
 import dev.profiledrollout.engine.ServerInfo;
@@ -76,9 +77,15 @@ public final class EngineHandle implements AutoCloseable {
         EngineClient loadClient = client(backend, loadUri, settings);
         FanOut fanOut = new FanOut(workers, w -> client(backend, w.url(), settings));
         try {
-            fanOut.awaitHealthy(settings.healthTimeout());
-            if (!workers.stream().anyMatch(w -> w.url().equals(loadUri))) {
-                loadClient.awaitHealthy(settings.healthTimeout());
+            try {
+                fanOut.awaitHealthy(settings.healthTimeout());
+                if (!workers.stream().anyMatch(w -> w.url().equals(loadUri))) {
+                    loadClient.awaitHealthy(settings.healthTimeout());
+                }
+            } catch (EngineException e) {
+                throw simulator != null ? e : new EngineException(e.getMessage() + " (" + e.uri().resolve("/")
+                        + " comes from " + urlSource(settings, e.uri()) + ".)", e.uri(), e.status(), e.responseBody(),
+                        e.getCause());
             }
             ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
             String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
@@ -94,6 +101,25 @@ public final class EngineHandle implements AutoCloseable {
     }
 
     private record Resolved(List<Worker> workers, URI loadUri) {
+    }
+
+    /** The configuration key that named the engine at {@code called}, for messages. */
+    private static String urlSource(Settings settings, URI called) {
+        String url = called.toString();
+        List<String> keys = List.of(Settings.ENGINE_URL, Settings.PREFILL_URL, Settings.DECODE_URL,
+                Settings.ROUTER_URL);
+        for (String key : keys) {
+            List<URI> configured = key.equals(Settings.ROUTER_URL) ? settings.routerUrl().stream().toList()
+                    : key.equals(Settings.ENGINE_URL) ? settings.engineUrls()
+                    : key.equals(Settings.PREFILL_URL) ? settings.prefillUrls() : settings.decodeUrls();
+            for (URI u : configured) {
+                String base = u.toString().replaceAll("/+$", "");
+                if (url.startsWith(base + "/")) {
+                    return key;
+                }
+            }
+        }
+        return "the router's GET /workers (" + Settings.ROUTER_URL + ")";
     }
 
     private static Resolved resolveAttached(Settings settings, Backend backend) {
@@ -133,11 +159,13 @@ public final class EngineHandle implements AutoCloseable {
 
     private static EngineClient client(Backend backend, URI uri, Settings settings) {
         if (backend == Backend.VLLM) {
-            VllmClient.Builder b = VllmClient.builder(uri).stopProfileTimeout(settings.stopTimeout(true));
+            VllmClient.Builder b = VllmClient.builder(uri).stopProfileTimeout(settings.stopTimeout(true))
+                    .unreachableTimeout(settings.connectTimeout());
             settings.apiKey().ifPresent(b::apiKey);
             return b.build();
         }
-        SglangClient.Builder b = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout(false));
+        SglangClient.Builder b = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout(false))
+                .unreachableTimeout(settings.connectTimeout());
         settings.apiKey().ifPresent(b::apiKey);
         return b.build();
     }
