@@ -6,11 +6,13 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
+import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -97,19 +100,34 @@ class ShutdownGuardTest {
     static class RaceTestCase {
         @Test
         void hookStopsWhileTheTestAwaits(RolloutSession session) throws InterruptedException {
-            EngineSimulator sim = ENGINE.get();
-            long served = sim.finishedRequests();
-            await(() -> sim.profiling() && sim.finishedRequests() >= served + 10);
-            List<Capture> open = ShutdownGuard.open();
-            assertThat(open).hasSize(1);
-            Thread hook = new Thread(() -> open.get(0).stopForShutdown(
-                    System.nanoTime() + Duration.ofSeconds(15).toNanos()), "test-shutdown-hook");
-            hook.start();
-            try {
-                session.awaitResult(); // returns once the hook cancelled the load, racing it to the stop
-            } finally {
-                hook.join();
-            }
+            raceTheHook(session);
+        }
+    }
+
+    @ExtendWith(OnlyInTestKit.class)
+    @ProfiledRollout(backend = Backend.VLLM)
+    @RolloutLoad(concurrency = 4, requests = 5000, inputTokens = 16, outputTokens = 64, warmupRequests = 0)
+    static class VllmRaceTestCase {
+        @Test
+        void hookStopsWhileTheTestAwaits(RolloutSession session) throws InterruptedException {
+            raceTheHook(session);
+        }
+    }
+
+    /** Once the engine profiles and served some load, runs the hook's work on its own thread while awaiting. */
+    private static void raceTheHook(RolloutSession session) throws InterruptedException {
+        EngineSimulator sim = ENGINE.get();
+        long served = sim.finishedRequests();
+        await(() -> sim.profiling() && sim.finishedRequests() >= served + 10);
+        List<Capture> open = ShutdownGuard.open();
+        assertThat(open).hasSize(1);
+        Thread hook = new Thread(() -> open.get(0).stopForShutdown(
+                System.nanoTime() + open.get(0).shutdownTimeout().toNanos()), "test-shutdown-hook");
+        hook.start();
+        try {
+            session.awaitResult(); // returns once the hook cancelled the load, racing it to the stop
+        } finally {
+            hook.join();
         }
     }
 
@@ -134,6 +152,28 @@ class ShutdownGuardTest {
         assertThat(ShutdownGuard.hookRegistered()).isFalse();
         assertThat(Thread.getAllStackTraces().keySet()).filteredOn(Thread::isAlive)
                 .extracting(Thread::getName).noneMatch(n -> n.startsWith("profiledrollout-"));
+    }
+
+    @Test
+    void an_attached_vllm_engine_is_stopped_by_the_hook_too_and_writes_its_traces() throws Exception {
+        Path profilerDir = Files.createDirectories(output.resolve("vllm-profiles"));
+        engine = EngineSimulator.start(SimulatorConfig.builder().backend("vllm").profilerConfig(
+                "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + profilerDir + "\"}").build());
+        ENGINE.set(engine);
+
+        Throwable t = failure(run(VllmRaceTestCase.class, Settings.ENGINE, "attach", Settings.ENGINE_URL,
+                engine.baseUri().toString(), Settings.TRACE_DIR, profilerDir.toString()));
+
+        assertThat(t).hasMessageContaining("The JVM is shutting down");
+        assertThat(engine.profiling()).isFalse();
+        try (Stream<Path> files = Files.list(profilerDir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.contains(".pt.trace.json"));
+        }
+        JsonNode summary = new ObjectMapper().readTree(output.resolve(
+                "ShutdownGuardTest$VllmRaceTestCase/hookStopsWhileTheTestAwaits/summary.json").toFile());
+        assertThat(summary.path("error").asText()).startsWith("the JVM was stopped mid-window")
+                .contains("PROFILED (STOPPED)");
+        assertThat(ShutdownGuard.hookRegistered()).isFalse();
     }
 
     private EngineExecutionResults run(Class<?> testCase, String... keyValues) {
