@@ -118,7 +118,10 @@ final class EngineHttp {
                 + ". " + fix, uri, lastError != null ? -1 : lastStatus, lastBody, lastError);
     }
 
-    /** {@code e} with its innermost cause's message, e.g. {@code ConnectException: Failed to connect to … (Connection refused)}. */
+    /**
+     * {@code e} with its innermost cause's message, e.g.
+     * {@code ConnectException: Failed to connect to /127.0.0.1:1 (Connection refused)}.
+     */
     static String describe(IOException e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {

@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
  * Blocking client for an SGLang server's health, discovery and profiler endpoints (PROTOCOLS.md §1).
  *
  * <h2>Timeouts</h2>
- * Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s). {@link #stopProfile()} uses
- * {@link Builder#stopProfileTimeout(Duration)} (default 10 min) because SGLang's stop blocks until every rank
- * has exported its trace, which takes minutes with {@code with_stack}.
+ * {@link #awaitHealthy(Duration)} gives up after {@link Builder#unreachableTimeout(Duration)} while no connection
+ * can be made at all. Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s).
+ * {@link #stopProfile()} uses {@link Builder#stopProfileTimeout(Duration)} (default 10 min) because SGLang's stop
+ * blocks until every rank has exported its trace, which takes minutes with {@code with_stack}.
  *
  * <h2>Auth</h2>
  * With {@link Builder#apiKey(String)} every request, including those of clients derived from
@@ -101,7 +102,8 @@ public final class SglangClient implements EngineClient {
     public void awaitHealthy(Duration timeout) {
         EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout(timeout), healthPollInterval, "SGLang",
                 "Check that the server is running and has finished loading the model (503 means still starting),"
-                        + " or raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY + " in the JUnit extension).",
+                        + " or raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY
+                        + " in the JUnit extension).",
                 EngineHttp.unreachableFix());
     }
 
@@ -311,10 +313,10 @@ public final class SglangClient implements EngineClient {
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = positive(healthPollInterval, "healthPollInterval"); return this; }
 
         /**
-         * @param unreachableTimeout how long {@link SglangClient#awaitHealthy(Duration)} keeps polling while no connection to the
-         *                           server can be made at all (refused, unknown host, no route): a wrong URL or port
-         *                           fails after it instead of after the whole health timeout; default: no separate
-         *                           limit
+         * @param unreachableTimeout how long {@link SglangClient#awaitHealthy(Duration)} keeps polling while no
+         *                           connection to the server can be made at all (refused, unknown host, no route,
+         *                           TCP connect timeout): a wrong URL or port fails after it instead of after the
+         *                           whole health timeout; default: no separate limit
          */
         public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = positive(unreachableTimeout, "unreachableTimeout"); return this; }
 

@@ -27,10 +27,11 @@ import java.util.Optional;
  * {@link EngineException} that says so and shows the flag to add ({@link #PROFILER_CONFIG_FLAG}).
  *
  * <h2>Timeouts</h2>
- * Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s). {@link #stopProfile()} uses
- * {@link Builder#stopProfileTimeout(Duration)}, default 30 min: the stop returns only after every worker has exported
- * its trace, which took 295 s for ten requests on a 0.6B model with {@code with_stack} (vllm-project/vllm#54322) and
- * more than 20 min in vllm-project/vllm#22748 (§2.3).
+ * {@link #awaitHealthy(Duration)} gives up after {@link Builder#unreachableTimeout(Duration)} while no connection
+ * can be made at all. Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s).
+ * {@link #stopProfile()} uses {@link Builder#stopProfileTimeout(Duration)}, default 30 min: the stop returns only
+ * after every worker has exported its trace, which took 295 s for ten requests on a 0.6B model with
+ * {@code with_stack} (vllm-project/vllm#54322) and more than 20 min in vllm-project/vllm#22748 (§2.3).
  *
  * <h2>Auth and thread safety</h2>
  * As {@link SglangClient}: an optional bearer key on every request (vLLM guards only {@code /v1/…}; the profile routes
@@ -251,10 +252,10 @@ public final class VllmClient implements EngineClient {
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = EngineHttp.positive(healthPollInterval, "healthPollInterval"); return this; }
 
         /**
-         * @param unreachableTimeout how long {@link VllmClient#awaitHealthy(Duration)} keeps polling while no connection to the
-         *                           server can be made at all (refused, unknown host, no route): a wrong URL or port
-         *                           fails after it instead of after the whole health timeout; default: no separate
-         *                           limit
+         * @param unreachableTimeout how long {@link VllmClient#awaitHealthy(Duration)} keeps polling while no
+         *                           connection to the server can be made at all (refused, unknown host, no route,
+         *                           TCP connect timeout): a wrong URL or port fails after it instead of after the
+         *                           whole health timeout; default: no separate limit
          */
         public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = EngineHttp.positive(unreachableTimeout, "unreachableTimeout"); return this; }
 

@@ -20,7 +20,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
@@ -105,17 +107,15 @@ public final class EngineHandle implements AutoCloseable {
 
     /** The configuration key that named the engine at {@code called}, for messages. */
     private static String urlSource(Settings settings, URI called) {
-        String url = called.toString();
-        List<String> keys = List.of(Settings.ENGINE_URL, Settings.PREFILL_URL, Settings.DECODE_URL,
-                Settings.ROUTER_URL);
-        for (String key : keys) {
-            List<URI> configured = key.equals(Settings.ROUTER_URL) ? settings.routerUrl().stream().toList()
-                    : key.equals(Settings.ENGINE_URL) ? settings.engineUrls()
-                    : key.equals(Settings.PREFILL_URL) ? settings.prefillUrls() : settings.decodeUrls();
-            for (URI u : configured) {
-                String base = u.toString().replaceAll("/+$", "");
-                if (url.startsWith(base + "/")) {
-                    return key;
+        Map<String, List<URI>> configured = new LinkedHashMap<>();
+        configured.put(Settings.ENGINE_URL, settings.engineUrls());
+        configured.put(Settings.PREFILL_URL, settings.prefillUrls());
+        configured.put(Settings.DECODE_URL, settings.decodeUrls());
+        configured.put(Settings.ROUTER_URL, settings.routerUrl().stream().toList());
+        for (Map.Entry<String, List<URI>> entry : configured.entrySet()) {
+            for (URI url : entry.getValue()) {
+                if (called.toString().startsWith(url.toString().replaceAll("/+$", "") + "/")) {
+                    return entry.getKey();
                 }
             }
         }
