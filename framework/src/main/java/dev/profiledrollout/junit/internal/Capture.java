@@ -448,7 +448,7 @@ final class Capture implements AutoCloseable {
                 + settings.shutdownTimeout() + "; the engine may still be profiling (" + engine.baseUri() + ")";
     }
 
-    /** The fan-out's outcomes; an engine still {@code STARTED} (no answer to its stop in time) as {@code STOP_FAILED}. */
+    /** The fan-out's outcomes, with an engine whose stop did not answer in time as {@code STOP_FAILED}. */
     private List<WorkerOutcome> shutdownOutcomes(boolean stopFinished) {
         FanOut f = fanOut;
         if (f == null) {

@@ -287,7 +287,7 @@ public final class Settings {
      * {@code profiledrollout.shutdown.timeout}: when the JVM is stopped mid-window (SIGTERM, SIGINT, a build tool
      * killing its fork), how long its shutdown hook may take to stop every profiler, cancel the load and write the
      * partial results. Default 15 s: within Maven Surefire's default {@code forkedProcessExitTimeoutInSeconds} of
-     * 30 s (maven.apache.org/surefire/maven-surefire-plugin/examples/shutdown.html), after which the fork is halted.
+     * 30 s (maven.apache.org/plugins/maven-surefire-plugin/examples/shutdown.html), after which the fork is halted.
      */
     public Duration shutdownTimeout() {
         return duration(SHUTDOWN_TIMEOUT, Duration.ofSeconds(15));

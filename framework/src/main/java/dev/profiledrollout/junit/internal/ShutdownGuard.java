@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Leaves no engine profiling when the JVM is stopped while profile windows are open: an IDE's stop button or a
- * cancelled CI job (SIGTERM, SIGINT), or a build tool ending its test fork (Maven Surefire calls
- * {@code System.exit} on its fork when the build is stopped and halts it {@code forkedProcessExitTimeoutInSeconds},
- * default 30 s, later; maven.apache.org/surefire/maven-surefire-plugin/examples/shutdown.html).
+ * cancelled CI job (SIGTERM, SIGINT), or a build tool ending its test fork (a Maven Surefire fork leaves through
+ * {@code System.exit}, which runs shutdown hooks, and is halted {@code forkedProcessExitTimeoutInSeconds}, default
+ * 30 s, later; maven.apache.org/plugins/maven-surefire-plugin/examples/shutdown.html). A JVM killed outright (SIGKILL,
+ * {@code Runtime.halt}, Surefire's {@code shutdown=kill}) runs no hook.
  *
  * <p>Why it matters: an SGLang capture started without {@code num_steps} has no step at which it ends by itself; only
  * {@code /stop_profile} ends it (sgl-project/sglang {@code python/sglang/srt/managers/scheduler_components/
