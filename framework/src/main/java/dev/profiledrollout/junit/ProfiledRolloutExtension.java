@@ -55,7 +55,14 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * {@code .decode.url}, {@code .api.key}, {@code .trace.dir}, {@code .trace.dir.server}, {@code .engine.ranks},
  * {@code .vllm.max.iterations}, {@code .nsys.path}, {@code .nsys.session}, {@code .nsys.report},
  * {@code .output.dir}, {@code .trace.timeout}, {@code .stop.timeout}, {@code .load.timeout},
- * {@code .health.timeout}. The engines are opened once per test class and backend.
+ * {@code .health.timeout}, {@code .connect.timeout}, {@code .read.timeout}, {@code .shutdown.timeout}. The engines are
+ * opened once per test class and backend.
+ *
+ * <h2>A JVM stopped mid-window</h2>
+ * On SIGTERM or SIGINT (an IDE's stop button, a cancelled CI job, a build tool ending its fork), a JVM shutdown hook
+ * stops every engine that is profiling, cancels the load and writes the partial {@code summary.json} with an
+ * {@code error}, within {@code profiledrollout.shutdown.timeout} (default 15 s). It cannot run when the JVM is killed
+ * outright (SIGKILL, {@code Runtime.halt}).
  *
  * <h2>Several engines</h2>
  * With a router, several engine URLs or prefill/decode URLs, every engine is started and stopped concurrently; one

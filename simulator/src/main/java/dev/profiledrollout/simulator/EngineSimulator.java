@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * An embedded SGLang or vLLM "engine twin": an HTTP server that speaks the engine's API, a continuous-batching scheduler whose
@@ -89,16 +90,19 @@ public final class EngineSimulator implements AutoCloseable {
     private final Scheduler scheduler;
     private final Runnable closeProfiler;
     private final Runnable markClosing;
+    private final BooleanSupplier profiling;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private EngineSimulator(SimulatorConfig config, HttpServer server, ExecutorService httpExecutor,
-                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing) {
+                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing,
+                            BooleanSupplier profiling) {
         this.config = config;
         this.server = server;
         this.httpExecutor = httpExecutor;
         this.scheduler = scheduler;
         this.closeProfiler = closeProfiler;
         this.markClosing = markClosing;
+        this.profiling = profiling;
     }
 
     /**
@@ -148,8 +152,11 @@ public final class EngineSimulator implements AutoCloseable {
         }
         Runnable closeProfiler = vllmProfiler != null ? vllmProfiler::close
                 : sglangProfiler != null ? sglangProfiler::close : () -> { };
+        BooleanSupplier profiling = vllmProfiler != null ? vllmProfiler::profiling
+                : sglangProfiler != null ? sglangProfiler::profiling : () -> false;
         server.setExecutor(executor);
-        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing);
+        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing,
+                profiling);
         scheduler.start();
         server.start();
         try {
@@ -191,6 +198,20 @@ public final class EngineSimulator implements AutoCloseable {
     /** Scheduler steps (batches) completed since start, warm-up included: SGLang's {@code forward_ct}. */
     public long forwardCount() {
         return scheduler.forwardCount();
+    }
+
+    /** Requests that generated their last token since start, the warm-up included. */
+    public long finishedRequests() {
+        return scheduler.finishedRequests();
+    }
+
+    /**
+     * Whether a capture is open: SGLang between {@code /start_profile} and its stop or auto-stop after
+     * {@code num_steps} (a capture armed for a later {@code start_step} counts); vLLM between {@code /start_profile}
+     * and {@code /stop_profile}. False after {@link #close()}, which drops an open capture.
+     */
+    public boolean profiling() {
+        return profiling.getAsBoolean();
     }
 
     /**

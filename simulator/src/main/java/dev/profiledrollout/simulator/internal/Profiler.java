@@ -76,6 +76,20 @@ public final class Profiler implements StepHook {
     }
 
     /**
+     * @return whether a capture is recording or armed (waiting for its {@code start_step} or first stage): what
+     *         SGLang's {@code profile_in_progress} plus a pending start would say; false once it was stopped,
+     *         auto-stopped or dropped
+     */
+    public boolean profiling() {
+        lock.lock();
+        try {
+            return active != null || armed != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Handles {@code /start_profile}.
      *
      * @return null on success, else the reason for a 500 (as SGLang logs it)
