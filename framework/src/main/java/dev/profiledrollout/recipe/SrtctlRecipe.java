@@ -46,6 +46,8 @@ import org.apiguardian.api.API;
  *       srtctl ({@code ResourceConfig.is_disaggregated}); it then takes {@code profiling.prefill}/{@code decode}, and
  *       an aggregated one takes {@code profiling.aggregated}. The worker counts are kept ({@link Resources}).</li>
  *   <li>{@code name} and {@code model} ({@code path}, {@code container}, {@code precision}) are kept for reports.</li>
+ *   <li>{@code profiling.extra_nsys_args} is accepted and not applied: it belongs to the {@code nsys profile} command
+ *       that launches the workers, which is the deployment's business here.</li>
  * </ul>
  * Unknown fields inside {@code profiling} are errors, as srtctl's schema makes them (a misspelt {@code stop_step}
  * would otherwise silently become 50); unknown top-level sections are ignored. srtctl's override files (a top-level
@@ -99,6 +101,7 @@ public record SrtctlRecipe(String source, String name, Backend backend, Profiler
      * @param container {@code model.container}, or null
      * @param precision {@code model.precision} ({@code fp4}, {@code fp8}, {@code fp16}, {@code bf16}), or null
      */
+    @API(status = EXPERIMENTAL, since = "0.1.0")
     public record Model(String path, String container, String precision) {
     }
 
@@ -109,6 +112,7 @@ public record SrtctlRecipe(String source, String name, Backend backend, Profiler
      * @param decodeWorkers  decode workers, or null when not given
      * @param aggWorkers     aggregated workers, or null when not given
      */
+    @API(status = EXPERIMENTAL, since = "0.1.0")
     public record Resources(Integer prefillWorkers, Integer decodeWorkers, Integer aggWorkers) {
     }
 
@@ -125,6 +129,7 @@ public record SrtctlRecipe(String source, String name, Backend backend, Profiler
      * @param requestRate  {@code benchmark.req_rate} in requests/s, or {@link Double#POSITIVE_INFINITY} (srtctl's
      *                     {@code inf}) for a closed loop of {@code concurrency}
      */
+    @API(status = EXPERIMENTAL, since = "0.1.0")
     public record Window(Phase phase, int startStep, int stopStep, int inputTokens, int outputTokens, int concurrency,
                          double requestRate) {
 
