@@ -25,6 +25,12 @@ import java.util.stream.Collectors;
  * The YAML binding of an srtctl recipe and its checks: Jackson reads the sections that matter into the records below
  * (field names as in srtctl's {@code src/srtctl/core/schema.py}, NVIDIA/srt-slurm), then {@link #parse} turns them
  * into a {@link SrtctlRecipe} or a {@link RecipeException} naming the field and the fix.
+ *
+ * <p>The profiling fields of every srtctl schema are known, from NVIDIA/srt-slurm's history of
+ * {@code src/srtctl/core/schema.py} and {@code docs/profiling.md}: per-phase {@code isl/osl/concurrency/start_step/
+ * stop_step} (commit a1a219a2), one unified set directly under {@code profiling} (0874fc88), the load under
+ * {@code profiling} with per-phase steps and {@code aggregated} (7c166622), and the load moved to {@code benchmark}
+ * (1d4cecc1, current, with {@code extra_nsys_args} and the {@code nsys-time} fields).
  */
 final class RecipeYaml {
 
@@ -408,7 +414,7 @@ final class RecipeYaml {
             return rate;
         }
 
-        /** What vLLM cannot take per call, named by the recipe's fields (PROTOCOLS.md §2.2). */
+        /** What vLLM cannot take per call, named by the recipe's fields ({@code docs/PROTOCOLS.md} §2.2). */
         private void checkVllm(List<SrtctlRecipe.Window> windows) {
             for (SrtctlRecipe.Window w : windows) {
                 if (w.startStep() > 0) {

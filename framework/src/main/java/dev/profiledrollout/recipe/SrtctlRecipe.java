@@ -51,14 +51,14 @@ import org.apiguardian.api.API;
  * </ul>
  * Unknown fields inside {@code profiling} are errors, as srtctl's schema makes them (a misspelt {@code stop_step}
  * would otherwise silently become 50); unknown top-level sections are ignored. srtctl's override files (a top-level
- * {@code base:}) and sweep files ({@code sweep:}) describe several jobs and are rejected with the command that
- * expands them.
+ * {@code base:}) and sweep files ({@code sweep:}) describe several jobs and are rejected, saying how to get one.
  *
  * <h2>Steps</h2>
  * srtctl sends {@code /start_profile} with {@code start_step} and {@code num_steps = stop_step − start_step}, each
  * step defaulting to {@code 0} and {@code 50} ({@code lib/profiling.sh}); a window whose {@code stop_step} is not
  * greater than its {@code start_step} is rejected. SGLang treats {@code start_step} {@code 0} as absent
- * ({@code if start_step:} in {@code python/sglang/srt/managers/scheduler_profiler_mixin.py}, sgl-project/sglang): the
+ * ({@code if start_step:} in {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py}, before that
+ * {@code scheduler_profiler_mixin.py}, sgl-project/sglang): the
  * capture begins with the next batch; a positive one is an absolute scheduler step counted from server start.
  *
  * <h2>Differences from srtctl</h2>

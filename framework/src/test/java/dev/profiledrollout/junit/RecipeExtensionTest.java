@@ -95,6 +95,8 @@ class RecipeExtensionTest {
         assertThat(decode.path("profileRequest").path("num_steps").asInt()).isEqualTo(8);
         assertThat(decode.path("load").path("concurrency").asInt()).isEqualTo(2);
         assertThat(decode.path("load").path("inputTokens").asInt()).isEqualTo(32);
+        // both windows' requests at the test's top level, which its report charts
+        assertThat(Files.readAllLines(output.resolve(dir).resolve("requests.jsonl"))).hasSize(4 + 4);
     }
 
     @Test
@@ -111,11 +113,7 @@ class RecipeExtensionTest {
                     .extracting(WorkerOutcome::workerType).isEqualTo("prefill");
             assertThat(result.phase(Phase.DECODE).workers()).singleElement()
                     .extracting(WorkerOutcome::workerType).isEqualTo("decode");
-            // The router simulator now and then answers 502 (a worker connection reset) on this 2-core machine;
-            // what this test is about is which workers each phase profiled, and the lengths of what completed.
-            var decode = result.phase(Phase.DECODE).latency();
-            assertThat(decode.completed()).isPositive();
-            assertThat(decode.outputTokens()).isEqualTo(decode.completed() * 24L);
+            assertThat(result.phase(Phase.DECODE).latency().outputTokens()).isEqualTo(4 * 24);
             assertThat(result.phase(Phase.DECODE).trace().kernels()).isNotEmpty();
         }
     }

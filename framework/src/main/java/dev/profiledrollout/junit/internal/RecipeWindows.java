@@ -130,7 +130,7 @@ public final class RecipeWindows {
 
     /**
      * Checks a vLLM recipe's step counts against the server's {@code max_iterations}: vLLM takes {@code num_steps}
-     * only at server start (PROTOCOLS.md §2.2).
+     * only at server start ({@code docs/PROTOCOLS.md} §2.2).
      *
      * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
      * @throws ExtensionConfigurationException naming the recipe's field when they cannot agree
