@@ -42,7 +42,8 @@ import picocli.CommandLine.Spec;
  * type) with {@code start_step} and {@code num_steps = stop_step − start_step}, {@code --requests} random-token
  * requests of the recipe's ISL/OSL/concurrency through the router, then {@code /stop_profile}. Each window writes to
  * {@code <output-dir>/prefill|decode|agg}, srtctl's folders. Activities: {@code CUDA_PROFILER} for an {@code nsys}
- * recipe; for {@code torch}, {@code --activities} if given, else srtctl's {@code CPU GPU}. Backend, steps and the load
+ * recipe; for {@code torch}, {@code --activities} if given, else srtctl's {@code CPU GPU}; {@code with_stack} and
+ * {@code record_shapes} only when their flags are given (srtctl sends neither). Backend, steps and the load
  * come from the recipe, so {@code --backend} (when it disagrees), {@code --num-steps} and {@code --profile-by-stage}
  * are refused with it.
  *
@@ -199,7 +200,8 @@ public final class ProfileCommand implements Callable<Integer> {
                 ? activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList() : List.of("CPU", "GPU");
         OkHttpClient load = CliHttp.client(Duration.ofMinutes(5));
         try {
-            boolean ok = new RecipeRun(parsed, routerUrl, serverOutputDir(), torchActivities, requests,
+            boolean ok = new RecipeRun(parsed, routerUrl, serverOutputDir(), torchActivities,
+                    withStack ? Boolean.TRUE : null, recordShapes ? Boolean.TRUE : null, requests,
                     url -> client(be, url), out).run(workers, load);
             return ok ? 0 : 1;
         } finally {

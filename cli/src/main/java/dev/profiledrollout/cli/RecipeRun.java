@@ -31,6 +31,8 @@ final class RecipeRun {
     private final URI routerUrl;
     private final String outputDir;
     private final List<String> torchActivities;
+    private final Boolean withStack;
+    private final Boolean recordShapes;
     private final int requests;
     private final Function<URI, EngineClient> clients;
     private final PrintWriter out;
@@ -40,14 +42,18 @@ final class RecipeRun {
      *                        ({@code prefill}, {@code decode} or {@code agg}, srtctl's folders)
      * @param torchActivities the activities of a {@code torch} recipe; an {@code nsys} one sends
      *                        {@code CUDA_PROFILER}, as srtctl does
+     * @param withStack       SGLang {@code with_stack}, or null to leave SGLang's default (srtctl sends none)
+     * @param recordShapes    SGLang {@code record_shapes}, or null to leave SGLang's default
      * @param requests        requests per window
      */
-    RecipeRun(SrtctlRecipe recipe, URI routerUrl, String outputDir, List<String> torchActivities, int requests,
-            Function<URI, EngineClient> clients, PrintWriter out) {
+    RecipeRun(SrtctlRecipe recipe, URI routerUrl, String outputDir, List<String> torchActivities, Boolean withStack,
+            Boolean recordShapes, int requests, Function<URI, EngineClient> clients, PrintWriter out) {
         this.recipe = recipe;
         this.routerUrl = routerUrl;
         this.outputDir = outputDir;
         this.torchActivities = torchActivities;
+        this.withStack = withStack;
+        this.recordShapes = recordShapes;
         this.requests = requests;
         this.clients = clients;
         this.out = out;
@@ -123,6 +129,8 @@ final class RecipeRun {
                 .startStep(w.profileStartStep())
                 .numSteps(w.numSteps())
                 .activities(recipe.profiler() == Profiler.NSYS ? List.of("CUDA_PROFILER") : torchActivities)
+                .withStack(withStack)
+                .recordShapes(recordShapes)
                 .build();
     }
 
