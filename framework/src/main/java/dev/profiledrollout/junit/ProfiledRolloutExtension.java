@@ -4,12 +4,15 @@ import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
 import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.junit.internal.EngineHandle;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
+import dev.profiledrollout.junit.internal.RecipeWindows;
+import dev.profiledrollout.recipe.SrtctlRecipe;
 import dev.profiledrollout.report.AllureSteps;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdicts;
@@ -67,7 +70,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * <h2>Several engines</h2>
  * With a router, several engine URLs or prefill/decode URLs, every engine is started and stopped concurrently; one
  * that fails to start is reported ({@code RolloutResult#workers()}, {@code summary.json}) while the others are
- * profiled and stopped. With {@code @RolloutPhase}, each phase is its own window on that phase's engines.
+ * profiled and stopped. With {@code @RolloutPhase}, each phase is its own window on that phase's engines; with
+ * {@code @RolloutRecipe}, the phases come from an srtctl recipe.
  *
  * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
  */
@@ -133,10 +137,15 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     private static ProfileWindow newWindow(ExtensionContext context) {
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        WindowSpec spec = WindowSpec.of(profile, load, phases(context));
+        Optional<SrtctlRecipe> recipe = closest(context, RolloutRecipe.class)
+                .map(r -> RecipeWindows.load(r, context.getRequiredTestClass()));
+        WindowSpec spec = recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
+                : WindowSpec.of(profile, load, phases(context));
         Settings settings = managedEngine(context, spec.backend(), settings(context));
         settings.validate();
+        recipe.ifPresent(r -> RecipeWindows.checkVllm(r, settings.vllmMaxIterations()));
         EngineHandle engine = engine(context, settings, spec.backend());
+        recipe.ifPresent(r -> RecipeWindows.warnOnWorkerCounts(r, engine.workers()));
         Path output = outputDirectory(context, settings);
         String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
         return new ProfileWindow(engine, spec, settings, output, testName);

@@ -127,10 +127,12 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
                     + testName + " is not written");
         }
-        new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
-                spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
-                .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null)
-                .writeSummary(latency, trace, null);
+        RunReport combined = new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(),
+                engine.serverInfo(), spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
+                .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null);
+        // The test's own report charts latency from these files, as for a single window.
+        combined.writeRequests(latency);
+        combined.writeSummary(latency, trace, null);
         return new RolloutResult(latency, trace, files, outputDirectory, engine.serverInfo(),
                 stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS, workers, frontend, phases);
     }
