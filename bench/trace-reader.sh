@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trace reader: streaming KinetoTraceReader vs a whole-file Jackson tree baseline, on a large trace generated from a
-# real one in ../shared/traces. Each measurement runs in its own JVM with the same heap limit; prints medians of
+# real one in testdata/traces. Each measurement runs in its own JVM with the same heap limit; prints medians of
 # N runs and the ratios baseline / ours (above 1 = ours is better). Usage: bench/trace-reader.sh [copies] [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +8,7 @@ copies=${1:-40}
 runs=${2:-3}
 heap=${HEAP:-4g}
 jar=cli/target/profiled-rollout.jar
-src=../shared/traces/hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz
+src=testdata/traces/hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz
 [ -f "$jar" ] || mvn -B -q -DskipTests package
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

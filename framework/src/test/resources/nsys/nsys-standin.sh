@@ -1,8 +1,8 @@
 #!/bin/sh
 # Stand-in for the Nsight Systems CLI in tests: appends its arguments (one invocation per line) to nsys-args.log
-# beside itself and prints output in the formats recorded in PROTOCOLS.md §4 (sessions list, plain) and TRACES.md §5
-# (cuda_gpu_kern_sum CSV). A file "json-sessions" beside it makes `sessions list -f json` succeed with JSON; without
-# it that call fails as an nsys without -f would. A file "fail-start" makes `start` fail.
+# beside itself and prints output in the formats recorded in docs/PROTOCOLS.md §4 (sessions list, plain) and
+# docs/TRACES.md §5 (cuda_gpu_kern_sum CSV). A file "json-sessions" beside it makes `sessions list -f json` succeed with
+# JSON; without it that call fails as an nsys without -f would. A file "fail-start" makes `start` fail.
 here=$(dirname "$0")
 echo "$*" >> "$here/nsys-args.log"
 case "$1" in

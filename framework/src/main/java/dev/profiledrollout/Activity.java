@@ -1,8 +1,9 @@
 package dev.profiledrollout;
 
 /**
- * What the engine's profiler records, as SGLang's {@code activities} field names it (PROTOCOLS.md §1.3; the values
- * {@code _start_profile} in {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py} acts on).
+ * What the engine's profiler records, as SGLang's {@code activities} field names it ({@code docs/PROTOCOLS.md} §1.3;
+ * the values {@code _start_profile} in {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py}
+ * acts on).
  *
  * <p>The enum constant's {@link #name()} is the exact wire value sent to {@code /start_profile}.
  */

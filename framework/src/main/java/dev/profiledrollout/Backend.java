@@ -3,8 +3,7 @@ package dev.profiledrollout;
 /**
  * The inference engine whose profiler a {@link ProfiledRollout} test drives.
  *
- * <p>The wire contract of each backend is in {@code docs/PROTOCOLS.md} of the project's shared documents:
- * SGLang §1, vLLM §2.
+ * <p>The wire contract of each backend is in {@code docs/PROTOCOLS.md}: SGLang §1, vLLM §2.
  */
 public enum Backend {
 

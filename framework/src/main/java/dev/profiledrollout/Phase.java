@@ -2,7 +2,7 @@ package dev.profiledrollout;
 
 /**
  * A phase of a disaggregated (prefill/decode) deployment, profiled in its own window with its own load, as the
- * srtctl workflow does (DESIGN.md, workflow 6).
+ * srtctl workflow does for disaggregated prefill/decode deployments.
  */
 public enum Phase {
 

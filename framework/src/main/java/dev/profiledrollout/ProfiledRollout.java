@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <h2>vLLM</h2>
  * With {@code backend = VLLM} the profile calls carry no body: vLLM's profiler settings are fixed when the server starts
- * ({@code --profiler-config}, PROTOCOLS.md §2.2). {@link #numSteps()} is then checked against
+ * ({@code --profiler-config}, {@code docs/PROTOCOLS.md} §2.2). {@link #numSteps()} is then checked against
  * {@code profiledrollout.vllm.max.iterations} (the server's {@code max_iterations}, which vLLM cannot report) and the
  * window fails when they differ; {@link #startStep()}, {@link #profileByStage()}, {@link #outputDir()},
  * {@link #profilePrefix()}, {@link #profileId()}, {@link #mergeProfiles()}, {@link #profileStages()} and
@@ -52,10 +52,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * healthy engine is started and stopped concurrently; one that fails to start is reported and the others are
  * profiled ({@link RolloutResult#workers()}).
  *
- * <p>Defaults follow SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py}; PROTOCOLS.md §1.1)
- * where it has them. An attribute left at its default is not sent at all (the numeric "unset" values {@code 0} steps
- * and {@code -1} start step, empty strings and arrays, {@code false}, and {@code true} for {@link #withStack()} and
- * {@link #recordShapes()}), so the server's own default applies and a server older than a field never sees it.
+ * <p>Defaults follow SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py};
+ * {@code docs/PROTOCOLS.md} §1.1) where it has them. An attribute left at its default is not sent at all (the numeric
+ * "unset" values {@code 0} steps and {@code -1} start step, empty strings and arrays, {@code false}, and {@code true}
+ * for {@link #withStack()} and {@link #recordShapes()}), so the server's own default applies and a server older than a
+ * field never sees it.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)

@@ -12,7 +12,7 @@ public enum Profiler {
     TORCH,
 
     /**
-     * Nsight Systems (PROTOCOLS.md §4), for an engine launched under {@code nsys profile}:
+     * Nsight Systems ({@code docs/PROTOCOLS.md} §4), for an engine launched under {@code nsys profile}:
      * <ul>
      *   <li>without {@link Activity#CUDA_PROFILER}: an interactive session started with {@code --start-later}. The
      *       window runs {@code nsys start --session=<s>} and {@code nsys stop --session=<s>} (the session from

@@ -11,13 +11,13 @@ import java.lang.annotation.Target;
  * The load sent through the profile window of a {@link ProfiledRollout} test: by default a closed loop of
  * streaming {@code /v1/completions} requests whose prompts are random token ids of an exact length; with
  * {@link #requestRate()} an open loop (Poisson, gamma burstiness or a linear ramp, as {@code vllm bench serve}
- * shapes it, METRICS.md §4) whose latencies are also reported from the intended send time.
+ * shapes it, {@code docs/METRICS.md} §4) whose latencies are also reported from the intended send time.
  *
  * <p>Optional: without it the defaults below apply, sized so that a test against the embedded simulator takes a
  * second or two. On a method it replaces the class's annotation.
  *
- * <p>Lengths follow vLLM's {@code RandomDataset} law ({@code vllm/benchmarks/datasets/random.py}; METRICS.md §5):
- * input length uniform on {@code [⌊in·(1−r)⌋, ⌈in·(1+r)⌉]}, output length uniform on
+ * <p>Lengths follow vLLM's {@code RandomDataset} law ({@code vllm/benchmarks/datasets/random.py};
+ * {@code docs/METRICS.md} §5): input length uniform on {@code [⌊in·(1−r)⌋, ⌈in·(1+r)⌉]}, output length uniform on
  * {@code [max(1,⌊out·(1−r)⌋), max(1,⌈out·(1+r)⌉)]}; {@code r = 0} gives exact lengths.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
@@ -83,10 +83,11 @@ public @interface RolloutLoad {
     /**
      * Goodput SLOs in vLLM's {@code --goodput} syntax, {@code "KEY:MILLISECONDS"} with keys {@code ttft},
      * {@code tpot} and {@code e2el}, e.g. {@code {"ttft:250", "tpot:20", "e2el:2000"}}. A request is good when it
-     * succeeded and meets <em>every</em> bound given (vLLM's AND semantics, METRICS.md §2); request goodput is good
-     * requests per second of the benchmark duration (DistServe). The window reports it in {@code summary.json}
-     * ({@code latency.requestGoodput} in req/s, {@code latency.goodRequests}, {@code latency.goodput}), on the
-     * console and in the HTML report; assert it with {@code assertThat(result.latency()).goodput()}. Default
+     * succeeded and meets <em>every</em> bound given (vLLM's AND semantics, {@code docs/METRICS.md} §2); request
+     * goodput is good requests per second of the benchmark duration (DistServe). The window reports it in
+     * {@code summary.json} ({@code latency.requestGoodput} in req/s, {@code latency.goodRequests},
+     * {@code latency.goodput}), on the console and in the HTML report; assert it with
+     * {@code assertThat(result.latency()).goodput()}. Default
      * {@code {}}: no SLO, no goodput.
      */
     String[] goodput() default {};

@@ -27,8 +27,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code bench}: a serving benchmark with {@code vllm bench serve}'s flag names, summary table and result JSON
- * keys (METRICS.md §2, §4, §5), plus schedule lag and latency from the intended send (§6). Exit code 0 when the
- * run completed (failed requests are reported, not fatal), 1 when it could not run, 2 on bad flags.
+ * keys ({@code docs/METRICS.md} §2, §4, §5), plus schedule lag and latency from the intended send (§6). Exit code 0
+ * when the run completed (failed requests are reported, not fatal), 1 when it could not run, 2 on bad flags.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Benchmark a serving endpoint like `vllm bench serve`: open or closed loop, random/ShareGPT/JSONL"
@@ -236,7 +236,8 @@ public final class BenchCommand implements Callable<Integer> {
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)) + ".json";
     }
 
-    private static String firstModel(OkHttpClient client, URI base) {
+    /** @return the first model id of {@code GET /v1/models}, or {@code default} when there is none */
+    static String firstModel(OkHttpClient client, URI base) {
         try (Response response = client.newCall(new Request.Builder().url(base + "/v1/models").get().build()).execute()) {
             if (response.code() == 200) {
                 JsonNode data = new ObjectMapper().readTree(response.body().string()).path("data");

@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code workers --router-url URL}: the engines behind an sgl-model-gateway or vllm-router, as a table (URL, type,
- * healthy, load), from {@code GET /workers} (legacy {@code /list_workers} as fallback; PROTOCOLS.md §3). DP-aware
- * {@code @N} URLs are shown once. The bearer token, when the router validates one, comes from the environment
+ * healthy, load), from {@code GET /workers} (legacy {@code /list_workers} as fallback; {@code docs/PROTOCOLS.md} §3).
+ * DP-aware {@code @N} URLs are shown once. The bearer token, when the router validates one, comes from the environment
  * variable {@code PROFILEDROLLOUT_API_KEY}. Exit code 0, or 1 when the router cannot be read.
  */
 @Command(name = "workers", mixinStandardHelpOptions = true,

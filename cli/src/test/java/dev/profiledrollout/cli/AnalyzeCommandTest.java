@@ -31,14 +31,6 @@ class AnalyzeCommandTest {
         return cli.execute(args);
     }
 
-    private static Path sharedTraces() {
-        String property = System.getProperty("shared.traces");
-        Path root = (property != null && !property.isBlank() ? Path.of(property)
-                : Path.of("").toAbsolutePath().resolve("../../shared/traces")).normalize();
-        assertThat(root).as("shared traces directory (-Dshared.traces)").isDirectory();
-        return root;
-    }
-
     private static Map<String, JsonNode> expectedByFileName(Path root) throws IOException {
         Map<String, JsonNode> byFile = new HashMap<>();
         ObjectMapper mapper = new ObjectMapper();
@@ -52,9 +44,9 @@ class AnalyzeCommandTest {
     }
 
     @Test
-    void should_print_json_equal_to_expected_summaries_for_the_shared_traces_directory() throws IOException {
+    void should_print_json_equal_to_expected_summaries_for_the_real_traces_directory() throws IOException {
         // GIVEN
-        Path root = sharedTraces();
+        Path root = TestTraces.resolve("");
         Map<String, JsonNode> expected = expectedByFileName(root);
         // WHEN
         int exit = run("--format", "json", root.toString());
@@ -95,7 +87,7 @@ class AnalyzeCommandTest {
 
     @Test
     void should_print_a_table_with_the_top_kernel_name_truncated_to_80_characters() {
-        Path trace = sharedTraces().resolve("hta/trace_filter/sampled_rank-0.json.gz");
+        Path trace = TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz");
 
         int exit = run(trace.toString());
 
@@ -132,7 +124,7 @@ class AnalyzeCommandTest {
 
     @Test
     void should_reject_an_unknown_format() {
-        assertThat(run("--format", "xml", sharedTraces().toString())).isEqualTo(2);
+        assertThat(run("--format", "xml", TestTraces.resolve("").toString())).isEqualTo(2);
         assertThat(err.toString()).contains("'xml' is not a format; use table, json or csv");
     }
 }

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** analyze's --by, --all-ranks, --baseline/--write-baseline and --format csv on the shared traces. */
+/** analyze's --by, --all-ranks, --baseline/--write-baseline and --format csv on the real traces in testdata/traces. */
 class AnalyzeViewsCommandTest {
 
     @TempDir
@@ -30,41 +30,34 @@ class AnalyzeViewsCommandTest {
         return cli.execute(args);
     }
 
-    private static Path shared(String relative) {
-        String property = System.getProperty("shared.traces");
-        Path root = (property != null && !property.isBlank() ? Path.of(property)
-                : Path.of("").toAbsolutePath().resolve("../../shared/traces")).normalize();
-        return root.resolve(relative);
-    }
-
     private static final String DECODE = "tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz";
 
     @Test
     void by_category_prints_a_category_table() {
-        assertThat(run("--by", "category", shared(DECODE).toString())).isZero();
+        assertThat(run("--by", "category", TestTraces.resolve(DECODE).toString())).isZero();
         assertThat(out.toString()).contains("category").contains("GEMM").contains("ATTENTION")
                 .contains("temporal (HTA definitions, exact ns)");
     }
 
     @Test
     void csv_by_kernel_has_a_file_column_and_every_kernel() throws IOException {
-        assertThat(run("--format", "csv", "--by", "kernel", shared(DECODE).toString())).isZero();
+        assertThat(run("--format", "csv", "--by", "kernel", TestTraces.resolve(DECODE).toString())).isZero();
         String[] lines = out.toString().split("\n");
         assertThat(lines[0]).isEqualTo("file,kernel,category,count,totalNs,meanNs,minNs,maxNs,p50Ns,p99Ns,share");
-        JsonNode expected = new ObjectMapper().readTree(shared("expected/sglang_Qwen3-8B_decode.summary.json").toFile());
+        JsonNode expected = new ObjectMapper().readTree(TestTraces.resolve("expected/sglang_Qwen3-8B_decode.summary.json").toFile());
         assertThat(lines).hasSize(1 + expected.get("distinct_kernels").asInt());
         assertThat(lines[1]).contains(",GEMM,36,2417659,");
     }
 
     @Test
     void all_ranks_prints_the_cross_rank_table_with_the_straggler() {
-        assertThat(run("--all-ranks", shared("hta/trace_filter/sampled_rank-0.json.gz").toString(),
-                shared("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
+        assertThat(run("--all-ranks", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString(),
+                TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
         assertThat(out.toString()).contains("All ranks: 2 traces, busy imbalance (max/mean)")
                 .contains("rank 0").contains("rank 1").contains("Kernel time spread across ranks");
         out.getBuffer().setLength(0);
-        assertThat(run("--all-ranks", "--format", "csv", shared("hta/trace_filter/sampled_rank-0.json.gz").toString(),
-                shared("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
+        assertThat(run("--all-ranks", "--format", "csv", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString(),
+                TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
         assertThat(out.toString().split("\n")).hasSize(3);
         assertThat(out.toString()).startsWith("rank,file,kernelEvents,kernelTotalNs,busyNs,spanNs,idleFraction");
     }
@@ -72,7 +65,7 @@ class AnalyzeViewsCommandTest {
     @Test
     void a_written_baseline_compares_equal_and_json_keeps_the_original_fields() throws IOException {
         Path baseline = dir.resolve("baseline.json");
-        assertThat(run("--write-baseline", baseline.toString(), "--format", "json", shared(DECODE).toString())).isZero();
+        assertThat(run("--write-baseline", baseline.toString(), "--format", "json", TestTraces.resolve(DECODE).toString())).isZero();
         JsonNode first = new ObjectMapper().readTree(out.toString()).get("traces").get(0);
         for (String field : new String[] {"file", "kernelEvents", "memoryEvents", "distinctKernels", "kernelTotalNs",
                 "devices", "kernels", "rank", "warnings", "categories", "temporal", "steps", "launches", "operators"}) {
@@ -82,13 +75,13 @@ class AnalyzeViewsCommandTest {
         assertThat(baseline).exists();
 
         out.getBuffer().setLength(0);
-        assertThat(run("--baseline", baseline.toString(), "--format", "json", shared(DECODE).toString())).isZero();
+        assertThat(run("--baseline", baseline.toString(), "--format", "json", TestTraces.resolve(DECODE).toString())).isZero();
         JsonNode diff = new ObjectMapper().readTree(out.toString()).get("baselineDiff");
         assertThat(diff.get("kernelTotalNs").asLong()).isEqualTo(diff.get("baselineKernelTotalNs").asLong());
         diff.get("kernels").forEach(k -> assertThat(k.get("deltaNs").asLong()).isZero());
 
         out.getBuffer().setLength(0);
-        assertThat(run("--baseline", baseline.toString(), shared("hta/ns_resolution/"
+        assertThat(run("--baseline", baseline.toString(), TestTraces.resolve("hta/ns_resolution/"
                 + "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz").toString())).isZero();
         assertThat(out.toString()).contains("Baseline: kernel time").contains("77 new, 27 vanished kernels")
                 .contains(" NEW ");
@@ -96,19 +89,19 @@ class AnalyzeViewsCommandTest {
 
     @Test
     void an_rpd_file_is_analysed_like_a_trace() {
-        assertThat(run("--format", "csv", "--by", "category", shared("rpd/matmul_result.rpd").toString())).isZero();
+        assertThat(run("--format", "csv", "--by", "category", TestTraces.resolve("rpd/matmul_result.rpd").toString())).isZero();
         // the Tensile GEMM alone; MEMORY = 56 copy/fill ops + copy kernels
         assertThat(out.toString()).contains(",GEMM,1,26211956,").contains(",MEMORY,64,");
     }
 
     @Test
     void steps_and_stages_views() {
-        assertThat(run("--by", "step", shared("hta/trace_filter/sampled_rank-0.json.gz").toString())).isZero();
+        assertThat(run("--by", "step", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString())).isZero();
         assertThat(out.toString()).contains("ProfilerStep#551").contains("ProfilerStep#552");
         out.getBuffer().setLength(0);
-        assertThat(run("--by", "stage", "--format", "csv", shared("hta/trace_filter/sampled_rank-0.json.gz").toString()))
+        assertThat(run("--by", "stage", "--format", "csv", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString()))
                 .isZero();
         assertThat(out.toString()).contains(",UNKNOWN,2,");
-        assertThat(run("--by", "bogus", shared(DECODE).toString())).isEqualTo(2);
+        assertThat(run("--by", "bogus", TestTraces.resolve(DECODE).toString())).isEqualTo(2);
     }
 }

@@ -1,6 +1,8 @@
 package dev.profiledrollout.containers;
 
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.DeviceRequest;
+import com.github.dockerjava.api.model.HostConfig;
 import dev.profiledrollout.engine.ManagedEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +16,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apiguardian.api.API;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
@@ -21,15 +27,32 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * What {@link SglangContainer} and {@link VllmContainer} share: the model, parallelism, GPUs, model cache, Hugging Face
- * token, profiler-directory mount, Nsight Systems wrapping and the {@code /health} readiness wait. Each subclass turns
- * these into its engine's real launch command.
+ * What {@link SglangContainer} and {@link VllmContainer} share: the model, parallelism, GPUs, IPC namespace and shared
+ * memory, model cache, Hugging Face token, profiler-directory mount, Nsight Systems wrapping and the {@code /health}
+ * readiness wait. Each subclass turns these into its engine's real launch command.
+ *
+ * <h2>Shared memory</h2>
+ * PyTorch passes tensors between the engine's processes through {@code /dev/shm}, above all with tensor parallelism,
+ * and Docker gives a container only 64 MB of it. Both projects therefore run their images with the host's IPC
+ * namespace (sgl-project/sglang {@code docs/docs/get-started/install.mdx}: {@code --shm-size 32g --ipc=host};
+ * vllm-project/vllm {@code docs/getting_started/installation/gpu.cuda.inc.md}, "pre-built images":
+ * {@code --ipc=host}, or {@code --shm-size} instead). So does this class by default ({@value #DEFAULT_IPC_MODE});
+ * {@link #withIpcMode(String)} chooses another namespace, and then {@link #withSharedMemorySize(Long)} sizes
+ * {@code /dev/shm} (ignored by Docker with the host namespace).
+ *
+ * <h2>Model cache</h2>
+ * {@link #withModelCache(Path)} mounts a host Hugging Face cache read-write, as both projects' Docker examples above
+ * do: the hub client keeps lock files ({@code .locks/}) and revision refs in the cache and downloads whatever files of
+ * a model are missing into it (Hugging Face Hub documentation, "Hub Local Cache"). Mount it
+ * {@link #withModelCache(Path, boolean) read-only} when the cache is complete and shared; the engines run as root in
+ * the official images, so what they write is owned by root.
  *
  * <p>Nothing secret is logged: {@code HF_TOKEN} goes into the container's environment only, and {@link #toString()}
  * shows the image and the model.
  *
  * @param <SELF> the concrete container type, for fluent setters
  */
+@API(status = API.Status.EXPERIMENTAL, since = "0.1")
 public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extends GenericContainer<SELF>
         implements ManagedEngine {
 
@@ -42,6 +65,14 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
     /** Model loads and CUDA-graph capture take minutes on real GPUs. */
     public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(20);
 
+    /** The IPC namespace engines run in unless {@link #withIpcMode(String)} says otherwise: the host's. */
+    public static final String DEFAULT_IPC_MODE = "host";
+
+    private static final Logger LOG = LoggerFactory.getLogger(EngineContainer.class);
+
+    // Docker's HostConfig.IpcMode values (docker run --ipc): host, private, shareable, none, container:<name|id>.
+    private static final Pattern IPC_MODE = Pattern.compile("host|private|shareable|none|container:[\\w][\\w.-]*");
+
     private final DockerImageName image;
     private final int port;
     private String model;
@@ -49,6 +80,9 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
     private int dataParallelSize = 1;
     private final List<String> serverArgs = new ArrayList<>();
     private DeviceRequest gpus;
+    private String ipcMode = DEFAULT_IPC_MODE;
+    private Path modelCache;
+    private boolean modelCacheReadOnly;
     private Path profilerDirectory;
     private NsysCapture nsys;
 
@@ -114,12 +148,49 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
         return self();
     }
 
-    /** Mounts a host Hugging Face cache read-only at {@value #CONTAINER_MODEL_CACHE}, so models are not downloaded. */
+    /**
+     * The IPC namespace of the container, Docker's {@code --ipc}: {@code host} (the default), {@code private},
+     * {@code shareable}, {@code none} or {@code container:<name|id>}. Outside the host namespace {@code /dev/shm} is
+     * Docker's 64 MB unless {@link #withSharedMemorySize(Long)} sets it.
+     *
+     * @throws IllegalArgumentException for any other value
+     */
+    public SELF withIpcMode(String mode) {
+        if (mode == null || !IPC_MODE.matcher(mode).matches()) {
+            throw new IllegalArgumentException("IPC mode '" + mode + "' is not one of Docker's: host, private, "
+                    + "shareable, none or container:<name|id>");
+        }
+        this.ipcMode = mode;
+        return self();
+    }
+
+    /** {@code true}: the host's IPC namespace (the default); {@code false}: a private one, see {@link #withIpcMode}. */
+    public SELF withHostIpc(boolean host) {
+        return withIpcMode(host ? "host" : "private");
+    }
+
+    /** Mounts a host Hugging Face cache read-write at {@value #CONTAINER_MODEL_CACHE}, so models are not downloaded. */
     public SELF withModelCache(Path hostDirectory) {
+        return withModelCache(hostDirectory, false);
+    }
+
+    /**
+     * Mounts a host Hugging Face cache at {@value #CONTAINER_MODEL_CACHE}, read-only or read-write; replaces an
+     * earlier model cache.
+     *
+     * @throws IllegalArgumentException when {@code hostDirectory} is not a directory
+     */
+    public SELF withModelCache(Path hostDirectory, boolean readOnly) {
         if (!Files.isDirectory(hostDirectory)) {
             throw new IllegalArgumentException("model cache " + hostDirectory + " is not a directory");
         }
-        withFileSystemBind(hostDirectory.toAbsolutePath().toString(), CONTAINER_MODEL_CACHE, BindMode.READ_ONLY);
+        List<Bind> others = new ArrayList<>(getBinds());
+        others.removeIf(bind -> bind.getVolume().getPath().equals(CONTAINER_MODEL_CACHE));
+        setBinds(others);
+        this.modelCache = hostDirectory.toAbsolutePath().normalize();
+        this.modelCacheReadOnly = readOnly;
+        withFileSystemBind(modelCache.toString(), CONTAINER_MODEL_CACHE,
+                readOnly ? BindMode.READ_ONLY : BindMode.READ_WRITE);
         return self();
     }
 
@@ -168,9 +239,23 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
         } else {
             setCommand(launch.toArray(String[]::new));
         }
-        if (gpus != null) {
-            DeviceRequest request = gpus;
-            withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withDeviceRequests(List.of(request)));
+        String ipc = ipcMode;
+        DeviceRequest request = gpus;
+        withCreateContainerCmdModifier(cmd -> {
+            HostConfig host = cmd.getHostConfig();
+            if (host == null) {
+                host = HostConfig.newHostConfig();
+                cmd.withHostConfig(host);
+            }
+            host.withIpcMode(ipc);
+            if (request != null) {
+                host.withDeviceRequests(List.of(request));
+            }
+        });
+        if (!ipc.equals("host") && getShmSize() == null) {
+            LOG.warn("{} runs with IPC mode {} and Docker's 64 MB /dev/shm, too small for PyTorch's "
+                    + "inter-process tensors once TP > 1; set withSharedMemorySize(...) "
+                    + "(profiledrollout.container.shm.size) or keep the host IPC namespace", this, ipc);
         }
     }
 
@@ -230,6 +315,29 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
     /** @return the Docker device request this container will make, if GPUs were asked for */
     public Optional<DeviceRequest> gpuRequest() {
         return Optional.ofNullable(gpus);
+    }
+
+    /**
+     * @return the image as given to the constructor, without resolving it (unlike {@link #getDockerImageName()},
+     *         which pulls it when missing)
+     */
+    public DockerImageName imageName() {
+        return image;
+    }
+
+    /** @return Docker's IPC mode for this container, {@value #DEFAULT_IPC_MODE} unless changed */
+    public String getIpcMode() {
+        return ipcMode;
+    }
+
+    /** @return the host directory mounted as the Hugging Face cache, if any */
+    public Optional<Path> modelCache() {
+        return Optional.ofNullable(modelCache);
+    }
+
+    /** @return whether the {@link #modelCache() model cache} is mounted read-only */
+    public boolean isModelCacheReadOnly() {
+        return modelCacheReadOnly;
     }
 
     /** @return the Nsight Systems capture this container runs under, if any */

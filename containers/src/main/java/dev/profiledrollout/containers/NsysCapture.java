@@ -2,10 +2,11 @@ package dev.profiledrollout.containers;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
- * How an engine container runs under Nsight Systems (PROTOCOLS.md §4), with the {@code .nsys-rep} reports written
- * into the mounted profiler directory.
+ * How an engine container runs under Nsight Systems ({@code docs/PROTOCOLS.md} §4), with the {@code .nsys-rep} reports
+ * written into the mounted profiler directory.
  *
  * <ul>
  *   <li>{@link #interactive(String)}: {@code nsys profile --start-later=true --session-new=NAME …}; collection
@@ -21,6 +22,7 @@ import java.util.List;
  * @param mode        interactive session or CUDA profiler API capture range
  * @param sessionName the {@code --session-new} name (interactive only)
  */
+@API(status = API.Status.EXPERIMENTAL, since = "0.1")
 public record NsysCapture(Mode mode, String sessionName) {
 
     /** The capture trigger. */

@@ -3,6 +3,7 @@ package dev.profiledrollout.containers;
 import dev.profiledrollout.Backend;
 import java.util.ArrayList;
 import java.util.List;
+import org.apiguardian.api.API;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -12,23 +13,40 @@ import org.testcontainers.utility.DockerImageName;
  * {@value #PORT}. The launch command is SGLang's own:
  * {@code python3 -m sglang.launch_server --model-path M --host 0.0.0.0 --port 30000 --tp-size T [--dp-size D] …};
  * with {@link #withProfilerDirectory(java.nio.file.Path)} the environment gets
- * {@code SGLANG_TORCH_PROFILER_DIR=/profiles} (PROTOCOLS.md §1.1: the profiler's default {@code output_dir}).
+ * {@code SGLANG_TORCH_PROFILER_DIR=/profiles} (the profiler's default {@code output_dir}).
+ *
+ * <h2>Image and driver</h2>
+ * {@link #SglangContainer()} runs {@value #DEFAULT_TAG}, pinned rather than {@code latest}. SGLang's images after
+ * 0.5.19, {@code latest} among them, ship CUDA 13 only and need a CUDA-13-capable NVIDIA driver (R580 or newer);
+ * {@code v0.5.19-cu129} is the last CUDA 12 tag (sgl-project/sglang {@code docs/docs/get-started/install.mdx}). It
+ * carries CUDA 12.9, whose minimum Linux driver is 575.51.03 (NVIDIA CUDA Toolkit release notes, "CUDA Toolkit and
+ * Corresponding Driver Versions"), so it also runs on R575 hosts. The parts of SGLang this project drives
+ * ({@code /start_profile}, {@code /stop_profile}, {@code SGLANG_TORCH_PROFILER_DIR}) are the same on both sides of
+ * that line: on an R580 host pass a newer tag to {@link #SglangContainer(String)}. This project's CI has no GPU, so
+ * the pinned tag's command line is checked by inspection and its protocol against the engine simulator, not by
+ * running the image.
  *
  * <pre>{@code
  * @RolloutEngine
- * static SglangContainer engine = new SglangContainer("lmsysorg/sglang:v0.5.5-cu129")
+ * static SglangContainer engine = new SglangContainer()      // lmsysorg/sglang:v0.5.19-cu129, host IPC
  *         .withModel("Qwen/Qwen3-8B")
  *         .withTensorParallelSize(2)
  *         .withGpus()
- *         .withSharedMemorySize(16L << 30)
  *         .withModelCache(Path.of(System.getProperty("user.home"), ".cache/huggingface"))
  *         .withProfilerDirectory(Path.of("target/profiles"));
  * }</pre>
  */
+@API(status = API.Status.EXPERIMENTAL, since = "0.1")
 public class SglangContainer extends EngineContainer<SglangContainer> {
 
-    /** The official image. */
+    /** The official image, untagged: what {@link #SglangContainer(DockerImageName)} accepts. */
     public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("lmsysorg/sglang");
+
+    /** The pinned tag of {@link #DEFAULT_IMAGE}: SGLang 0.5.19 on CUDA 12.9, needing an R575+ NVIDIA driver. */
+    public static final String DEFAULT_TAG = "v0.5.19-cu129";
+
+    /** The image {@link #SglangContainer()} runs. */
+    public static final DockerImageName DEFAULT_IMAGE = DEFAULT_IMAGE_NAME.withTag(DEFAULT_TAG);
 
     /** SGLang's default HTTP port. */
     public static final int PORT = 30000;
@@ -36,7 +54,12 @@ public class SglangContainer extends EngineContainer<SglangContainer> {
     /** The model served when {@link #withModel(String)} is not called. */
     public static final String DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 
-    /** @param image e.g. {@code "lmsysorg/sglang:v0.5.5-cu129"} */
+    /** Runs {@link #DEFAULT_IMAGE}. */
+    public SglangContainer() {
+        this(DEFAULT_IMAGE);
+    }
+
+    /** @param image e.g. {@code "lmsysorg/sglang:v0.5.19-cu129"} */
     public SglangContainer(String image) {
         this(DockerImageName.parse(image));
     }

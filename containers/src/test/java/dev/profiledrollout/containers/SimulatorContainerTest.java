@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.testcontainers.containers.Container.ExecResult;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,8 @@ class SimulatorContainerTest {
                 .withProfilerDirectory(profiles.resolve("sglang"))
                 .withStartupTimeout(Duration.ofMinutes(2))) {
             engine.start();
+            // what Docker actually created, not just what was asked for
+            assertThat(engine.getContainerInfo().getHostConfig().getIpcMode()).isEqualTo("host");
             try (SglangClient client = SglangClient.builder(engine.engineUri()).build()) {
                 assertThat(client.serverInfo().tpSize()).isEqualTo(2);
                 assertThat(client.serverInfo().simulator()).isTrue();
@@ -56,6 +59,24 @@ class SimulatorContainerTest {
             TraceSet traces = TraceSet.read(files);
             assertThat(traces.kernelTotalNs()).isPositive();
             assertThat(traces.rank(1)).isPresent();
+        }
+    }
+
+    @Test
+    void a_private_ipc_namespace_gets_the_requested_shared_memory() throws Exception {
+        try (VllmContainer engine = new VllmContainer(SimulatorImage.vllm())
+                .withIpcMode("private")
+                .withSharedMemorySize(256L << 20)
+                .withStartupTimeout(Duration.ofMinutes(2))) {
+            engine.start();
+
+            assertThat(engine.getContainerInfo().getHostConfig().getIpcMode()).isEqualTo("private");
+            assertThat(engine.getContainerInfo().getHostConfig().getShmSize()).isEqualTo(256L << 20);
+            // the image has no df: read the tmpfs mount of /dev/shm with the shell's own builtins
+            ExecResult mounts = engine.execInContainer("sh", "-c",
+                    "while read -r line; do case \"$line\" in *' /dev/shm '*) echo \"$line\";; esac; done"
+                            + " < /proc/mounts");
+            assertThat(mounts.getStdout()).contains("tmpfs").contains("size=262144k");
         }
     }
 }

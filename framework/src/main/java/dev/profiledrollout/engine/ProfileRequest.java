@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * The body of SGLang's {@code POST /start_profile}: the fields of {@code ProfileReq} in
  * {@code python/sglang/srt/managers/io_struct.py}, as {@code _profile} in
- * {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py} reads them (PROTOCOLS.md §1.1).
+ * {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py} reads them ({@code docs/PROTOCOLS.md} §1.1).
  * Immutable.
  *
  * <p>Every field is nullable: a null field is omitted from {@link #toJson()}, so the server default applies

@@ -16,8 +16,8 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Discovers the workers behind an sgl-model-gateway or vllm-router (PROTOCOLS.md §3). Neither router forwards
- * {@code /start_profile}, so profiling a routed deployment means listing the workers and calling each one
+ * Discovers the workers behind an sgl-model-gateway or vllm-router ({@code docs/PROTOCOLS.md} §3). Neither router
+ * forwards {@code /start_profile}, so profiling a routed deployment means listing the workers and calling each one
  * ({@link FanOut}).
  *
  * <p>{@link #workers()} reads {@code GET /workers} ({@code {"workers":[{url, worker_type, is_healthy, load, model_id,

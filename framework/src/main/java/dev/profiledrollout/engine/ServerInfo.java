@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * The parallelism layout and identity of an SGLang server, read from {@code GET /server_info}
- * (PROTOCOLS.md §1.5). Sizes absent from the answer default to 1.
+ * ({@code docs/PROTOCOLS.md} §1.5). Sizes absent from the answer default to 1.
  *
  * @param tpSize          {@code tp_size}: tensor-parallel size; under DP attention it is global (spans all DP ranks)
  * @param dpSize          {@code dp_size}
@@ -48,7 +48,7 @@ public record ServerInfo(int tpSize, int dpSize, int ppSize, int epSize, String 
      * The number of per-rank trace files one torch-profiler capture writes (per stage when
      * {@code profile_by_stage} is set), before any merge.
      *
-     * <p>Reasoning from PROTOCOLS.md §1.4: one file is written per scheduler process, named
+     * <p>Reasoning from {@code docs/PROTOCOLS.md} §1.4: one file is written per scheduler process, named
      * {@code …-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}]}. EP ranks live inside the TP group (the EP label is a
      * second name of the same process), so EP adds no files. Under DP attention ({@code enable_dp_attention}),
      * {@code tp} is global and {@code dp} merely labels the attention-DP slice of those same TP processes, so

@@ -1,7 +1,7 @@
 package dev.profiledrollout.engine;
 
 /**
- * What {@code POST /stop_profile} reported (PROTOCOLS.md §1.2).
+ * What {@code POST /stop_profile} reported ({@code docs/PROTOCOLS.md} §1.2).
  */
 public enum StopOutcome {
     /** {@code 200}: a capture was running and its trace files are now completely written (the stop blocks). */

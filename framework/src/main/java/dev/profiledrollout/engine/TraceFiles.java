@@ -18,8 +18,8 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 /**
- * What the files an engine's profiler leaves in its output directory are (PROTOCOLS.md §1.4, §2.4): per-rank traces,
- * vLLM's CPU-only frontend trace, and vLLM's {@code profiler_out_<rank>.txt} key-average tables.
+ * What the files an engine's profiler leaves in its output directory are ({@code docs/PROTOCOLS.md} §1.4, §2.4):
+ * per-rank traces, vLLM's CPU-only frontend trace, and vLLM's {@code profiler_out_<rank>.txt} key-average tables.
  *
  * <ul>
  *   <li>Rank trace: {@code *.trace.json[.gz]} other than a frontend file: SGLang {@code …-TP-0.trace.json.gz}, vLLM

@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Blocking client for a vLLM server's health, discovery and profiler endpoints (PROTOCOLS.md §2).
+ * Blocking client for a vLLM server's health, discovery and profiler endpoints ({@code docs/PROTOCOLS.md} §2).
  *
  * <h2>Profiler</h2>
  * {@code POST /start_profile} and {@code /stop_profile} are sent with an <em>empty</em> body: vLLM takes no per-call
@@ -27,10 +27,11 @@ import java.util.Optional;
  * {@link EngineException} that says so and shows the flag to add ({@link #PROFILER_CONFIG_FLAG}).
  *
  * <h2>Timeouts</h2>
- * Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s). {@link #stopProfile()} uses
- * {@link Builder#stopProfileTimeout(Duration)}, default 30 min: the stop returns only after every worker has exported
- * its trace, which took 295 s for ten requests on a 0.6B model with {@code with_stack} (vllm-project/vllm#54322) and
- * more than 20 min in vllm-project/vllm#22748 (§2.3).
+ * {@link #awaitHealthy(Duration)} gives up after {@link Builder#unreachableTimeout(Duration)} while no connection
+ * can be made at all. Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s).
+ * {@link #stopProfile()} uses {@link Builder#stopProfileTimeout(Duration)}, default 30 min: the stop returns only
+ * after every worker has exported its trace, which took 295 s for ten requests on a 0.6B model with
+ * {@code with_stack} (vllm-project/vllm#54322) and more than 20 min in vllm-project/vllm#22748 (§2.3).
  *
  * <h2>Auth and thread safety</h2>
  * As {@link SglangClient}: an optional bearer key on every request (vLLM guards only {@code /v1/…}; the profile routes
@@ -38,7 +39,10 @@ import java.util.Optional;
  */
 public final class VllmClient implements EngineClient {
 
-    /** The flag a vLLM ≥ 0.13 server needs for the profile routes, with the torch profiler (PROTOCOLS.md §2.2). */
+    /**
+     * The flag a vLLM ≥ 0.13 server needs for the profile routes, with the torch profiler
+     * ({@code docs/PROTOCOLS.md} §2.2).
+     */
     public static final String PROFILER_CONFIG_FLAG =
             "--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'";
 
@@ -47,12 +51,16 @@ public final class VllmClient implements EngineClient {
     private final URI baseUri;
     private final OkHttpClient http;
     private final Duration stopProfileTimeout;
+    private final Duration readTimeout;
     private final Duration healthPollInterval;
+    private final Duration unreachableTimeout;
 
     private VllmClient(Builder b) {
         this.baseUri = b.baseUri;
         this.stopProfileTimeout = b.stopProfileTimeout;
+        this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
+        this.unreachableTimeout = b.unreachableTimeout;
         this.http = EngineHttp.withApiKey(new OkHttpClient.Builder()
                 .connectTimeout(b.connectTimeout)
                 .readTimeout(b.readTimeout)
@@ -86,8 +94,10 @@ public final class VllmClient implements EngineClient {
     /** Polls {@code GET /health}; vLLM answers {@code 503} once the engine died ({@code EngineDeadError}). */
     @Override
     public void awaitHealthy(Duration timeout) {
-        EngineHttp.awaitHealthy(http, baseUri, timeout, healthPollInterval, "vLLM",
-                "Check that the server is running and has finished loading the model, or raise the health timeout.");
+        EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout == null ? timeout : unreachableTimeout,
+                healthPollInterval, "vLLM", "Check that the server is running and has finished loading the model, or"
+                        + " raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY + " in the JUnit extension).",
+                EngineHttp.unreachableFix());
     }
 
     @Override
@@ -132,8 +142,8 @@ public final class VllmClient implements EngineClient {
 
     /**
      * {@code POST /stop_profile} with an empty body, waiting up to {@link Builder#stopProfileTimeout(Duration)}.
-     * vLLM ignores a stop while idle and still answers {@code 200} (PROTOCOLS.md §2.1), so the outcome is always
-     * {@link StopOutcome#STOPPED}.
+     * vLLM ignores a stop while idle and still answers {@code 200} ({@code docs/PROTOCOLS.md} §2.1), so the outcome is
+     * always {@link StopOutcome#STOPPED}.
      *
      * @throws EngineException on 404 (no {@code --profiler-config}), any other non-200 answer, or the stop timeout
      */
@@ -170,9 +180,11 @@ public final class VllmClient implements EngineClient {
 
     private static String fix(int code) {
         return switch (code) {
+            // --profiler-config: vllm-project/vllm PR #29912, first in 0.13.0; the environment variable was read until
+            // 0.15 and removed in 0.16 (PR #33536).
             case 404 -> "the server was started without --profiler-config, so vLLM did not mount the profile routes."
-                    + " Restart it with " + PROFILER_CONFIG_FLAG + " (vLLM ≥ 0.13; 0.11–0.12: set"
-                    + " VLLM_TORCH_PROFILER_DIR=/abs/dir).";
+                    + " Restart it with " + PROFILER_CONFIG_FLAG + " (vLLM 0.13 and later), or with"
+                    + " VLLM_TORCH_PROFILER_DIR=/abs/dir in its environment (vLLM before 0.13, which has no such flag).";
             case 405 -> "method not allowed; vLLM's profile routes take POST only.";
             case 500 -> "the engine raised an error (e.g. profiling not enabled in this process); see the server log.";
             default -> "unexpected status; see the server log.";
@@ -202,8 +214,7 @@ public final class VllmClient implements EngineClient {
     }
 
     private EngineException ioFailure(URI uri, IOException e) {
-        return new EngineException("POST/GET " + uri + " failed: " + e + ". Check that the server is running and"
-                + " reachable at " + baseUri + ", or raise the timeout.", uri, -1, "", e);
+        return EngineHttp.ioFailure(uri.getPath().endsWith("_profile") ? "POST" : "GET", uri, baseUri, readTimeout, e);
     }
 
     @Override
@@ -221,6 +232,7 @@ public final class VllmClient implements EngineClient {
         private Duration readTimeout = Duration.ofSeconds(60);
         private Duration stopProfileTimeout = Duration.ofMinutes(30);
         private Duration healthPollInterval = Duration.ofSeconds(1);
+        private Duration unreachableTimeout;
 
         private Builder(URI baseUri) {
             this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
@@ -243,6 +255,14 @@ public final class VllmClient implements EngineClient {
 
         /** @param healthPollInterval pause between {@code /health} polls, default 1 s */
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = EngineHttp.positive(healthPollInterval, "healthPollInterval"); return this; }
+
+        /**
+         * @param unreachableTimeout how long {@link VllmClient#awaitHealthy(Duration)} keeps polling while no
+         *                           connection to the server can be made at all (refused, unknown host, no route,
+         *                           TCP connect timeout): a wrong URL or port fails after it instead of after the
+         *                           whole health timeout; default: no separate limit
+         */
+        public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = EngineHttp.positive(unreachableTimeout, "unreachableTimeout"); return this; }
 
         public VllmClient build() {
             return new VllmClient(this);

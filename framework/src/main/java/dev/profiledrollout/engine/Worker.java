@@ -4,8 +4,8 @@ import java.net.URI;
 import java.util.Objects;
 
 /**
- * One engine behind a router, as {@code GET /workers} lists it (PROTOCOLS.md §3), after stripping the DP-aware
- * {@code @<dp_rank>} suffix and merging the entries of the same server.
+ * One engine behind a router, as {@code GET /workers} lists it ({@code docs/PROTOCOLS.md} §3), after stripping the
+ * DP-aware {@code @<dp_rank>} suffix and merging the entries of the same server.
  *
  * @param url        the worker's base URL without {@code @N}, e.g. {@code http://10.0.0.5:30000}; not null
  * @param workerType {@code regular}, {@code prefill} or {@code decode} as the router reports it (lower-cased);

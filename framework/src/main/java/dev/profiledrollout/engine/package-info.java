@@ -31,9 +31,9 @@
  * }</pre>
  *
  * <h2>Protocol</h2>
- * Wire contracts follow {@code shared/docs/PROTOCOLS.md} §1 (SGLang), §2 (vLLM) and §3 (routers). Every non-success answer becomes an
- * {@link dev.profiledrollout.engine.EngineException} whose message names the URL, the HTTP status, the cause
- * and the fix; the API key never appears in a message.
+ * Wire contracts follow {@code docs/PROTOCOLS.md} §1 (SGLang), §2 (vLLM) and §3 (routers). Every non-success answer
+ * becomes an {@link dev.profiledrollout.engine.EngineException} whose message names the URL, the HTTP status, the
+ * cause and the fix; the API key never appears in a message.
  *
  * <h2>Units and thread safety</h2>
  * Timeouts are {@link java.time.Duration}s. {@link dev.profiledrollout.engine.ProfileRequest},

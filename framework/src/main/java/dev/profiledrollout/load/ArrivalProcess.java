@@ -3,7 +3,7 @@ package dev.profiledrollout.load;
 /**
  * When requests are released: all at once (closed loop, gated by the concurrency), at a constant rate, as a
  * Poisson process, with gamma burstiness, or on a linear or exponential ramp, as {@code vllm bench serve}'s
- * {@code get_request} defines them (METRICS.md §4). Immutable.
+ * {@code get_request} defines them ({@code docs/METRICS.md} §4). Immutable.
  *
  * <ul>
  *   <li>{@code requestRate = +∞}: every request is released at t0 and the concurrency gates them

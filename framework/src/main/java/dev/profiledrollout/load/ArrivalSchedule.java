@@ -5,7 +5,7 @@ import java.util.SplittableRandom;
 
 /**
  * Precomputed intended send times of an open-loop run, as nanosecond offsets from t0, computed as
- * {@code vllm bench serve}'s {@code get_request} does (METRICS.md §4). Immutable.
+ * {@code vllm bench serve}'s {@code get_request} does ({@code docs/METRICS.md} §4). Immutable.
  *
  * <p>Without a ramp: {@code gap_k ~ Gamma(shape = b, scale = 1/(rate·b))}, {@code delay_i = Σ_{k≤i} gap_k}, then
  * every delay is multiplied by {@code (N/rate)/delay_{N−1}} so that the last request lands exactly at

@@ -1,7 +1,7 @@
 package dev.profiledrollout.load;
 
 /**
- * The streaming endpoint a load is sent to, and how its stream is read (PROTOCOLS.md §1.5, §2.5).
+ * The streaming endpoint a load is sent to, and how its stream is read ({@code docs/PROTOCOLS.md} §1.5, §2.5).
  *
  * <ul>
  *   <li>{@link #COMPLETIONS}: {@code POST /v1/completions}, token ids or text as {@code prompt}; a chunk is a

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * The shape of a load: how requests arrive, how many at once, how many in all or for how long, and the
- * random-token lengths (vLLM's {@code RandomDataset} law, METRICS.md §5). Immutable.
+ * random-token lengths (vLLM's {@code RandomDataset} law, {@code docs/METRICS.md} §5). Immutable.
  *
  * @param concurrency    closed loop: requests in flight at once, ≥ 1; open loop: the cap on requests in flight
  *                       (vLLM's {@code --max-concurrency}), 0 for none

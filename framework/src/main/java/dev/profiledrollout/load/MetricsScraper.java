@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Scrapes a server's Prometheus {@code GET /metrics} on one background thread during a run and keeps the
- * {@code sglang:} and {@code vllm:} samples (PROTOCOLS.md §1.6, §2.5) as a time series beside the client's view.
- * A server without {@code /metrics} (404: SGLang without {@code --enable-metrics}, the simulator) or unreachable
+ * {@code sglang:} and {@code vllm:} samples ({@code docs/PROTOCOLS.md} §1.6, §2.5) as a time series beside the client's
+ * view. A server without {@code /metrics} (404: SGLang without {@code --enable-metrics}, the simulator) or unreachable
  * ends scraping quietly with a {@link #note()}. The thread ({@code profiledrollout-load-metrics}) is joined by
  * {@link #close()}. Thread-safe.
  */

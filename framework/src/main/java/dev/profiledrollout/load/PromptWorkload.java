@@ -21,7 +21,7 @@ import java.util.Random;
  *
  * <p>No tokenizer runs client-side, so the prompt length in tokens is unknown here: every record's
  * {@code inputTokensRequested} is −1 and the input-token sums come from the server's {@code usage} /
- * {@code meta_info} (METRICS.md §3, "counts tokens from the server").
+ * {@code meta_info} ({@code docs/METRICS.md} §1 and §3: token counts are the server's).
  */
 public final class PromptWorkload implements Workload {
 

@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 
 /**
- * Random-token prompts with vLLM's {@code RandomDataset} length law (METRICS.md §5), deterministic per
+ * Random-token prompts with vLLM's {@code RandomDataset} length law ({@code docs/METRICS.md} §5), deterministic per
  * (seed, index). Immutable and thread-safe.
  *
  * <ul>

@@ -20,7 +20,7 @@
  *   <li><b>Closed</b> ({@link dev.profiledrollout.load.ArrivalProcess#closedLoop()}): exactly {@code concurrency}
  *       keep-alive connections, each sending its next request as soon as the previous one ended, so the
  *       concurrency asked for is the concurrency on the wire (a client library's per-host defaults, such as
- *       OkHttp's 5 async calls, never cap it; METRICS.md §6). Latencies are service latencies.</li>
+ *       OkHttp's 5 async calls, never cap it; {@code docs/METRICS.md} §6). Latencies are service latencies.</li>
  *   <li><b>Open</b> (a finite rate): the schedule ({@link dev.profiledrollout.load.ArrivalSchedule}) is
  *       precomputed from the seed; one pacer thread waits for each absolute deadline on {@link System#nanoTime()}
  *       (park, then spin the last 100 µs) and hands the request to an idle connection or a new one; with

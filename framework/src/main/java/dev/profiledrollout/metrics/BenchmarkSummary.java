@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * A run summarised the way {@code vllm bench serve} prints and saves it (METRICS.md §2): the
+ * A run summarised the way {@code vllm bench serve} prints and saves it ({@code docs/METRICS.md} §2): the
  * "Serving Benchmark Result" table with vLLM's row labels, and the result JSON with vLLM's keys, plus this
  * project's additions (schedule lag, schedule-corrected latency, the client-fell-behind flag, errors by kind,
  * ISL mismatch). Percentiles and means are over the raw samples with numpy's linear interpolation and

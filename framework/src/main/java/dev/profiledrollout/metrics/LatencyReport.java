@@ -17,7 +17,7 @@ import java.util.Objects;
 
 /**
  * Latency and throughput of one load run, computed from its {@link RequestRecord}s with the definitions of
- * {@code vllm bench serve} ({@code calculate_metrics}, METRICS.md §1–§2). Immutable.
+ * {@code vllm bench serve} ({@code calculate_metrics}, {@code docs/METRICS.md} §1–§2). Immutable.
  *
  * <ul>
  *   <li><b>TTFT</b>: first chunk with non-empty {@code choices} − send.</li>
@@ -36,8 +36,8 @@ import java.util.Objects;
  * {@link #requestsWithoutUsage()}).
  *
  * <p>With a goodput {@link Slo} ({@link #of(List, Slo)}), a request is <em>good</em> when it succeeded and meets
- * every bound given (vLLM's {@code --goodput} AND semantics, METRICS.md §2) and {@link #requestGoodput()} is good
- * requests per second of {@link #duration()} (DistServe's goodput, vLLM's {@code request_goodput}).
+ * every bound given (vLLM's {@code --goodput} AND semantics, {@code docs/METRICS.md} §2) and {@link #requestGoodput()}
+ * is good requests per second of {@link #duration()} (DistServe's goodput, vLLM's {@code request_goodput}).
  */
 public final class LatencyReport {
 

@@ -23,7 +23,7 @@ import java.util.Objects;
  * @param errorMessage          null on success; otherwise what went wrong, for a person
  * @param intendedNanos         when the schedule meant the request to be sent (open loop); equals
  *                              {@code startNanos} in a closed loop, where there is no schedule. {@code startNanos −
- *                              intendedNanos} is the schedule lag (METRICS.md §6)
+ *                              intendedNanos} is the schedule lag ({@code docs/METRICS.md} §6)
  * @param chunkTokens           new output tokens carried by each chunk, parallel to {@code chunkNanos}, when the
  *                              endpoint says (SGLang {@code /generate}: the {@code meta_info.completion_tokens}
  *                              delta); empty when it does not, and each chunk then counts as one ITL gap; not null

@@ -13,9 +13,9 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * The coordinated-omission view of a run (METRICS.md §6): schedule lag ({@code actual send − intended send}) as
- * its own distribution, and TTFT and E2E latency measured from the <em>intended</em> send time beside the
- * service-time values of {@link LatencyReport}. Immutable.
+ * The coordinated-omission view of a run ({@code docs/METRICS.md} §6): schedule lag
+ * ({@code actual send − intended send}) as its own distribution, and TTFT and E2E latency measured from the
+ * <em>intended</em> send time beside the service-time values of {@link LatencyReport}. Immutable.
  *
  * <p>The run is flagged "the client, not the server, fell behind" when the lag's p99 exceeds the budget
  * (default {@value #DEFAULT_LAG_BUDGET_MS} ms, inference-perf's median target tightened to p99) or when more than

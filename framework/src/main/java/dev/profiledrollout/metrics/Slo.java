@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A goodput SLO set as {@code vllm bench serve --goodput ttft:MS tpot:MS e2el:MS} defines it (METRICS.md §2): a
- * request is good iff it succeeded and <em>every</em> given metric is ≤ its SLO; TPOT counts as 0 for a request
+ * A goodput SLO set as {@code vllm bench serve --goodput ttft:MS tpot:MS e2el:MS} defines it ({@code docs/METRICS.md}
+ * §2): a request is good iff it succeeded and <em>every</em> given metric is ≤ its SLO; TPOT counts as 0 for a request
  * with ≤ 1 output token; {@code request_goodput = good / duration} (the DistServe definition). Immutable.
  *
  * @param ttft TTFT bound, or null when not part of the SLO

@@ -1,6 +1,6 @@
 /**
  * Per-request timing records and the reports built from them: TTFT, ITL, TPOT and E2E latency as
- * {@code vllm bench serve} defines them (METRICS.md §1–§2), plus throughput and error counts
+ * {@code vllm bench serve} defines them ({@code docs/METRICS.md} §1–§2), plus throughput and error counts
  * ({@link dev.profiledrollout.metrics.LatencyReport}); schedule lag and latency from the intended send
  * ({@link dev.profiledrollout.metrics.ScheduleReport}, §6); goodput with vLLM's AND semantics
  * ({@link dev.profiledrollout.metrics.Slo}); a per-second series ({@link dev.profiledrollout.metrics.TimeSeries});
@@ -24,7 +24,7 @@
  *
  * <h2>Percentiles</h2>
  * {@link dev.profiledrollout.metrics.LatencyDistribution#percentile(double)} returns HdrHistogram's recorded
- * value at 3-significant-digit precision, not numpy's linear interpolation (METRICS.md §2, histogram note);
+ * value at 3-significant-digit precision, not numpy's linear interpolation ({@code docs/METRICS.md} §2, "Statistics");
  * {@link dev.profiledrollout.metrics.LatencyDistribution#interpolatedPercentile(double)} gives the numpy value
  * from the raw samples when exact agreement with {@code vllm bench serve} matters (small samples).
  *

@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * <h2>Default rules (in order)</h2>
- * Chosen from the kernel names in the shared traces (CUDA V100/A100 training, ROCm MI300X SGLang decode), the
- * simulator's cost model, and TraceLens' communication rule ({@code nccl|rccl} anywhere, {@code cross_device_reduce};
- * TRACES.md §4). Communication comes first so that {@code ncclDevKernel_…Sum…} is not caught by a later rule;
- * MoE before GEMM so that grouped expert GEMMs count as MoE; attention before GEMM and normalisation.
+ * Chosen from the kernel names in the test traces of {@code testdata/traces/} (CUDA V100/A100 training, ROCm
+ * MI300X SGLang decode), the simulator's cost model, and TraceLens' communication rule ({@code nccl|rccl} anywhere,
+ * {@code cross_device_reduce}; {@code docs/TRACES.md} §4). Communication comes first so that
+ * {@code ncclDevKernel_…Sum…} is not caught by a later rule; MoE before GEMM so that grouped expert GEMMs count as
+ * MoE; attention before GEMM and normalisation.
  * Unlike HTA (§3.2), {@code hip*} names are not communication, and {@code rcclGenericKernel} and
  * {@code cross_device_reduce} are.
  */

@@ -4,8 +4,8 @@ package dev.profiledrollout.trace;
  * What a GPU kernel does, as decided by a {@link KernelCategories} rule list from its name.
  *
  * <p>The first ten are this project's categories (their default rules are in {@link KernelCategories#defaults()});
- * HTA's coarser classification ({@code hta/utils/utils.py:get_kernel_type}, TRACES.md §3.2) is a separate thing,
- * used only by the HTA-compatible {@link TemporalBreakdown}.
+ * HTA's coarser classification ({@code hta/utils/utils.py:get_kernel_type}, {@code docs/TRACES.md} §3.2) is a separate
+ * thing, used only by the HTA-compatible {@link TemporalBreakdown}.
  */
 public enum KernelCategory {
     /** Matrix multiplication: cuBLAS/cutlass/nvjet/hipBLASLt (Tensile {@code Cijk_…}), Triton matmul. */

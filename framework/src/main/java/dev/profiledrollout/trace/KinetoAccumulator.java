@@ -47,7 +47,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         boolean traceLensComm;
     }
 
-    /** TraceLens' communication rule, TRACES.md §4. */
+    /** TraceLens' communication rule, {@code docs/TRACES.md} §4. */
     static boolean isTraceLensComm(String name) {
         String lower = name.toLowerCase(java.util.Locale.ROOT);
         return lower.contains("nccl") || lower.contains("rccl") || name.contains("cross_device_reduce");

@@ -52,7 +52,7 @@ import java.util.zip.ZipException;
  * again from the start with Jackson's byte parser and, if that fails too, through the repairing character filter;
  * those passes define the results and warnings for damaged files.
  *
- * <h2>Tolerance (TRACES.md §1.6)</h2>
+ * <h2>Tolerance ({@code docs/TRACES.md} §1.6)</h2>
  * Bare {@code inf}/{@code NaN}, numbers with a leading or trailing decimal point, leading/missing/trailing
  * commas, integers wider than 64 bits in {@code args}, invalid UTF-8 (replaced) and unescaped quotes inside strings
  * (escaped, counted in a warning) are accepted. Events without {@code ph}, {@code cat}, {@code ts} or {@code dur} are
@@ -130,10 +130,10 @@ public final class KinetoTraceReader {
     }
 
     /**
-     * Reads an SGLang merged trace ({@code merged-{id}.trace.json.gz}, PROTOCOLS.md §1.4), whose events carry string
-     * pids such as {@code "[TP01-DP00] 1234"}, and splits it back into one summary per rank label, sorted by rank.
-     * Events whose pid has no label form one more summary without a rank. A file without labels gives one summary,
-     * as {@link #read(Path)}.
+     * Reads an SGLang merged trace ({@code merged-{id}.trace.json.gz}, {@code docs/PROTOCOLS.md} §1.4), whose events
+     * carry string pids such as {@code "[TP01-DP00] 1234"}, and splits it back into one summary per rank label, sorted
+     * by rank. Events whose pid has no label form one more summary without a rank. A file without labels gives one
+     * summary, as {@link #read(Path)}.
      *
      * @throws TraceFormatException when the file is not a trace
      * @throws IOException          when the file cannot be read

@@ -6,13 +6,13 @@ package dev.profiledrollout.trace;
  * <p>Definitions: launches are {@code cuda_runtime}/{@code cuda_driver} events named like a kernel or graph launch
  * ({@code cudaLaunchKernel*}, {@code cuLaunchKernel*}, {@code hipLaunchKernel}, {@code hipExtModuleLaunchKernel},
  * {@code hipModuleLaunchKernel}, {@code cudaGraphLaunch*}, {@code hipGraphLaunch}). Unlike HTA
- * ({@code get_cuda_kernel_launch_stats}, TRACES.md §3.3), Triton, HIP and graph launches are counted. A GPU event is
- * joined to its launch by {@code args.correlation}; {@code launch delay} = {@code max(0, gpu.ts − (cpu.ts + cpu.dur))}
- * as in HTA, taken for the first GPU event of each launch. Percentiles are HdrHistogram values (2 significant
- * digits), 0 when there is no sample.
+ * ({@code get_cuda_kernel_launch_stats}, {@code docs/TRACES.md} §3.3), Triton, HIP and graph launches are counted. A
+ * GPU event is joined to its launch by {@code args.correlation}; {@code launch delay} =
+ * {@code max(0, gpu.ts − (cpu.ts + cpu.dur))} as in HTA, taken for the first GPU event of each launch. Percentiles are
+ * HdrHistogram values (2 significant digits), 0 when there is no sample.
  *
- * <p>CUDA graphs (TRACES.md §2): a {@code cudaGraphLaunch} fans out to many kernels. A graph launch with no
- * correlated GPU event in the trace means the profiler did not record the replayed kernels, and the device would
+ * <p>CUDA graphs ({@code docs/TRACES.md} §2): a {@code cudaGraphLaunch} fans out to many kernels. A graph launch with
+ * no correlated GPU event in the trace means the profiler did not record the replayed kernels, and the device would
  * look idle; {@link #graphKernelsMissing()} says so.
  *
  * @param launches                   number of launch calls

@@ -9,8 +9,8 @@ import java.util.Objects;
  *
  * <p>Definitions: {@code cpuNs} = Σ {@code dur} of the op's {@code cpu_op} events (inclusive of children, as the
  * profiler's "CPU total"); a kernel, memcpy or memset event is attributed to the {@code cpu_op} whose
- * {@code args."External id"} equals its own (TRACES.md §1.4). Kernels replayed by CUDA graphs carry no link and are
- * not attributed (see {@link LaunchStats#kernelNsWithoutCpuOp()}).
+ * {@code args."External id"} equals its own ({@code docs/TRACES.md} §1.4). Kernels replayed by CUDA graphs carry no
+ * link and are not attributed (see {@link LaunchStats#kernelNsWithoutCpuOp()}).
  *
  * @param name       the op name, not null
  * @param inputDims  {@code args."Input Dims"} as compact JSON text (for example {@code [[8, 4096], [4096, 4096]]}),

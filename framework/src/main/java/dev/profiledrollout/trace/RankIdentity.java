@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
  *
  * <p>SGLang names trace files
  * {@code [{profile_prefix}-]{profile_id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}][-{STAGE}].trace.json.gz}
- * (PROTOCOLS.md §1.4, {@code python/sglang/srt/utils/profile_merger.py}); DP, PP and EP appear only when that
- * size is above 1, and STAGE is {@code EXTEND}/{@code DECODE} (V1) or {@code prefill}/{@code decode} (V2).
+ * ({@code docs/PROTOCOLS.md} §1.4, {@code python/sglang/srt/utils/profile_merger.py}); DP, PP and EP appear only when
+ * that size is above 1, and STAGE is {@code EXTEND}/{@code DECODE} (V1) or {@code prefill}/{@code decode} (V2).
  * Because a prefix may itself contain {@code -}, the split between prefix and profile id is ambiguous; the
  * regular expression takes the shortest profile id after the last possible prefix separator.
  *
@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
 public record RankIdentity(String prefix, String profileId, int tp, OptionalInt dp, OptionalInt pp,
                            OptionalInt ep, Optional<String> stage) implements Comparable<RankIdentity> {
 
-    /** PROTOCOLS.md §1.4, verbatim. */
+    /** The file-name pattern given in {@code docs/PROTOCOLS.md} §1.4. */
     private static final Pattern SGLANG_FILE_NAME = Pattern.compile(
             "^(?:(?<prefix>.+)-)?(?<id>.+?)-TP-(?<tp>\\d+)(?:-DP-(?<dp>\\d+))?(?:-PP-(?<pp>\\d+))?"
                     + "(?:-EP-(?<ep>\\d+))?(?:-(?<stage>EXTEND|DECODE|prefill|decode))?\\.trace\\.json\\.gz$");
@@ -88,10 +88,10 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
             "^(?:(?<prefix>.*)_)?rank(?<rank>\\d+)\\.(?<id>\\d+)\\.pt\\.trace\\.json(?:\\.gz)?$");
 
     /**
-     * Reads the rank from a vLLM worker trace file name (PROTOCOLS.md §2.4, {@code tensorboard_trace_handler}).
-     * With the newest names, {@code tp}/{@code dp}/{@code pp}/{@code ep} come from the name; with
-     * {@code {instance}-rank-{N}} and {@code rank{N}} names, {@code tp} is the global rank N. The profile id is the
-     * 19-digit {@code time_ns}; the prefix is the instance id or name prefix (null when absent).
+     * Reads the rank from a vLLM worker trace file name ({@code docs/PROTOCOLS.md} §2.4,
+     * {@code tensorboard_trace_handler}). With the newest names, {@code tp}/{@code dp}/{@code pp}/{@code ep} come from
+     * the name; with {@code {instance}-rank-{N}} and {@code rank{N}} names, {@code tp} is the global rank N. The
+     * profile id is the 19-digit {@code time_ns}; the prefix is the instance id or name prefix (null when absent).
      *
      * @param fileName a file name, not null
      * @return the rank, or empty for other names (including the CPU-only {@code .async_llm.} frontend file)
@@ -129,7 +129,7 @@ public record RankIdentity(String prefix, String profileId, int tp, OptionalInt 
 
     /**
      * The rank of one process of an SGLang merged trace from its string pid ({@code "[TP01-DP00] 1234"},
-     * PROTOCOLS.md §1.4): labels TP, DP, PP, EP in that order, two digits each. The profile id is
+     * {@code docs/PROTOCOLS.md} §1.4): labels TP, DP, PP, EP in that order, two digits each. The profile id is
      * {@code profileId} (from the merged file's name {@code merged-{id}.trace.json.gz}).
      *
      * @return the rank, or empty when {@code pid} has no {@code [TP..]} label

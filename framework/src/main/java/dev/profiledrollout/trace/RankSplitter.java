@@ -10,8 +10,8 @@ import java.util.TreeMap;
 
 /**
  * Routes the events of an SGLang merged trace to one {@link KinetoAccumulator} per rank label, the {@code [TP01-DP00]}
- * prefix SGLang's merger gives every pid (PROTOCOLS.md §1.4); events without a label go to the {@code ""} label.
- * Top-level metadata goes to every rank. Confined to the reading thread.
+ * prefix SGLang's merger gives every pid ({@code docs/PROTOCOLS.md} §1.4); events without a label go to the {@code ""}
+ * label. Top-level metadata goes to every rank. Confined to the reading thread.
  */
 final class RankSplitter implements KinetoTraceReader.Sink {
 

@@ -22,10 +22,10 @@ import java.util.Set;
  * Reads GPU activity from SQLite profiles into the same {@link TraceSummary} model as {@link KinetoTraceReader},
  * through the same accumulator (so categories, percentiles, busy/idle and the exact temporal breakdown apply):
  * <ul>
- *   <li><b>ROCm RPD</b> ({@code rpd_tracer}; TRACES.md §6): rows of {@code rocpd_op} ⋈ {@code rocpd_string}. An op's
- *       name is its description, or its {@code opType} when the description is empty (the {@code top} view's
- *       rule); ops whose opType starts with {@code Copy}, {@code Fill} or {@code Barrier} are memory events, the
- *       others ({@code KernelExecution}) kernels; device = {@code gpuId}; times are integer ns.</li>
+ *   <li><b>ROCm RPD</b> ({@code rpd_tracer}; {@code docs/TRACES.md} §6): rows of {@code rocpd_op} ⋈
+ *       {@code rocpd_string}. An op's name is its description, or its {@code opType} when the description is empty
+ *       (the {@code top} view's rule); ops whose opType starts with {@code Copy}, {@code Fill} or {@code Barrier} are
+ *       memory events, the others ({@code KernelExecution}) kernels; device = {@code gpuId}; times are integer ns.</li>
  *   <li><b>Nsight Systems SQLite export</b> ({@code nsys export --type=sqlite}; §5): {@code CUPTI_ACTIVITY_KIND_KERNEL}
  *       ⋈ {@code StringIds} on {@code demangledName} (falling back to {@code shortName}), device = {@code deviceId},
  *       correlation = {@code correlationId}; {@code CUPTI_ACTIVITY_KIND_MEMCPY}/{@code _MEMSET} as memory events
@@ -149,10 +149,11 @@ public final class SqliteTraceReader {
 
     /**
      * Reads {@code nsys stats --report cuda_gpu_kern_sum --format csv} output (header
-     * {@code Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name}; TRACES.md §5;
-     * older {@code gpukernsum} forms with {@code GridXYZ,BlockXYZ} columns or Average/Minimum/Maximum headings are
-     * accepted by column name). Lines before the header (nsys notices) are skipped. The summary has kernels only:
-     * count = Instances, total, min, max, p50 = Med; p99 = −1 (not in the report); no devices.
+     * {@code Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name};
+     * {@code docs/TRACES.md} §5; older {@code gpukernsum} forms with {@code GridXYZ,BlockXYZ} columns or
+     * Average/Minimum/Maximum headings are accepted by column name). Lines before the header (nsys notices) are
+     * skipped. The summary has kernels only: count = Instances, total, min, max, p50 = Med; p99 = −1 (not in the
+     * report); no devices.
      *
      * @throws TraceFormatException when no header line is found
      * @throws IOException          when the file cannot be read

@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 /**
  * One engine step (forward pass / iteration) found in a trace, with the GPU kernel time attributed to it.
  *
- * <p>Recognised annotations (CPU {@code user_annotation}, or {@code cpu_op} in old traces; TRACES.md §2):
+ * <p>Recognised annotations (CPU {@code user_annotation}, or {@code cpu_op} in old traces; {@code docs/TRACES.md} §2):
  * <ul>
  *   <li>{@code ProfilerStep#N} (torch profiler's {@code step()}): stage {@link Stage#UNKNOWN};</li>
  *   <li>SGLang {@code step[EXTEND bs=N toks=M]} → {@link Stage#PREFILL}, {@code step[DECODE bs=N]} → {@link Stage#DECODE}

@@ -4,13 +4,12 @@ package dev.profiledrollout.trace;
  * HTA's temporal breakdown and comm/compute overlap of one trace (all devices of the file together, as HTA does per
  * rank), in ns.
  *
- * <p>Definitions (TRACES.md §3.3; HTA {@code hta/analyzers/breakdown_analysis.py:get_temporal_breakdown} and
- * {@code comm_overlap_analysis.py:get_comm_comp_overlap}): GPU events are merged into disjoint groups in start order
- * (a new group starts when {@code ts > } the running maximum end); {@code kernelTimeNs} = last merged end − first
- * merged start; {@code idleNs} = {@code kernelTimeNs} − Σ merged; {@code computeNs} = Σ merged intervals of
- * computation kernels only; {@code nonComputeNs} = {@code kernelTimeNs − computeNs − idleNs};
- * {@code overlapNs} = time during which a communication and a computation kernel both run;
- * {@code communicationNs} = Σ merged communication intervals.
+ * <p>Definitions ({@code docs/TRACES.md} §3.3; HTA {@code hta/analyzers/breakdown_analysis.py:get_temporal_breakdown}
+ * and {@code comm_overlap_analysis.py:get_comm_comp_overlap}): GPU events are merged into disjoint groups in start
+ * order (a new group starts when {@code ts > } the running maximum end); {@code kernelTimeNs} = last merged end − first
+ * merged start; {@code idleNs} = {@code kernelTimeNs} − Σ merged; {@code computeNs} = Σ merged intervals of computation
+ * kernels only; {@code nonComputeNs} = {@code kernelTimeNs − computeNs − idleNs}; {@code overlapNs} = time during which
+ * a communication and a computation kernel both run; {@code communicationNs} = Σ merged communication intervals.
  *
  * <p>Two modes, both computed by {@link KinetoTraceReader}:
  * <ul>

@@ -185,7 +185,7 @@ public final class TraceSet {
     /**
      * The straggler: the trace with the largest GPU busy time ({@link TraceSummary#busyNs()}), the rank the others
      * wait for at collectives. Empty for an empty set. (HTA's {@code get_potential_stragglers} uses NCCL kernel timing
-     * per iteration instead, TRACES.md §3.3; busy time needs no steps.)
+     * per iteration instead, {@code docs/TRACES.md} §3.3; busy time needs no steps.)
      */
     public Optional<TraceSummary> straggler() {
         return traces.stream().max(Comparator.comparingLong(TraceSummary::busyNs));

@@ -10,9 +10,10 @@ import java.util.function.Predicate;
  * Kernel and device totals of one Kineto trace file, as produced by {@link KinetoTraceReader#read(Path)}.
  * All times are ns. Immutable.
  *
- * <p>Definitions (shared/traces/SOURCE.md): GPU events are {@code ph:"X"} events whose {@code cat} is
- * {@code kernel}, {@code gpu_memcpy} or {@code gpu_memset} (case-insensitive; also {@code Memcpy},
- * {@code Memset}). Kernel statistics use kernel events only; device busy and span use all GPU events.
+ * <p>Definitions ({@code docs/TRACES.md} §7; the reference summaries in {@code testdata/traces/} use the same):
+ * GPU events are {@code ph:"X"} events whose {@code cat} is {@code kernel}, {@code gpu_memcpy} or
+ * {@code gpu_memset} (case-insensitive; also {@code Memcpy}, {@code Memset}). Kernel statistics use kernel events
+ * only; device busy and span use all GPU events.
  *
  * @param file           the file that was read, not null
  * @param rank           the rank from the file name ({@link RankIdentity#fromFileName(String)}: SGLang, then vLLM)

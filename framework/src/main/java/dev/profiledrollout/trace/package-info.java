@@ -14,7 +14,7 @@
  * }</pre>
  *
  * <h2>Definitions</h2>
- * Exactly those used for the reference summaries in {@code shared/traces/SOURCE.md}:
+ * Exactly those used for the reference summaries in {@code testdata/traces/} ({@code docs/TRACES.md} §7):
  * <ul>
  *   <li>GPU events are {@code "ph":"X"} events whose {@code cat} is {@code kernel}, {@code gpu_memcpy} or
  *       {@code gpu_memset}, case-insensitively (old traces: {@code Kernel}, {@code Memcpy}, {@code Memset}).</li>
@@ -24,7 +24,7 @@
  *       {@code "[TP01] 0"}): busy = length of the union of {@code [ts, ts + dur)} of all GPU events;
  *       span = last GPU event end − first GPU event start.</li>
  * </ul>
- * Unlike HTA (TRACES.md §3.1) nothing is rounded to µs and no profiler step is dropped (except in the
+ * Unlike HTA ({@code docs/TRACES.md} §3.1) nothing is rounded to µs and no profiler step is dropped (except in the
  * HTA-compatible {@link dev.profiledrollout.trace.TemporalBreakdown}); unlike TraceLens
  * (§4) GPU events without a CPU launch, such as CUDA-graph replays, are counted.
  *

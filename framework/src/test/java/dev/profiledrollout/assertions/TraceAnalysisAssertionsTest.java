@@ -6,6 +6,7 @@ import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.TraceBaseline;
+import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import org.junit.jupiter.api.Test;
@@ -22,15 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TraceAnalysisAssertionsTest {
 
-    private static Path shared(String relative) {
-        String property = System.getProperty("shared.traces");
-        Path root = property != null && !property.isBlank() ? Path.of(property)
-                : Path.of("").toAbsolutePath().resolve("../../shared/traces");
-        return root.normalize().resolve(relative);
-    }
-
     private static TraceSummary decode() throws IOException {
-        return KinetoTraceReader.read(shared("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+        return KinetoTraceReader.read(TestTraces.resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
     }
 
     @Test
@@ -56,7 +50,7 @@ class TraceAnalysisAssertionsTest {
 
     @Test
     void steps_name_the_offending_step() throws IOException {
-        TraceSummary s = KinetoTraceReader.read(shared("hta/trace_filter/sampled_rank-0.json.gz"));
+        TraceSummary s = KinetoTraceReader.read(TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz"));
         assertThat(s).steps().count().isEqualTo(2);
         assertThat(s).steps(StepStats.Stage.UNKNOWN).hasSteps();
         assertThatThrownBy(() -> assertThat(s).steps().maxKernelTime().isLessThan(Duration.ofNanos(1)))
@@ -71,8 +65,8 @@ class TraceAnalysisAssertionsTest {
 
     @Test
     void rank_straggler_and_kernel_spread_name_the_rank_and_kernel() throws IOException {
-        TraceSet set = TraceSet.read(List.of(shared("hta/trace_filter/sampled_rank-0.json.gz"),
-                shared("hta/trace_filter/sampled_rank-1.json.gz")));
+        TraceSet set = TraceSet.read(List.of(TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz"),
+                TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz")));
         assertThat(set).ranks().straggler().isLessThan(1.5);
         assertThatThrownBy(() -> assertThat(set).ranks().straggler().isLessThan(1.0))
                 .hasMessageContaining("straggler rank ").hasMessageContaining("budget < 1.000");

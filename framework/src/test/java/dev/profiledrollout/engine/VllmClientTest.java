@@ -67,7 +67,8 @@ class VllmClientTest {
         assertThat(e.getMessage())
                 .contains("answered 404 to POST /start_profile")
                 .contains("started without --profiler-config")
-                .contains("--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'");
+                .contains("--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'")
+                .contains("VLLM_TORCH_PROFILER_DIR=/abs/dir in its environment (vLLM before 0.13");
     }
 
     @Test

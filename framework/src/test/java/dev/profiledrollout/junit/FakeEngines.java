@@ -24,14 +24,14 @@ import okhttp3.Response;
 /**
  * Stand-ins for servers the simulator does not (yet) play in this branch: a vLLM server that writes vLLM-named
  * traces on {@code /stop_profile}, a router in front of several engines, and a worker that fails its start. They
- * answer the wire shapes of PROTOCOLS.md §2 and §3; nothing else.
+ * answer the wire shapes of {@code docs/PROTOCOLS.md} §2 and §3; nothing else.
  */
 final class FakeEngines {
 
     private FakeEngines() {
     }
 
-    /** SSE completion: {@code n} one-token chunks, a usage chunk, {@code [DONE]} (PROTOCOLS.md §2.5). */
+    /** SSE completion: {@code n} one-token chunks, a usage chunk, {@code [DONE]} ({@code docs/PROTOCOLS.md} §2.5). */
     static MockResponse completion(int n) {
         StringBuilder sse = new StringBuilder();
         for (int i = 0; i < n; i++) {

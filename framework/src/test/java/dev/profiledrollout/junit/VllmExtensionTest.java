@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
 import org.junit.platform.testkit.engine.EngineTestKit;
 
-/** {@code backend = VLLM} through the extension, against {@link FakeEngines#vllm} (PROTOCOLS.md §2). */
+/** {@code backend = VLLM} through the extension, against {@link FakeEngines#vllm} ({@code docs/PROTOCOLS.md} §2). */
 class VllmExtensionTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -25,7 +25,7 @@ class FastScannerEquivalenceTest {
     Path dir;
 
     static List<Path> sharedJsonTraces() {
-        return SharedTraces.jsonTraces();
+        return TestTraces.jsonTraces();
     }
 
     @ParameterizedTest

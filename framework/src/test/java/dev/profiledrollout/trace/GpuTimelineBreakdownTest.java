@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** TraceLens' GPU timeline rows (TRACES.md §4). */
+/** TraceLens' GPU timeline rows ({@code docs/TRACES.md} §4). */
 class GpuTimelineBreakdownTest {
 
     @TempDir
@@ -56,7 +56,7 @@ class GpuTimelineBreakdownTest {
     @Test
     void the_shared_sglang_decode_trace_gives_tracelens_reference_rows_up_to_its_float64_rounding() throws IOException {
         TraceSummary s = KinetoTraceReader.read(
-                SharedTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+                TestTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
         GpuTimelineBreakdown t = s.details().gpuTimeline();
 
         // exact ns, recomputed independently from the decimal text (Python, Decimal µs × 1000, same classes and
@@ -69,9 +69,9 @@ class GpuTimelineBreakdownTest {
         assertThat(t.idleNs()).isEqualTo(463_977_017);
         assertThat(t.unlinkedEvents()).isZero();
 
-        // TraceLens' own gpu_timeline.csv for this trace (TRACES.md §4), in ms: computation 9.759752, exposed memcpy
-        // 0.013177, busy 9.772929, idle 463.977015, total 473.749943. It adds ts + dur in float64 µs, which at these
-        // epoch timestamps (4.9e12 µs) resolves about 1 ns, so its rows differ from the exact ones by a few ns
+        // TraceLens' own gpu_timeline.csv for this trace (docs/TRACES.md §4), in ms: computation 9.759752, exposed
+        // memcpy 0.013177, busy 9.772929, idle 463.977015, total 473.749943. It adds ts + dur in float64 µs, which at
+        // these epoch timestamps (4.9e12 µs) resolves about 1 ns, so its rows differ from the exact ones by a few ns
         // (the same Python union in float64 gives 9759.751953 µs).
         assertThat(t.computationNs()).isCloseTo(9_759_752, within(4L));
         assertThat(t.exposedMemcpyNs()).isCloseTo(13_177, within(4L));

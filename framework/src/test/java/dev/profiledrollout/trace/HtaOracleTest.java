@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * The HTA-compatible temporal breakdown and comm/compute overlap against the values HTA @ f4d0062 computes with
- * default settings on the shared traces (TRACES.md §3.3, "Oracle values").
+ * default settings on the real traces ({@code docs/TRACES.md} §3.3, "Reference values").
  */
 class HtaOracleTest {
 
@@ -20,7 +20,7 @@ class HtaOracleTest {
 
     @Test
     void trace_filter_rank_0_matches_hta() throws IOException {
-        TemporalBreakdown t = hta(SharedTraces.traceFilter(0));
+        TemporalBreakdown t = hta(TestTraces.traceFilter(0));
         assertThat(t.kernelTimeNs()).isEqualTo(600_058_000L);
         assertThat(t.idleNs()).isEqualTo(321_378_000L);
         assertThat(t.computeNs()).isEqualTo(106_252_000L);
@@ -30,7 +30,7 @@ class HtaOracleTest {
 
     @Test
     void trace_filter_rank_1_matches_hta() throws IOException {
-        TemporalBreakdown t = hta(SharedTraces.traceFilter(1));
+        TemporalBreakdown t = hta(TestTraces.traceFilter(1));
         assertThat(t.kernelTimeNs()).isEqualTo(600_674_000L);
         assertThat(t.idleNs()).isEqualTo(328_671_000L);
         assertThat(t.computeNs()).isEqualTo(135_548_000L);
@@ -40,7 +40,7 @@ class HtaOracleTest {
 
     @Test
     void ns_resolution_matches_hta_including_its_float64_microsecond_rounding() throws IOException {
-        TraceSummary s = KinetoTraceReader.read(SharedTraces.root()
+        TraceSummary s = KinetoTraceReader.read(TestTraces.root()
                 .resolve("hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
         TemporalBreakdown t = s.details().htaCompatible();
         assertThat(t.kernelTimeNs()).isCloseTo(384_634_000L, within(0L));

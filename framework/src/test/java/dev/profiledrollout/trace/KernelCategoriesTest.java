@@ -60,7 +60,7 @@ class KernelCategoriesTest {
 
     @Test
     void the_sglang_decode_trace_splits_into_gemm_attention_norm_activation_categories() throws IOException {
-        Path file = SharedTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz");
+        Path file = TestTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz");
         TraceSummary s = KinetoTraceReader.read(file);
         TraceDetails d = s.details();
         long cijk = s.kernels().stream().filter(k -> k.name().startsWith("Cijk_")).mapToLong(KernelStats::totalNs).sum();

@@ -16,11 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Every real JSON trace in shared/traces against its independently computed expected/*.summary.json. */
+/** Every real JSON trace in testdata/traces against its independently computed expected/*.summary.json. */
 class KinetoTraceReaderExpectedTest {
 
     static List<Path> traces() {
-        return SharedTraces.jsonTraces();
+        return TestTraces.jsonTraces();
     }
 
     @Test
@@ -34,7 +34,7 @@ class KinetoTraceReaderExpectedTest {
     @MethodSource("traces")
     void should_match_expected_summary_exactly(Path trace) throws IOException {
         // GIVEN
-        JsonNode expected = SharedTraces.expectedFor(trace);
+        JsonNode expected = TestTraces.expectedFor(trace);
         // WHEN
         TraceSummary summary = KinetoTraceReader.read(trace);
         // THEN

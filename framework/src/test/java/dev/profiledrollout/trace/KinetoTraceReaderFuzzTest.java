@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fuzzes {@link KinetoTraceReader#read(Path)} with seeded mutations of the real traces in {@code shared/traces}
- * (system property {@code shared.traces}): truncation, byte flips, huge and non-finite numbers, deep nesting, giant
+ * Fuzzes {@link KinetoTraceReader#read(Path)} with seeded mutations of the real traces in {@code testdata/traces}
+ * (system property {@code test.traces}): truncation, byte flips, huge and non-finite numbers, deep nesting, giant
  * strings, damaged gzip. Every read must end within {@value #READ_TIMEOUT_SECONDS} s with a {@link TraceSummary}
  * (possibly with warnings), a {@link TraceFormatException} or an {@link IOException}; anything else (an
  * {@code OutOfMemoryError}, a {@code RuntimeException}, a hang) fails with the seed that reproduces it.
@@ -46,12 +46,12 @@ class KinetoTraceReaderFuzzTest {
         long budgetNanos = TimeUnit.SECONDS.toNanos(Long.getLong("profiledrollout.fuzz.seconds", 40));
         long seed = Long.getLong("profiledrollout.fuzz.seed", 8);
         List<byte[]> seeds = new ArrayList<>();
-        for (Path trace : SharedTraces.jsonTraces()) {
+        for (Path trace : TestTraces.jsonTraces()) {
             if (Files.size(trace) < 512 * 1024) {
                 seeds.add(gunzip(trace));
             }
         }
-        assertThat(seeds).as("real traces under " + SharedTraces.root()).isNotEmpty();
+        assertThat(seeds).as("real traces under " + TestTraces.root()).isNotEmpty();
         Random random = new Random(seed);
         ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "fuzz-reader");

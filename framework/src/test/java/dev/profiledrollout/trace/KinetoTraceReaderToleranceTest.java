@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.GZIPOutputStream;
 
-/** The parser hazards of TRACES.md §1.6 on small crafted inputs. */
+/** The parser hazards of {@code docs/TRACES.md} §1.6 on small crafted inputs. */
 class KinetoTraceReaderToleranceTest {
 
     @TempDir
@@ -106,7 +106,7 @@ class KinetoTraceReaderToleranceTest {
     @Test
     void should_return_a_partial_summary_and_a_warning_for_a_truncated_gzip() throws IOException {
         // GIVEN the first half of a real trace's gzip bytes
-        Path real = SharedTraces.traceFilter(0);
+        Path real = TestTraces.traceFilter(0);
         byte[] all = Files.readAllBytes(real);
         Path cut = Files.write(dir.resolve("cut.json.gz"), Arrays.copyOf(all, all.length / 2));
         TraceSummary full = KinetoTraceReader.read(real);

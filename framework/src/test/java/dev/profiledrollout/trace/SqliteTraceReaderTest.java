@@ -25,9 +25,9 @@ class SqliteTraceReaderTest {
 
     @Test
     void rpd_kernel_and_copy_totals_agree_with_the_files_own_top_view() throws IOException {
-        TraceSummary s = SqliteTraceReader.read(SharedTraces.root().resolve("rpd/matmul_result.rpd"));
+        TraceSummary s = SqliteTraceReader.read(TestTraces.root().resolve("rpd/matmul_result.rpd"));
         JsonNode expected = new ObjectMapper().readTree(
-                SharedTraces.root().resolve("expected/matmul_result.rpd.top.json").toFile());
+                TestTraces.root().resolve("expected/matmul_result.rpd.top.json").toFile());
 
         assertThat(s.kernelEvents() + s.memoryEvents()).isEqualTo(expected.get("rocpd_op_rows").asLong());
         assertThat(s.memoryEvents()).isEqualTo(53 + 2 + 1); // CopyDeviceToHost, CopyHostToDevice, FillBuffer

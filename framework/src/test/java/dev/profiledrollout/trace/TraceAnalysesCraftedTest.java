@@ -157,8 +157,8 @@ class TraceAnalysesCraftedTest {
 
     @Test
     void distributed_info_rank_is_read_from_the_shared_trace_filter_files() throws IOException {
-        TraceSet set = TraceSet.read(List.of(SharedTraces.traceFilter(1), SharedTraces.traceFilter(0)));
-        assertThat(set.anyRank(1).orElseThrow().file()).isEqualTo(SharedTraces.traceFilter(1));
+        TraceSet set = TraceSet.read(List.of(TestTraces.traceFilter(1), TestTraces.traceFilter(0)));
+        assertThat(set.anyRank(1).orElseThrow().file()).isEqualTo(TestTraces.traceFilter(1));
         assertThat(TraceSet.label(set.anyRank(0).orElseThrow())).isEqualTo("rank 0");
         assertThat(set.traces().get(0).details().steps()).extracting(StepStats::name)
                 .containsExactly("ProfilerStep#551", "ProfilerStep#552");

@@ -16,8 +16,8 @@ class TraceSetTest {
     @Test
     void should_equal_per_file_results_for_the_two_trace_filter_ranks() throws IOException {
         // GIVEN
-        Path rank0 = SharedTraces.traceFilter(0);
-        Path rank1 = SharedTraces.traceFilter(1);
+        Path rank0 = TestTraces.traceFilter(0);
+        Path rank1 = TestTraces.traceFilter(1);
         TraceSummary alone0 = KinetoTraceReader.read(rank0);
         TraceSummary alone1 = KinetoTraceReader.read(rank1);
         // WHEN
@@ -60,11 +60,11 @@ class TraceSetTest {
 
     @Test
     void should_report_balance_for_one_rank_and_fail_on_a_non_trace(@TempDir Path dir) throws IOException {
-        assertThat(TraceSet.read(List.of(SharedTraces.traceFilter(0))).busyImbalance()).isEqualTo(1.0);
+        assertThat(TraceSet.read(List.of(TestTraces.traceFilter(0))).busyImbalance()).isEqualTo(1.0);
         assertThat(TraceSet.read(List.of()).busyImbalance()).isEqualTo(1.0);
 
         Path bad = Files.writeString(dir.resolve("bad.json"), "{}");
-        assertThatThrownBy(() -> TraceSet.read(List.of(SharedTraces.traceFilter(0), bad)))
+        assertThatThrownBy(() -> TraceSet.read(List.of(TestTraces.traceFilter(0), bad)))
                 .isInstanceOf(TraceFormatException.class).hasMessageContaining("bad.json");
     }
 }

@@ -27,7 +27,7 @@ import java.util.List;
  * decode. There is no prefix caching and no chunked prefill.
  *
  * <h2>Constants and their source</h2>
- * Hardware peaks come from {@link GpuSpec} (DESIGN.md: H100 SXM ~989 TFLOP/s dense bf16, ~3.35 TB/s HBM).
+ * Hardware peaks come from {@link GpuSpec} (H100 SXM: ~989 TFLOP/s dense bf16, ~3.35 TB/s HBM).
  * The efficiencies are the fractions of peak that well-tuned bf16 GEMMs and memory-bound kernels reach on H100;
  * they are chosen so that Llama-3.1-8B at TP 1 takes about 6 ms per decode step at batch 32 and about 23 ms to
  * prefill 1024 tokens, in line with published SGLang numbers for that pair.

@@ -3,6 +3,7 @@ package dev.profiledrollout.simulator;
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.simulator.internal.EpochClock;
 import dev.profiledrollout.simulator.internal.HttpApi;
+import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.Profiler;
 import dev.profiledrollout.simulator.internal.Scheduler;
 import dev.profiledrollout.simulator.internal.SimRequest;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * An embedded SGLang or vLLM "engine twin": an HTTP server that speaks the engine's API, a continuous-batching scheduler whose
@@ -32,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  *
  * <h2>Endpoints</h2>
- * As PROTOCOLS.md §1 describes SGLang's ({@code python/sglang/srt/entrypoints/http_server.py}):
+ * As {@code docs/PROTOCOLS.md} §1 describes SGLang's ({@code python/sglang/srt/entrypoints/http_server.py}):
  * {@code GET /health}, {@code /health_generate} (one generated token, so one scheduler step; 200 with an empty body,
  * 503 while starting or closing; unlike SGLang it does not wait for its 1 s poll); {@code GET /server_info},
  * {@code /get_server_info} (flat server args plus {@code "engine":"simulator"}); {@code GET /v1/models};
@@ -40,13 +42,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code /stop_profile} (GET or POST) with SGLang's step semantics, status codes and file names (§1.1–1.4).
  *
  * <h2>vLLM mode</h2>
- * With {@code backend("vllm")} the server speaks vLLM's API instead (PROTOCOLS.md §2): {@code GET /health} (200,
- * empty; runs no step), {@code /version}, {@code /v1/models} ({@code owned_by "vllm"}), {@code POST /v1/completions}
- * with vLLM's SSE and usage rules, {@code /tokenize}, {@code /detokenize}, and {@code POST /start_profile} /
- * {@code /stop_profile} (200, empty body, idempotent; 405 on GET; 404 {@code {"detail":"Not Found"}} without
- * {@link SimulatorConfig#vllmProfilerConfig()}). Iteration limits, file names and the frontend trace follow
- * {@code vllm/profiler/wrapper.py} (§2.2–2.4); see {@link VllmProfilerConfig} and {@link VllmNamingEra}. No
- * {@code /server_info}, {@code /metrics} or chat endpoint.
+ * With {@code backend("vllm")} the server speaks vLLM's API instead ({@code docs/PROTOCOLS.md} §2): {@code GET /health}
+ * (200, empty; runs no step), {@code /version}, {@code /v1/models} ({@code owned_by "vllm"}),
+ * {@code POST /v1/completions} with vLLM's SSE and usage rules, {@code /tokenize}, {@code /detokenize}, and
+ * {@code POST /start_profile} / {@code /stop_profile} (200, empty body, idempotent; 405 on GET; 404
+ * {@code {"detail":"Not Found"}} without {@link SimulatorConfig#vllmProfilerConfig()}). Iteration limits, file names
+ * and the frontend trace follow {@code vllm/profiler/wrapper.py} (§2.2–2.4); see {@link VllmProfilerConfig} and
+ * {@link VllmNamingEra}. No {@code /server_info}, {@code /metrics} or chat endpoint.
  *
  * <h2>Step counting</h2>
  * {@link #forwardCount()} is SGLang's {@code forward_ct}: it counts every batch since start, including the warm-up
@@ -58,9 +60,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * writes one Kineto-layout file of TP rank 0's events per DP replica under SGLang's RPD name; one engine is one DP
  * replica ({@link SimulatorConfig#dpSize()} only names it) unless {@link SimulatorConfig#dpController()} makes it
  * the whole DP group, with one scheduler for every replica; {@code PP}/{@code EP} sizes are 1; no prefix cache, no
- * chunked prefill, no auth unless {@link SimulatorConfig#apiKey()} is set, no {@code /metrics}, no chat endpoint. Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at
- * {@link #close()} is
- * dropped unwritten.
+ * chunked prefill, no auth unless {@link SimulatorConfig#apiKey()} is set, no {@code /metrics}, no chat endpoint.
+ * Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at {@link #close()} is dropped
+ * unwritten.
  *
  * <h2>Threads</h2>
  * One scheduler thread ({@code simulator-scheduler}) and a pool of HTTP handler threads ({@code simulator-http-N});
@@ -89,16 +91,19 @@ public final class EngineSimulator implements AutoCloseable {
     private final Scheduler scheduler;
     private final Runnable closeProfiler;
     private final Runnable markClosing;
+    private final BooleanSupplier profiling;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private EngineSimulator(SimulatorConfig config, HttpServer server, ExecutorService httpExecutor,
-                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing) {
+                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing,
+                            BooleanSupplier profiling) {
         this.config = config;
         this.server = server;
         this.httpExecutor = httpExecutor;
         this.scheduler = scheduler;
         this.closeProfiler = closeProfiler;
         this.markClosing = markClosing;
+        this.profiling = profiling;
     }
 
     /**
@@ -137,19 +142,22 @@ public final class EngineSimulator implements AutoCloseable {
         Runnable markClosing;
         if (vllm) {
             VllmHttpApi api = new VllmHttpApi(config, scheduler, vllmProfiler);
-            server.createContext("/", api);
+            HttpContexts.serve(server, api);
             markReady = api::markReady;
             markClosing = api::markClosing;
         } else {
             HttpApi api = new HttpApi(config, scheduler, sglangProfiler, () -> server.getAddress().getPort());
-            server.createContext("/", api);
+            HttpContexts.serve(server, api);
             markReady = api::markReady;
             markClosing = api::markClosing;
         }
         Runnable closeProfiler = vllmProfiler != null ? vllmProfiler::close
                 : sglangProfiler != null ? sglangProfiler::close : () -> { };
+        BooleanSupplier profiling = vllmProfiler != null ? vllmProfiler::profiling
+                : sglangProfiler != null ? sglangProfiler::profiling : () -> false;
         server.setExecutor(executor);
-        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing);
+        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing,
+                profiling);
         scheduler.start();
         server.start();
         try {
@@ -191,6 +199,20 @@ public final class EngineSimulator implements AutoCloseable {
     /** Scheduler steps (batches) completed since start, warm-up included: SGLang's {@code forward_ct}. */
     public long forwardCount() {
         return scheduler.forwardCount();
+    }
+
+    /** Requests that generated their last token since start, the warm-up included. */
+    public long finishedRequests() {
+        return scheduler.finishedRequests();
+    }
+
+    /**
+     * Whether a capture is open: SGLang between {@code /start_profile} and its stop or auto-stop after
+     * {@code num_steps} (a capture armed for a later {@code start_step} counts); vLLM between {@code /start_profile}
+     * and {@code /stop_profile}. False after {@link #close()}, which drops an open capture.
+     */
+    public boolean profiling() {
+        return profiling.getAsBoolean();
     }
 
     /**

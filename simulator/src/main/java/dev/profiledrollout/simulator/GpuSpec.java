@@ -2,10 +2,10 @@ package dev.profiledrollout.simulator;
 
 /**
  * The speeds of one GPU, as the {@link CostModel}'s roofline needs them, plus what the trace's
- * {@code deviceProperties} report (TRACES.md §1.1).
+ * {@code deviceProperties} report ({@code docs/TRACES.md} §1.1).
  *
- * <p>{@link #H100_SXM} uses the figures DESIGN.md names: NVIDIA's H100 SXM5 datasheet gives 989 TFLOP/s dense
- * bf16, 3.35 TB/s HBM3 and 900 GB/s NVLink 4 bidirectional (450 GB/s per direction); 80 GiB; 132 SMs.
+ * <p>{@link #H100_SXM} uses NVIDIA's H100 SXM5 datasheet figures: 989 TFLOP/s dense bf16, 3.35 TB/s HBM3 and
+ * 900 GB/s NVLink 4 bidirectional (450 GB/s per direction); 80 GiB; 132 SMs.
  *
  * @param name                       device name as CUDA reports it, e.g. {@code "NVIDIA H100 80GB HBM3"}; not null
  * @param denseBf16Flops             peak dense bf16 tensor-core throughput, FLOP/s

@@ -4,8 +4,8 @@ package dev.profiledrollout.simulator;
  * The shape of a dense decoder-only transformer, as the {@link CostModel} needs it.
  *
  * <p>All sizes are element counts, not bytes; {@code bytesPerParam} converts parameters to bytes (2 for bf16).
- * The numbers of {@link #LLAMA_3_1_8B} come from the model's Hugging Face {@code config.json} and match DESIGN.md
- * ("Llama-3.1-8B: 32 layers, hidden 4096, 8 KV heads, bf16 weights ≈ 16 GB").
+ * The numbers of {@link #LLAMA_3_1_8B} come from the model's Hugging Face {@code config.json}: 32 layers, hidden
+ * 4096, 8 KV heads, bf16 weights ≈ 16 GB.
  *
  * @param name             model name for reports, e.g. {@code "meta-llama/Llama-3.1-8B-Instruct"}; not null
  * @param layers           decoder layers

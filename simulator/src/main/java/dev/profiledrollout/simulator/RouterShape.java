@@ -1,6 +1,6 @@
 package dev.profiledrollout.simulator;
 
-/** The {@code GET /workers} body a {@link RouterSimulator} serves (PROTOCOLS.md §3). */
+/** The {@code GET /workers} body a {@link RouterSimulator} serves ({@code docs/PROTOCOLS.md} §3). */
 public enum RouterShape {
     /**
      * sgl-model-gateway ({@code sgl-model-gateway/src/server.rs}): each worker has {@code id} (uuid), {@code url},

@@ -1,6 +1,7 @@
 package dev.profiledrollout.simulator;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.RouterApi;
 import dev.profiledrollout.simulator.internal.RouterApi.Worker;
 
@@ -22,8 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A simulated request router (sgl-model-gateway or vllm-router, PROTOCOLS.md §3) in front of N workers: either
- * {@link EngineSimulator}s it starts itself from a worker configuration, or engines given by URL.
+ * A simulated request router (sgl-model-gateway or vllm-router, {@code docs/PROTOCOLS.md} §3) in front of N workers:
+ * either {@link EngineSimulator}s it starts itself from a worker configuration, or engines given by URL.
  *
  * <pre>{@code
  * try (RouterSimulator router = RouterSimulator.builder()
@@ -280,7 +281,7 @@ public final class RouterSimulator implements AutoCloseable {
                     throw new IOException("router could not bind " + host + ":" + port + ": " + e, e);
                 }
                 RouterApi api = new RouterApi(shape, list);
-                server.createContext("/", api);
+                HttpContexts.serve(server, api);
                 server.setExecutor(executor);
                 server.start();
                 return new RouterSimulator(server, executor, api, started, host);

@@ -10,7 +10,7 @@ import java.util.List;
  * <ul>
  *   <li>{@link #dataParallel}: {@code dpSize} replicas of the template, replica {@code d} told
  *   {@code dpSize}/{@code dpRank = d}, so {@code /server_info} reports them and SGLang trace names carry
- *   {@code -DP-{d}} (PROTOCOLS.md §1.4), vLLM NEWEST names {@code dp{d}_…_rank{d·tp+t}}; each replica has
+ *   {@code -DP-{d}} ({@code docs/PROTOCOLS.md} §1.4), vLLM NEWEST names {@code dp{d}_…_rank{d·tp+t}}; each replica has
  *   {@code tpSize} ranks.</li>
  *   <li>{@link #prefillDecode}: one {@code prefill} and one {@code decode} worker (the srtctl / PD-disaggregation
  *   layout), listed with those {@code worker_type}s by the router. The simulator moves no KV cache between them:

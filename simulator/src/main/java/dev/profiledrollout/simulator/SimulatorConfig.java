@@ -23,7 +23,7 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>Defaults follow SGLang's server arguments: port 0 means an ephemeral port; {@code profilerDir} defaults to
  * {@code $SGLANG_TORCH_PROFILER_DIR}, else {@code java.io.tmpdir} (SGLang defaults to the root temp dir,
- * PROTOCOLS.md §1.1).
+ * {@code docs/PROTOCOLS.md} §1.1).
  */
 public final class SimulatorConfig {
 
@@ -175,21 +175,26 @@ public final class SimulatorConfig {
 
     /**
      * vLLM's {@code --profiler-config} (backend {@code "vllm"} only); null when the server was "started without it",
-     * so {@code /start_profile} and {@code /stop_profile} answer {@code 404 {"detail":"Not Found"}} (PROTOCOLS.md §2.1).
+     * so {@code /start_profile} and {@code /stop_profile} answer {@code 404 {"detail":"Not Found"}}
+     * ({@code docs/PROTOCOLS.md} §2.1).
      */
     public VllmProfilerConfig vllmProfilerConfig() {
         return vllmProfilerConfig;
     }
 
-    /** Worker trace-file naming of a vLLM server (PROTOCOLS.md §2.4). Default {@link VllmNamingEra#NEWEST}. */
+    /**
+     * Worker trace-file naming of a vLLM server ({@code docs/PROTOCOLS.md} §2.4). Default
+     * {@link VllmNamingEra#NEWEST}.
+     */
     public VllmNamingEra vllmNamingEra() {
         return vllmNamingEra;
     }
 
     /**
      * Data-parallel size of the deployment this server is one replica of; reported as {@code dp_size} by
-     * {@code /server_info}. With {@code dpSize > 1}, SGLang file names carry {@code -DP-{dpRank}} (PROTOCOLS.md §1.4)
-     * and vLLM NEWEST names carry {@code dp{dpRank}} and a global rank {@code dpRank * tpSize + tp}. Default 1.
+     * {@code /server_info}. With {@code dpSize > 1}, SGLang file names carry {@code -DP-{dpRank}}
+     * ({@code docs/PROTOCOLS.md} §1.4) and vLLM NEWEST names carry {@code dp{dpRank}} and a global rank
+     * {@code dpRank * tpSize + tp}. Default 1.
      */
     public int dpSize() {
         return dpSize;
@@ -301,7 +306,7 @@ public final class SimulatorConfig {
         }
 
         /**
-         * vLLM's {@code --profiler-config} JSON (PROTOCOLS.md §2.2), e.g.
+         * vLLM's {@code --profiler-config} JSON ({@code docs/PROTOCOLS.md} §2.2), e.g.
          * {@code {"profiler":"torch","torch_profiler_dir":"/abs/dir"}}; null means "started without it".
          * Checked against the backend in {@link #build()}.
          *

@@ -1,8 +1,8 @@
 package dev.profiledrollout.simulator;
 
 /**
- * Which era of vLLM's worker trace-file names a simulated vLLM server writes (PROTOCOLS.md §2.4; the name is the
- * {@code worker_name} passed to torch's {@code tensorboard_trace_handler}, followed by
+ * Which era of vLLM's worker trace-file names a simulated vLLM server writes ({@code docs/PROTOCOLS.md} §2.4; the name
+ * is the {@code worker_name} passed to torch's {@code tensorboard_trace_handler}, followed by
  * {@code .<time_ns, 19 digits>.pt.trace.json[.gz]}).
  */
 public enum VllmNamingEra {

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * vLLM's {@code --profiler-config} JSON, the fields the simulator honours ({@code vllm/config/profiler.py@04b02293},
- * PROTOCOLS.md §2.2; the {@code proton} kind and its {@code proton_*} fields from the current
+ * {@code docs/PROTOCOLS.md} §2.2; the {@code proton} kind and its {@code proton_*} fields from the current
  * {@code vllm.config.profiler} reference at docs.vllm.ai). Parsed with {@link #parse(String)}; immutable.
  *
  * <pre>{@code

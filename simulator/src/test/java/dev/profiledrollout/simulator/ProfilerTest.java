@@ -55,6 +55,31 @@ class ProfilerTest {
         }
     }
 
+    @Test
+    void should_report_profiling_from_start_until_stop_or_auto_stop_and_count_finished_requests() throws Exception {
+        try (EngineSimulator sim = start(1)) {
+            SimClient client = new SimClient(sim);
+            // the simulator's own warm-up request
+            assertThat(sim.finishedRequests()).isEqualTo(1);
+            assertThat(sim.profiling()).isFalse();
+            // GIVEN a capture without num_steps
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + dir.resolve("open") + "\"}")
+                    .statusCode()).isEqualTo(200);
+            // THEN it stays open whatever runs, until /stop_profile
+            client.complete(4);
+            client.complete(2);
+            assertThat(sim.profiling()).isTrue();
+            assertThat(sim.finishedRequests()).isEqualTo(3);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(sim.profiling()).isFalse();
+            // GIVEN a capture armed for a later step: it counts as profiling before it records
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + dir.resolve("armed")
+                    + "\",\"start_step\":1000000,\"num_steps\":1}").statusCode()).isEqualTo(200);
+            assertThat(sim.profiling()).isTrue();
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
+
     private static void checkTrace(JsonNode trace, int rank, int tp) {
         Iterator<String> keys = trace.fieldNames();
         List<String> order = new java.util.ArrayList<>();

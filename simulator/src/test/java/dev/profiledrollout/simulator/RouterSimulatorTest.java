@@ -7,6 +7,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +21,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -191,5 +197,69 @@ class RouterSimulatorTest {
         assertThat(Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
                 .filter(n -> n.startsWith("router-http") || n.startsWith("simulator-"))
                 .collect(Collectors.toList())).isEmpty();
+    }
+
+    @Test
+    void should_send_a_request_again_when_the_worker_connection_fails_before_any_response_byte() throws Exception {
+        // GIVEN a worker whose first connection is reset unanswered (a pooled connection the worker had closed)
+        try (ServerSocket worker = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+             RouterSimulator router = RouterSimulator.builder().workers(0)
+                     .workerUrl(URI.create("http://127.0.0.1:" + worker.getLocalPort()), "regular").start()) {
+            CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+                try {
+                    try (Socket first = worker.accept()) {
+                        first.setSoLinger(true, 0);
+                    }
+                    try (Socket second = worker.accept()) {
+                        InputStream in = second.getInputStream();
+                        byte[] head = new byte[4096];
+                        int read = 0;
+                        while (!new String(head, 0, read, StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
+                            read += in.read(head, read, head.length - read);
+                        }
+                        OutputStream out = second.getOutputStream();
+                        out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
+                                + "Connection: close\r\n\r\n{\"ok\":true}").getBytes(StandardCharsets.US_ASCII));
+                        out.flush();
+                    }
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+
+            // WHEN a completion goes through the router
+            HttpResponse<String> r = post(router.baseUri().resolve("/v1/completions"), "{}");
+
+            // THEN the router sent it again on a new connection instead of answering 502
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("{\"ok\":true}");
+            served.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void should_answer_connection_close_when_the_request_asked_for_it() throws Exception {
+        try (RouterSimulator router = RouterSimulator.builder().workers(1)
+                .workerConfig(SimulatorConfig.builder().profilerDir(dir).build()).start()) {
+            for (URI base : List.of(router.baseUri(), router.workerUrls().get(0))) {
+                assertThat(rawGetHeaders(base, "close")).as(base.toString()).containsIgnoringCase("\r\nConnection: close");
+                assertThat(rawGetHeaders(base, "keep-alive")).as(base.toString()).doesNotContainIgnoringCase("Connection: close");
+            }
+        }
+    }
+
+    /** The response head of {@code GET /health} sent with the given {@code Connection} header, over a plain socket. */
+    private static String rawGetHeaders(URI base, String connection) throws Exception {
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: " + base.getHost() + "\r\nConnection: "
+                    + connection + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.ISO_8859_1));
+            StringBuilder head = new StringBuilder();
+            for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                head.append(line).append("\r\n");
+            }
+            return head.toString();
+        }
     }
 }

@@ -17,8 +17,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Drives the Nsight Systems CLI for an engine launched under {@code nsys profile --start-later} (PROTOCOLS.md §4) and
- * summarises the reports it writes.
+ * Drives the Nsight Systems CLI for an engine launched under {@code nsys profile --start-later}
+ * ({@code docs/PROTOCOLS.md} §4) and summarises the reports it writes.
  *
  * <h2>Commands (exact argument lists)</h2>
  * <ul>
@@ -174,7 +174,10 @@ public final class NsysController {
         return "";
     }
 
-    /** The plain table of PROTOCOLS.md §4: rows {@code ID TIME STATE LAUNCH NAME}; the {@code ID} header skipped. */
+    /**
+     * The plain table of {@code docs/PROTOCOLS.md} §4: rows {@code ID TIME STATE LAUNCH NAME}; the {@code ID} header
+     * skipped.
+     */
     static List<NsysSession> parsePlain(String stdout) {
         List<NsysSession> sessions = new ArrayList<>();
         for (String line : stdout.split("\\R")) {
@@ -213,7 +216,8 @@ public final class NsysController {
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new NsysException("'" + String.join(" ", command) + "' did not finish within " + timeout);
+                throw new NsysException("'" + String.join(" ", command) + "' did not finish within " + timeout
+                        + "; raise the timeout (profiledrollout.stop.timeout in the JUnit extension)");
             }
             return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8),
                     Files.readString(stderr, StandardCharsets.UTF_8), command);

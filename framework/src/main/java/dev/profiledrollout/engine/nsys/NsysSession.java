@@ -3,7 +3,7 @@ package dev.profiledrollout.engine.nsys;
 import java.util.Objects;
 
 /**
- * One row of {@code nsys sessions list} (PROTOCOLS.md §4).
+ * One row of {@code nsys sessions list} ({@code docs/PROTOCOLS.md} §4).
  *
  * @param id    the numeric session ID as printed, e.g. {@code 10345602}; not null
  * @param name  the session name, e.g. {@code profile-345586} or the {@code --session-new} value; not null

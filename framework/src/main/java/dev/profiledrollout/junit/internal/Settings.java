@@ -33,6 +33,8 @@ public final class Settings {
     public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
     public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
     public static final String READ_TIMEOUT = "profiledrollout.read.timeout";
+    public static final String CONNECT_TIMEOUT = "profiledrollout.connect.timeout";
+    public static final String SHUTDOWN_TIMEOUT = "profiledrollout.shutdown.timeout";
     public static final String ROUTER_URL = "profiledrollout.router.url";
     public static final String PREFILL_URL = "profiledrollout.prefill.url";
     public static final String DECODE_URL = "profiledrollout.decode.url";
@@ -175,6 +177,8 @@ public final class Settings {
         healthTimeout();
         get(STOP_TIMEOUT).ifPresent(v -> stopTimeout());
         readTimeout();
+        connectTimeout();
+        shutdownTimeout();
         if (traceDir().isPresent() && !java.nio.file.Files.isDirectory(traceDir().get())) {
             throw invalid(TRACE_DIR, get(TRACE_DIR).orElse(""), "must be an existing directory (the local path where"
                     + " this machine reads the server's trace files); create it or fix the path");
@@ -281,7 +285,30 @@ public final class Settings {
         return duration(HEALTH_TIMEOUT, Duration.ofMinutes(2));
     }
 
-    /** SGLang default 10 min; vLLM default 30 min (its stop exports every worker's trace first, PROTOCOLS.md §2.3). */
+    /**
+     * {@code profiledrollout.connect.timeout}: how long an engine may refuse connections (nothing listens at the URL,
+     * unknown host, no route) while its {@code /health} is polled before the test fails; once it accepts a connection,
+     * {@link #healthTimeout()} alone applies. Default 5 s, so that a wrong URL or port fails fast; raise it when the
+     * engine is started beside the tests and may not be listening yet.
+     */
+    public Duration connectTimeout() {
+        return duration(CONNECT_TIMEOUT, Duration.ofSeconds(5));
+    }
+
+    /**
+     * {@code profiledrollout.shutdown.timeout}: when the JVM is stopped mid-window (SIGTERM, SIGINT, a build tool
+     * killing its fork), how long its shutdown hook may take to stop every profiler, cancel the load and write the
+     * partial results. Default 15 s: within Maven Surefire's default {@code forkedProcessExitTimeoutInSeconds} of
+     * 30 s (maven.apache.org/plugins/maven-surefire-plugin/examples/shutdown.html), after which the fork is halted.
+     */
+    public Duration shutdownTimeout() {
+        return duration(SHUTDOWN_TIMEOUT, Duration.ofSeconds(15));
+    }
+
+    /**
+     * SGLang default 10 min; vLLM default 30 min (its stop exports every worker's trace first,
+     * {@code docs/PROTOCOLS.md} §2.3).
+     */
     public Duration stopTimeout(boolean vllm) {
         return duration(STOP_TIMEOUT, vllm ? Duration.ofMinutes(30) : Duration.ofMinutes(10));
     }

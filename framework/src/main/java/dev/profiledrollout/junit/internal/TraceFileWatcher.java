@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
  * Waits until a profiler output directory holds the expected number of trace files and none of them is still growing.
  *
  * <p>Why: SGLang writes auto-stopped captures at the start of a later batch, and some vLLM variants export on a
- * background thread after answering {@code /stop_profile} (PROTOCOLS.md §1.1, §2.3), so a file can exist before it is
- * complete. A file counts as complete when its size is non-zero and unchanged over {@code stableFor}.
+ * background thread after answering {@code /stop_profile} ({@code docs/PROTOCOLS.md} §1.1, §2.3), so a file can exist
+ * before it is complete. A file counts as complete when its size is non-zero and unchanged over {@code stableFor}.
  *
  * <p>With {@link #failMissingAfter} the wait also ends early, when some files are complete, others are still missing
  * and nothing in the directory has appeared or grown for the grace period: SGLang answers a profile call with DP rank

@@ -96,7 +96,7 @@ public record WindowSpec(
 
     /**
      * Checks what vLLM cannot take per call against what configuration says the server was started with
-     * (PROTOCOLS.md §2.2): {@code numSteps} is vLLM's {@code max_iterations}.
+     * ({@code docs/PROTOCOLS.md} §2.2): {@code numSteps} is vLLM's {@code max_iterations}.
      *
      * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
      * @return a warning to print, or empty
@@ -167,7 +167,7 @@ public record WindowSpec(
         check(profile.activities().length > 0, "@ProfiledRollout(activities = {})",
                 "at least one of " + Arrays.toString(Activity.values()));
         check(!profile.profileByStage() || profile.numSteps() > 0, "@ProfiledRollout(profileByStage = true)",
-                "needs numSteps > 0: SGLang raises a TypeError at the next prefill otherwise (PROTOCOLS.md §1.2)");
+                "needs numSteps > 0: SGLang raises a TypeError at the next prefill otherwise (docs/PROTOCOLS.md §1.2)");
         check(profile.profilePrefix().matches("[A-Za-z0-9._-]*") && !profile.profilePrefix().contains(".."),
                 "@ProfiledRollout(profilePrefix = \"" + profile.profilePrefix() + "\")",
                 "letters, digits, '.', '_' and '-' only, without '..': the prefix becomes part of a file name");

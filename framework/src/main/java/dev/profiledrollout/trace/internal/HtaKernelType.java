@@ -3,8 +3,8 @@ package dev.profiledrollout.trace.internal;
 import java.util.regex.Pattern;
 
 /**
- * HTA's kernel classification, {@code hta/utils/utils.py:get_kernel_type} @ f4d0062 (TRACES.md §3.2), with Python's
- * {@code re.match} semantics (anchored at the start, not at the end).
+ * HTA's kernel classification, {@code hta/utils/utils.py:get_kernel_type} @ f4d0062 ({@code docs/TRACES.md} §3.2), with
+ * Python's {@code re.match} semantics (anchored at the start, not at the end).
  */
 public final class HtaKernelType {
 

@@ -7,7 +7,7 @@ import java.math.RoundingMode;
  * Converts the decimal text of a Kineto {@code ts}/{@code dur} value (microseconds) into whole nanoseconds
  * without passing through {@code double}.
  *
- * <p>Kineto prints {@code {us}.{ns%1000:03}} (TRACES.md §1.5), so the text is exact in ns; absolute epoch
+ * <p>Kineto prints {@code {us}.{ns%1000:03}} ({@code docs/TRACES.md} §1.5), so the text is exact in ns; absolute epoch
  * µs with three decimals need 19 digits, which a double cannot hold. Digits beyond the third fractional
  * one are rounded half-up (away from zero). Exponent forms and values that overflow the fast path fall
  * back to {@link BigDecimal}.

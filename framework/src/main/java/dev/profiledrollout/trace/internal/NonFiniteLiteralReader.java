@@ -5,12 +5,12 @@ import java.io.Reader;
 
 /**
  * Rewrites the bare C {@code printf} spellings {@code inf}, {@code -inf}, {@code nan} and {@code -nan} that
- * old Kineto builds write outside strings (TRACES.md §1.6: {@code memory bandwidth (GB/s)} of a 0-dur
+ * old Kineto builds write outside strings ({@code docs/TRACES.md} §1.6: {@code memory bandwidth (GB/s)} of a 0-dur
  * memcpy, {@code blocks per SM} when numSMs is 0) into the forms Jackson accepts with
  * {@code ALLOW_NON_NUMERIC_NUMBERS} ({@code +INF}, {@code -INF}, {@code NaN}). Text inside JSON strings is
  * never touched, except for one repair: a {@code "} inside a string that is not followed (after whitespace) by
  * {@code ,}, {@code :}, <code>}</code>, {@code ]} or the end of input cannot close the string in valid JSON, so it is
- * taken for an unescaped quote written by old Kineto builds (TRACES.md §1.6, HTA PR #324) and escaped.
+ * taken for an unescaped quote written by old Kineto builds ({@code docs/TRACES.md} §1.6, HTA PR #324) and escaped.
  * Not thread-safe.
  */
 public final class NonFiniteLiteralReader extends Reader {

@@ -15,12 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.profiledrollout.simulator.SimulatorFaults;
 
 /**
- * {@code POST /v1/completions} and {@code POST /generate} (PROTOCOLS.md §1.5): parse the prompt and sampling
- * parameters, queue the request on the {@link Scheduler}, and stream or return its tokens as they are produced.
+ * {@code POST /v1/completions} and {@code POST /generate} ({@code docs/PROTOCOLS.md} §1.5): parse the prompt and
+ * sampling parameters, queue the request on the {@link Scheduler}, and stream or return its tokens as they are
+ * produced.
  *
- * <p>With {@code vllm} set, the OpenAI endpoint follows vLLM instead (PROTOCOLS.md §2.5): {@code stop_reason}
- * instead of {@code matched_stop}, {@code include_usage} true once {@code stream_options} is present,
- * {@code stream_options} without {@code stream} answered 400, errors as {@code {"error":{message,type,param,code}}}.
+ * <p>With {@code vllm} set, the OpenAI endpoint follows vLLM instead ({@code docs/PROTOCOLS.md} §2.5):
+ * {@code stop_reason} instead of {@code matched_stop}, {@code include_usage} true once {@code stream_options} is
+ * present, {@code stream_options} without {@code stream} answered 400, errors as
+ * {@code {"error":{message,type,param,code}}}.
  *
  * <p>Prompt length: a list of token ids counts its length; a string counts one token per 4 characters (at least 1).
  * Token texts are words chosen by the token id, so they carry no meaning.

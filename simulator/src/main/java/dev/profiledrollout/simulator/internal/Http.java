@@ -66,7 +66,10 @@ final class Http {
         json(ex, status, n);
     }
 
-    /** vLLM's newer error body {@code {"error":{"message","type","param":null,"code"}}} (PROTOCOLS.md §2.5). */
+    /**
+     * vLLM's newer error body {@code {"error":{"message","type","param":null,"code"}}}
+     * ({@code docs/PROTOCOLS.md} §2.5).
+     */
     static void vllmError(HttpExchange ex, int status, String type, String message) throws IOException {
         ObjectNode n = MAPPER.createObjectNode();
         n.putObject("error").put("message", message).put("type", type).putNull("param").put("code", status);

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
- * Routes SGLang's HTTP API (PROTOCOLS.md §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match exactly;
- * anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
+ * Routes SGLang's HTTP API ({@code docs/PROTOCOLS.md} §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match
+ * exactly; anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
  */
 public final class HttpApi extends EngineApi {
 
@@ -211,7 +211,9 @@ public final class HttpApi extends EngineApi {
             refusal = "trace export failed: " + e;
         }
         if (refusal != null) {
-            LOG.log(System.Logger.Level.WARNING, "stop_profile refused: " + refusal);
+            // "not in progress" is the answer to a stop after SGLang's own num_steps auto-stop: expected, not a fault.
+            LOG.log(refusal.contains("not in progress") ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+                    "stop_profile refused: " + refusal);
             Http.text(ex, 500, "Internal Server Error");
         } else {
             Http.text(ex, 200, "Stop profiling. This will take some time.\n");

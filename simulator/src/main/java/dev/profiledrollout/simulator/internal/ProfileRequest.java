@@ -12,9 +12,9 @@ import java.util.Set;
 
 /**
  * A parsed {@code /start_profile} body, validated the way SGLang's pydantic {@code ProfileReq} does
- * (PROTOCOLS.md §1.1): absent body = defaults, unknown keys ignored, numeric strings coerced to int, {@code null}
- * means "not given", any other type mismatch is a {@link BadRequest}. The fields are those of current SGLang's
- * {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py}).
+ * ({@code docs/PROTOCOLS.md} §1.1): absent body = defaults, unknown keys ignored, numeric strings coerced to int,
+ * {@code null} means "not given", any other type mismatch is a {@link BadRequest}. The fields are those of current
+ * SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py}).
  *
  * @param activities    upper-case, unknown values dropped; default {@code [CPU, GPU]}
  * @param profileStages {@code profile_stages}, or null; only SGLang's profiler V2 ({@code SGLANG_PROFILE_V2=1})
@@ -27,7 +27,7 @@ public record ProfileRequest(String outputDir, Long startStep, Long numSteps, Se
                              boolean mergeProfiles, String profilePrefix, List<String> profileStages,
                              boolean shapeDiscovery) {
 
-    /** Activities SGLang recognises; others are silently dropped (PROTOCOLS.md §1.3). */
+    /** Activities SGLang recognises; others are silently dropped ({@code docs/PROTOCOLS.md} §1.3). */
     public static final Set<String> KNOWN_ACTIVITIES = Set.of("CPU", "GPU", "XPU", "MEM", "CUDA_PROFILER", "RPD");
 
     /** A body field of the wrong type; answered with 400. */

@@ -12,8 +12,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, PROTOCOLS.md §1.1–1.4):
- * which batches a capture records, when it starts and stops, and exporting it to one file per rank.
+ * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, {@code docs/PROTOCOLS.md}
+ * §1.1–1.4): which batches a capture records, when it starts and stops, and exporting it to one file per rank.
  *
  * <p>The scheduler calls {@link #beforeBatch} before, and {@link #afterBatch} after, every step; HTTP threads call
  * {@link #start} and {@link #stop}. A stop waits until the batch in flight is finished (SGLang handles it between
@@ -73,6 +73,20 @@ public final class Profiler implements StepHook {
         this.clock = clock;
         this.writer = writer;
         this.traceFaults = new TraceFaults(config.faults());
+    }
+
+    /**
+     * @return whether a capture is recording or armed (waiting for its {@code start_step} or first stage): what
+     *         SGLang's {@code profile_in_progress} plus a pending start would say; false once it was stopped,
+     *         auto-stopped or dropped
+     */
+    public boolean profiling() {
+        lock.lock();
+        try {
+            return active != null || armed != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

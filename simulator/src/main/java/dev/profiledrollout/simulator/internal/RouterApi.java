@@ -23,8 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The HTTP face of {@code RouterSimulator} (PROTOCOLS.md §3): the worker registry, {@code GET /workers} in either
- * router's shape, and the proxy. Proxying uses {@link HttpURLConnection} with {@code Connection: close}, so no
+ * The HTTP face of {@code RouterSimulator} ({@code docs/PROTOCOLS.md} §3): the worker registry, {@code GET /workers} in
+ * either router's shape, and the proxy. Proxying uses {@link HttpURLConnection} with {@code Connection: close}, so no
  * client thread outlives the request, and copies the response body as it arrives (SSE passes through).
  */
 public final class RouterApi implements HttpHandler {
@@ -50,6 +50,9 @@ public final class RouterApi implements HttpHandler {
             return url + (dpRank >= 0 ? "@" + dpRank : "");
         }
     }
+
+    /** How often a request is sent to a worker before the router answers {@code 502}. */
+    static final int CONNECT_ATTEMPTS = 3;
 
     private final RouterShape shape;
     private final List<Worker> workers;
@@ -221,56 +224,78 @@ public final class RouterApi implements HttpHandler {
         Http.json(ex, status, n);
     }
 
+    /**
+     * Sends the request to {@code w} and copies the response back as it arrives. A request whose connection fails
+     * before any response byte arrived is sent again on a new connection, at most {@link #CONNECT_ATTEMPTS} times in
+     * all, as the gateways do for a pooled connection the worker had closed (hyperium/hyper-util
+     * {@code src/client/legacy/client.rs}, {@code retry_canceled_requests}; lightseekorg/smg
+     * {@code docs/concepts/reliability/retries.md}); only then is it a {@code 502}.
+     */
     private void proxy(HttpExchange ex, Worker w) throws IOException {
         byte[] body = Http.body(ex);
         String query = ex.getRequestURI().getRawQuery();
         URI target = URI.create(w.url() + ex.getRequestURI().getRawPath() + (query != null ? "?" + query : ""));
-        HttpURLConnection conn = (HttpURLConnection) target.toURL().openConnection();
-        try {
-            conn.setRequestMethod(ex.getRequestMethod());
-            conn.setRequestProperty("Connection", "close");
-            conn.setConnectTimeout(10_000);
-            for (Map.Entry<String, List<String>> h : ex.getRequestHeaders().entrySet()) {
-                String name = h.getKey();
-                if (name.equalsIgnoreCase("Content-Type") || name.equalsIgnoreCase("Authorization")
-                        || name.equalsIgnoreCase("Accept")) {
-                    conn.setRequestProperty(name, h.getValue().get(0));
-                }
-            }
-            if (ex.getRequestMethod().equals("POST")) {
-                conn.setDoOutput(true);
-                conn.setFixedLengthStreamingMode(body.length);
-                try (OutputStream out = conn.getOutputStream()) {
-                    out.write(body);
-                }
-            }
-            int status;
+        IOException failure = null;
+        for (int attempt = 1; attempt <= CONNECT_ATTEMPTS; attempt++) {
+            HttpURLConnection conn = (HttpURLConnection) target.toURL().openConnection();
             try {
-                status = conn.getResponseCode();
-            } catch (IOException e) {
-                error(ex, 502, "INTERNAL_SERVER_ERROR", "worker " + w.url() + " failed: " + e.getMessage());
-                return;
-            }
-            InputStream in = status >= 400 ? conn.getErrorStream() : conn.getInputStream();
-            String ct = conn.getContentType();
-            if (ct != null) {
-                ex.getResponseHeaders().set("Content-Type", ct);
-            }
-            if (in == null || conn.getContentLengthLong() == 0) {
-                Http.empty(ex, status);
-                return;
-            }
-            ex.sendResponseHeaders(status, 0);
-            try (InputStream src = in; OutputStream out = ex.getResponseBody()) {
-                byte[] buf = new byte[8192];
-                int n;
-                while ((n = src.read(buf)) > 0) {
-                    out.write(buf, 0, n);
-                    out.flush();
+                int status;
+                try {
+                    status = send(ex, conn, body);
+                } catch (IOException e) {
+                    failure = e;
+                    LOG.log(System.Logger.Level.DEBUG, "attempt " + attempt + " to " + target + " failed", e);
+                    continue;
                 }
+                relay(ex, conn, status);
+                return;
+            } finally {
+                conn.disconnect();
             }
-        } finally {
-            conn.disconnect();
+        }
+        error(ex, 502, "INTERNAL_SERVER_ERROR", "worker " + w.url() + " failed: " + failure.getMessage());
+    }
+
+    /** Writes the request and reads the status line: nothing has reached the client when this throws. */
+    private static int send(HttpExchange ex, HttpURLConnection conn, byte[] body) throws IOException {
+        conn.setRequestMethod(ex.getRequestMethod());
+        conn.setRequestProperty("Connection", "close");
+        conn.setConnectTimeout(10_000);
+        for (Map.Entry<String, List<String>> h : ex.getRequestHeaders().entrySet()) {
+            String name = h.getKey();
+            if (name.equalsIgnoreCase("Content-Type") || name.equalsIgnoreCase("Authorization")
+                    || name.equalsIgnoreCase("Accept")) {
+                conn.setRequestProperty(name, h.getValue().get(0));
+            }
+        }
+        if (ex.getRequestMethod().equals("POST")) {
+            conn.setDoOutput(true);
+            conn.setFixedLengthStreamingMode(body.length);
+            try (OutputStream out = conn.getOutputStream()) {
+                out.write(body);
+            }
+        }
+        return conn.getResponseCode();
+    }
+
+    private static void relay(HttpExchange ex, HttpURLConnection conn, int status) throws IOException {
+        InputStream in = status >= 400 ? conn.getErrorStream() : conn.getInputStream();
+        String ct = conn.getContentType();
+        if (ct != null) {
+            ex.getResponseHeaders().set("Content-Type", ct);
+        }
+        if (in == null || conn.getContentLengthLong() == 0) {
+            Http.empty(ex, status);
+            return;
+        }
+        ex.sendResponseHeaders(status, 0);
+        try (InputStream src = in; OutputStream out = ex.getResponseBody()) {
+            byte[] buf = new byte[8192];
+            int n;
+            while ((n = src.read(buf)) > 0) {
+                out.write(buf, 0, n);
+                out.flush();
+            }
         }
     }
 }

@@ -19,13 +19,16 @@ import java.util.List;
 public record StepRecord(long batch, long startEpochNs, long cpuOverheadNs, boolean extend, int batchSize,
                          long tokens, List<KernelCost> kernels, long[][] durationsNs) {
 
-    /** SGLang's step span name (TRACES.md §2): {@code step[EXTEND bs=N toks=M]} or {@code step[DECODE bs=N]}. */
+    /**
+     * SGLang's step span name ({@code docs/TRACES.md} §2): {@code step[EXTEND bs=N toks=M]} or
+     * {@code step[DECODE bs=N]}.
+     */
     public String spanName() {
         return extend ? "step[EXTEND bs=" + batchSize + " toks=" + tokens + "]" : "step[DECODE bs=" + batchSize + "]";
     }
 
     /**
-     * vLLM's per-step annotation (TRACES.md §2, {@code vllm/v1/worker/gpu_model_runner.py}):
+     * vLLM's per-step annotation ({@code docs/TRACES.md} §2, {@code vllm/v1/worker/gpu_model_runner.py}):
      * {@code execute_context_{nCtxReqs}({nCtxTokens})_generation_{nGenReqs}({nGenTokens})}. A simulated step is
      * either all prefill or all decode, so one half is always {@code 0(0)}.
      */

@@ -25,9 +25,10 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * SGLang's {@code merge_profiles} ({@code python/sglang/srt/utils/profile_merger.py}, PROTOCOLS.md §1.4): merges
- * {@code {profile_id}*.trace.json.gz} into {@code merged-{profile_id}.trace.json.gz}, every event's
- * {@code pid} turned into the string {@code "[TPnn] <pid>"} ({@code "[TPnn-DPmm] <pid>"} with a DP part), {@code traceEvents} and {@code deviceProperties}
+ * SGLang's {@code merge_profiles} ({@code python/sglang/srt/utils/profile_merger.py}, {@code docs/PROTOCOLS.md} §1.4):
+ * merges {@code {profile_id}*.trace.json.gz} into {@code merged-{profile_id}.trace.json.gz}, every event's
+ * {@code pid} turned into the string {@code "[TPnn] <pid>"} ({@code "[TPnn-DPmm] <pid>"} with a DP part),
+ * {@code traceEvents} and {@code deviceProperties}
  * concatenated, other top-level keys from the first file. Streams events one at a time; {@code ts} text is kept
  * exact.
  */

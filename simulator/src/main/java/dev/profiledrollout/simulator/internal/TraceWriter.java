@@ -19,10 +19,10 @@ import java.util.function.BooleanSupplier;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Streams one TP rank's capture to a gzip Kineto trace (TRACES.md §1): top-level keys in Kineto's order, relative
- * {@code ts} in µs with exactly three decimals, and per step a CPU {@code user_annotation} and a
- * {@code gpu_user_annotation} named like SGLang's step span, the kernels on stream 7 of {@code pid = tp}, and
- * (with the CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
+ * Streams one TP rank's capture to a gzip Kineto trace ({@code docs/TRACES.md} §1): top-level keys in Kineto's order,
+ * relative {@code ts} in µs with exactly three decimals, and per step a CPU {@code user_annotation} and a
+ * {@code gpu_user_annotation} named like SGLang's step span, the kernels on stream 7 of {@code pid = tp}, and (with the
+ * CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
  * and an {@code ac2g} flow. The file is written under a temporary name and renamed when complete.
  */
 public final class TraceWriter {

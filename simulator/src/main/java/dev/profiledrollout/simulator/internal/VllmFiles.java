@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * The files a vLLM torch-profiler capture leaves besides the worker traces (PROTOCOLS.md §2.3–2.4): the CPU-only
- * frontend trace {@code <host>_<pid>.async_llm.<ns>.pt.trace.json[.gz]} and the
+ * The files a vLLM torch-profiler capture leaves besides the worker traces ({@code docs/PROTOCOLS.md} §2.3–2.4): the
+ * CPU-only frontend trace {@code <host>_<pid>.async_llm.<ns>.pt.trace.json[.gz]} and the
  * {@code key_averages().table(sort_by="self_cuda_time_total")} text {@code profiler_out_{rank}.txt}.
  */
 final class VllmFiles {

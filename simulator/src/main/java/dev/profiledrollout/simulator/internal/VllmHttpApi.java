@@ -9,10 +9,10 @@ import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.IOException;
 
 /**
- * Routes vLLM's OpenAI-compatible server API (PROTOCOLS.md §2.1, §2.5; {@code vllm/entrypoints/openai/api_server.py},
- * {@code vllm/entrypoints/serve/profile/api_router.py}) to the scheduler and the {@link VllmProfiler}. The profile
- * routes exist only with a profiler config; otherwise, like every unknown path, they answer
- * {@code 404 {"detail":"Not Found"}}.
+ * Routes vLLM's OpenAI-compatible server API ({@code docs/PROTOCOLS.md} §2.1, §2.5;
+ * {@code vllm/entrypoints/openai/api_server.py}, {@code vllm/entrypoints/serve/profile/api_router.py}) to the scheduler
+ * and the {@link VllmProfiler}. The profile routes exist only with a profiler config; otherwise, like every unknown
+ * path, they answer {@code 404 {"detail":"Not Found"}}.
  */
 public final class VllmHttpApi extends EngineApi {
 

@@ -15,8 +15,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * vLLM's profiler wrapper ({@code vllm/profiler/wrapper.py@cda1b348}, PROTOCOLS.md §2.2–2.4) for every simulated
- * worker of one server: start/stop are idempotent, one iteration is one engine step, the capture begins once
+ * vLLM's profiler wrapper ({@code vllm/profiler/wrapper.py@cda1b348}, {@code docs/PROTOCOLS.md} §2.2–2.4) for every
+ * simulated worker of one server: start/stop are idempotent, one iteration is one engine step, the capture begins once
  * {@code delay_iterations} steps have passed and, with {@code max_iterations > 0}, is written on the scheduler thread
  * as soon as more steps would be profiled. In torch mode {@link #stop()} returns only after every worker file, the
  * frontend file and the {@code profiler_out_{rank}.txt} files exist; in cuda mode nothing is written.
@@ -54,6 +54,16 @@ public final class VllmProfiler implements StepHook {
         Random r = new Random(config.seed() * 7919 + config.dpRank());
         this.instanceId = String.format("%05x", r.nextInt(1 << 20));
         this.host = hostName();
+    }
+
+    /** @return whether a worker or frontend capture is running: between {@code /start_profile} and its stop */
+    public boolean profiling() {
+        lock.lock();
+        try {
+            return running || frontendRunning;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** {@code /start_profile}: a start while running is ignored (still 200). */

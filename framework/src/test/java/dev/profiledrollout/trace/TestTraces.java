@@ -12,23 +12,31 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-/** Locates the real traces in {@code shared/traces} and their reference summaries in {@code expected/}. */
-final class SharedTraces {
+/**
+ * Locates the real traces in the repository's {@code testdata/traces} (origin and licences in its README) and their
+ * reference summaries in {@code expected/}.
+ */
+public final class TestTraces {
 
-    private SharedTraces() {
+    private TestTraces() {
     }
 
-    /** The {@code shared.traces} system property (set by surefire), else {@code ../../shared/traces}. */
-    static Path root() {
-        String property = System.getProperty("shared.traces");
+    /** The {@code test.traces} system property (set by surefire), else {@code ../testdata/traces} from the module. */
+    public static Path root() {
+        String property = System.getProperty("test.traces");
         Path root = property != null && !property.isBlank() ? Path.of(property)
-                : Path.of("").toAbsolutePath().resolve("../../shared/traces");
+                : Path.of("").toAbsolutePath().resolve("../testdata/traces");
         root = root.normalize();
         if (!Files.isDirectory(root)) {
-            throw new IllegalStateException("shared traces not found at " + root
-                    + "; run from the project or pass -Dshared.traces=/path/to/shared/traces");
+            throw new IllegalStateException("test traces not found at " + root
+                    + "; run Maven from the repository (they live in testdata/traces) or pass -Dtest.traces=DIR");
         }
         return root;
+    }
+
+    /** A file under the root, e.g. {@code tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz}. */
+    public static Path resolve(String relative) {
+        return root().resolve(relative);
     }
 
     /** Every JSON trace under the root (not {@code expected/}), sorted. */
