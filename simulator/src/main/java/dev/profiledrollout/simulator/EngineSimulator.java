@@ -2,6 +2,7 @@ package dev.profiledrollout.simulator;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.simulator.internal.EpochClock;
+import dev.profiledrollout.simulator.internal.HandlerThreads;
 import dev.profiledrollout.simulator.internal.HttpApi;
 import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.Profiler;
@@ -15,11 +16,8 @@ import dev.profiledrollout.simulator.internal.VllmProfiler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -87,19 +85,19 @@ public final class EngineSimulator implements AutoCloseable {
 
     private final SimulatorConfig config;
     private final HttpServer server;
-    private final ExecutorService httpExecutor;
+    private final HandlerThreads httpThreads;
     private final Scheduler scheduler;
     private final Runnable closeProfiler;
     private final Runnable markClosing;
     private final BooleanSupplier profiling;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private EngineSimulator(SimulatorConfig config, HttpServer server, ExecutorService httpExecutor,
+    private EngineSimulator(SimulatorConfig config, HttpServer server, HandlerThreads httpThreads,
                             Scheduler scheduler, Runnable closeProfiler, Runnable markClosing,
                             BooleanSupplier profiling) {
         this.config = config;
         this.server = server;
-        this.httpExecutor = httpExecutor;
+        this.httpThreads = httpThreads;
         this.scheduler = scheduler;
         this.closeProfiler = closeProfiler;
         this.markClosing = markClosing;
@@ -125,17 +123,12 @@ public final class EngineSimulator implements AutoCloseable {
         StepHook hook = vllm ? (vllmProfiler != null ? vllmProfiler : NO_PROFILER) : sglangProfiler;
         CostModel costModel = new CostModel(config.model(), config.gpu(), config.tpSize());
         Scheduler scheduler = new Scheduler(config, costModel, hook, clock);
-        AtomicInteger threadIds = new AtomicInteger();
-        ExecutorService executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "simulator-http-" + threadIds.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        HandlerThreads httpThreads = new HandlerThreads("simulator-http");
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 128);
         } catch (IOException e) {
-            executor.shutdownNow();
+            httpThreads.close();
             throw new IOException("simulator could not bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
         Runnable markReady;
@@ -155,8 +148,8 @@ public final class EngineSimulator implements AutoCloseable {
                 : sglangProfiler != null ? sglangProfiler::close : () -> { };
         BooleanSupplier profiling = vllmProfiler != null ? vllmProfiler::profiling
                 : sglangProfiler != null ? sglangProfiler::profiling : () -> false;
-        server.setExecutor(executor);
-        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing,
+        server.setExecutor(httpThreads.executor());
+        EngineSimulator sim = new EngineSimulator(config, server, httpThreads, scheduler, closeProfiler, markClosing,
                 profiling);
         scheduler.start();
         server.start();
@@ -242,25 +235,7 @@ public final class EngineSimulator implements AutoCloseable {
         closeProfiler.run();
         scheduler.close();
         server.stop(0);
-        httpExecutor.shutdownNow();
-        boolean interrupted = false;
-        for (int attempt = 0; ; attempt++) {
-            try {
-                if (httpExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-            if (attempt == 1) { // 60 s: a handler ignores interruption; its threads are daemons
-                System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING, "simulator-http threads still"
-                        + " running 60 s after close; leaving them");
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        httpThreads.close();
     }
 
     @Override
