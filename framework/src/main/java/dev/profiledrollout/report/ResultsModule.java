@@ -57,9 +57,10 @@ import org.apiguardian.api.API;
  *       null; read back without {@code label} (derived).</li>
  *   <li>{@link TraceSet}: {@code {"kernelTotalNs","busyImbalance","kernels":[KernelStats over all ranks],
  *       "ranks":[LabeledTrace labelled with the file name]}} (written only).</li>
- *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs"} (the same number under both
- *       names), {@code "kernelTotalNs","kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}
- *       (written only).</li>
+ *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
+ *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
+ *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
+ *       run / baseline − 1, the kernels largest |Δtime| first (written only).</li>
  *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>
