@@ -241,10 +241,10 @@ public final class Scheduler {
         lock.lock();
         try {
             for (SimRequest r : batch) {
-                boolean done = r.emitToken();
-                if (done) {
-                    finishedRequests.incrementAndGet();
+                if (r.nextTokenIsLast()) {
+                    finishedRequests.incrementAndGet(); // counted before the client can see the last token
                 }
+                boolean done = r.emitToken();
                 if (extend && !done) {
                     running.add(r);
                 } else if (!extend && done) {

@@ -61,6 +61,10 @@ public final class SimRequest {
     }
 
     /** Emits one token; returns true when that finished the request. */
+    boolean nextTokenIsLast() {
+        return generated + 1 >= targetTokens;
+    }
+
     boolean emitToken() {
         generated++;
         boolean done = generated >= targetTokens;
