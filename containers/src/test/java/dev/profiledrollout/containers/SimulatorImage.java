@@ -18,8 +18,11 @@ import org.testcontainers.utility.DockerImageName;
  *
  * <p>Without Docker the tests are skipped, except in CI ({@code CI=true}), where a missing Docker is a failure:
  * {@code .ci/run} installs and starts it.
+ *
+ * <p>Public, and shipped in this module's test jar, for the examples module's container example, which runs the same
+ * image (its Surefire configuration sets {@code simulator.jar} and {@code simulator.image.script}).
  */
-final class SimulatorImage {
+public final class SimulatorImage {
 
     private static DockerImageName sglang;
     private static DockerImageName vllm;
@@ -28,21 +31,29 @@ final class SimulatorImage {
     }
 
     /** {@code profiled-rollout/simulator-sglang}, declared a compatible substitute for {@code lmsysorg/sglang}. */
-    static synchronized DockerImageName sglang() {
+    public static synchronized DockerImageName sglang() {
         build();
         return sglang;
     }
 
     /** {@code profiled-rollout/simulator-vllm}, declared a compatible substitute for {@code vllm/vllm-openai}. */
-    static synchronized DockerImageName vllm() {
+    public static synchronized DockerImageName vllm() {
         build();
         return vllm;
     }
 
-    /** Skips (or, in CI, fails) the calling test when there is no Docker engine. */
-    static void requireDocker() {
+    /**
+     * @return whether a Docker engine is reachable, after letting Testcontainers talk to an older one
+     *         ({@link DockerApiVersion}); usable as a JUnit {@code @EnabledIf} condition
+     */
+    public static boolean dockerAvailable() {
         DockerApiVersion.adaptToEngine();
-        if (!DockerClientFactory.instance().isDockerAvailable()) {
+        return DockerClientFactory.instance().isDockerAvailable();
+    }
+
+    /** Skips (or, in CI, fails) the calling test when there is no Docker engine. */
+    public static void requireDocker() {
+        if (!dockerAvailable()) {
             String why = "no Docker engine is reachable (install docker.io and start dockerd, or set DOCKER_HOST)";
             if ("true".equals(System.getenv("CI"))) {
                 throw new AssertionError("Container tests must run in CI but " + why
