@@ -122,10 +122,12 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         }
         LatencyReport latency = LatencyReport.of(records, spec.goodput());
         TraceSet trace = TraceSet.of(summaries);
-        new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
-                spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
-                .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null)
-                .writeSummary(latency, trace, null);
+        RunReport combined = new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(),
+                engine.serverInfo(), spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
+                .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null);
+        // Every phase's requests, so that the combined report draws its latency charts as a single window's does.
+        combined.writeRequests(latency);
+        combined.writeSummary(latency, trace, null);
         return new RolloutResult(latency, trace, files, outputDirectory, engine.serverInfo(),
                 stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS, workers, frontend, phases);
     }
