@@ -24,8 +24,8 @@ import org.testcontainers.utility.DockerImageName;
  */
 public final class SimulatorImage {
 
-    private static DockerImageName sglang;
-    private static DockerImageName vllm;
+    private static String tag;
+    private static boolean built;
 
     private SimulatorImage() {
     }
@@ -33,13 +33,24 @@ public final class SimulatorImage {
     /** {@code profiled-rollout/simulator-sglang}, declared a compatible substitute for {@code lmsysorg/sglang}. */
     public static synchronized DockerImageName sglang() {
         build();
-        return sglang;
+        return sglangName();
     }
 
     /** {@code profiled-rollout/simulator-vllm}, declared a compatible substitute for {@code vllm/vllm-openai}. */
     public static synchronized DockerImageName vllm() {
         build();
-        return vllm;
+        return DockerImageName.parse("profiled-rollout/simulator-vllm:" + tag())
+                .asCompatibleSubstituteFor(VllmContainer.DEFAULT_IMAGE_NAME);
+    }
+
+    /**
+     * The name {@link #sglang()} returns, without building the image or asking Docker anything: for a
+     * {@code @RolloutEngine} field, which is initialised with its class even when the class is skipped for want of
+     * Docker. Build the image with {@link #sglang()} before the container starts.
+     */
+    public static synchronized DockerImageName sglangName() {
+        return DockerImageName.parse("profiled-rollout/simulator-sglang:" + tag())
+                .asCompatibleSubstituteFor(SglangContainer.DEFAULT_IMAGE_NAME);
     }
 
     /**
@@ -64,24 +75,33 @@ public final class SimulatorImage {
     }
 
     private static void build() {
-        if (sglang != null) {
+        if (built) {
             return;
         }
         requireDocker();
+        if (!exists(sglangName())) {
+            Path script = Path.of(System.getProperty("simulator.image.script",
+                    "src/test/docker/build-simulator-image.sh"));
+            run(script, jar(), tag());
+        }
+        built = true;
+    }
+
+    /** The images' tag: the first 16 hex digits of the jar's SHA-256, so that a changed jar gets new images. */
+    private static String tag() {
+        if (tag == null) {
+            tag = sha256(jar()).substring(0, 16);
+        }
+        return tag;
+    }
+
+    private static Path jar() {
         Path jar = Path.of(System.getProperty("simulator.jar", "../cli/target/profiled-rollout.jar"));
-        Path script = Path.of(System.getProperty("simulator.image.script", "src/test/docker/build-simulator-image.sh"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("The simulator image is built from " + jar.toAbsolutePath()
                     + ", which does not exist: build it first (mvn -B -DskipTests package)");
         }
-        String tag = sha256(jar).substring(0, 16);
-        DockerImageName sglangImage = DockerImageName.parse("profiled-rollout/simulator-sglang:" + tag);
-        if (!exists(sglangImage)) {
-            run(script, jar, tag);
-        }
-        sglang = sglangImage.asCompatibleSubstituteFor(SglangContainer.DEFAULT_IMAGE_NAME);
-        vllm = DockerImageName.parse("profiled-rollout/simulator-vllm:" + tag)
-                .asCompatibleSubstituteFor(VllmContainer.DEFAULT_IMAGE_NAME);
+        return jar;
     }
 
     private static boolean exists(DockerImageName image) {

@@ -14,6 +14,7 @@ import dev.profiledrollout.containers.SglangContainer;
 import dev.profiledrollout.containers.SimulatorImage;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
@@ -46,10 +47,16 @@ import org.junit.jupiter.api.condition.EnabledIf;
 class GpuRunnerContainerTest {
 
     @RolloutEngine // started once for the class, stopped after it
-    static SglangContainer engine = new SglangContainer(SimulatorImage.sglang())
+    static SglangContainer engine = new SglangContainer(SimulatorImage.sglangName())
             .withTensorParallelSize(2)
             .withProfilerDirectory(Path.of("target/container-profiles"))
             .withStartupTimeout(Duration.ofMinutes(2));
+
+    @BeforeAll
+    static void buildSimulatorImage() {
+        // A GPU runner pulls the engine's image; this one is built here, once per version of the simulator jar.
+        SimulatorImage.sglang();
+    }
 
     @Test
     void containerEngineIsProfiledRankByRank(RolloutSession session) {
