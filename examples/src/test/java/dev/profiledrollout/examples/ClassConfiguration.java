@@ -9,10 +9,12 @@ import java.util.Map;
  * ({@code profiledrollout.engine=attach}, {@code .engine.url}, {@code .router.url}, …).
  *
  * <p>Why system properties: the extension reads its keys for every test as JUnit configuration parameters, and JUnit
- * answers a parameter the launcher was not given from the JVM's system properties at the moment it is asked (then
- * from {@code junit-platform.properties}). Keys set in {@code @BeforeAll} and restored in {@code @AfterAll} therefore
- * apply to that class's tests alone, as long as test classes do not run concurrently (Surefire runs them one after
- * another in one JVM unless JUnit's parallel execution is switched on).
+ * answers a parameter the launcher was not given from the JVM's system properties at the moment it is asked, then
+ * from {@code junit-platform.properties} ({@code junit-team/junit5}
+ * {@code junit-platform-launcher/src/main/java/org/junit/platform/launcher/core/LauncherConfigurationParameters.java}).
+ * Keys set in {@code @BeforeAll} and restored in {@code @AfterAll} therefore apply to that class's tests alone, as
+ * long as test classes do not run concurrently (Surefire runs them one after another in one JVM unless JUnit's
+ * parallel execution is switched on).
  *
  * <pre>{@code
  * @BeforeAll

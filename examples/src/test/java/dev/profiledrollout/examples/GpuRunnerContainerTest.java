@@ -34,11 +34,12 @@ import org.junit.jupiter.api.condition.EnabledIf;
  * }</pre>
  * and the budgets below must be sized for that GPU and model.
  *
- * <p>Here the image is the engine simulator, built locally by {@code containers/src/test/docker/build-simulator-image.sh}
- * from {@code cli/target/profiled-rollout.jar} ({@code SimulatorImage}, from the containers module's test jar): it
- * takes the real image's launch command ({@code python3 -m sglang.launch_server … --tp-size 2}) and serves the same
- * routes, so the same {@code SglangContainer} runs it unchanged, without a GPU or a registry. Without a reachable
- * Docker engine the class is skipped.
+ * <p>Here the image is the engine simulator, built locally by
+ * {@code containers/src/test/docker/build-simulator-image.sh} from {@code cli/target/profiled-rollout.jar}
+ * ({@code SimulatorImage}, from the containers module's test jar): it takes the real image's launch command
+ * ({@code python3 -m sglang.launch_server … --tp-size 2}) and serves the same routes, so the same
+ * {@code SglangContainer} runs it unchanged, without a GPU or a registry. Without a reachable Docker engine the class
+ * is skipped.
  */
 @EnabledIf(value = "dev.profiledrollout.containers.SimulatorImage#dockerAvailable",
         disabledReason = "no Docker engine is reachable (install docker.io and start dockerd, or set DOCKER_HOST)")

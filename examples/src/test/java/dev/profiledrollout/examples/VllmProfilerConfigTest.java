@@ -1,6 +1,5 @@
 package dev.profiledrollout.examples;
 
-import static dev.profiledrollout.Activity.GPU;
 import static dev.profiledrollout.Backend.VLLM;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
@@ -45,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  * ({@code engine.ranks}: vLLM cannot report how many rank files a capture writes.)
  */
-@ProfiledRollout(backend = VLLM, numSteps = 8, activities = GPU)
+@ProfiledRollout(backend = VLLM, numSteps = 8) // numSteps: the server's max_iterations
 @RolloutLoad(concurrency = 8, requests = 24, inputTokens = 256, outputTokens = 32)
 class VllmProfilerConfigTest {
 
