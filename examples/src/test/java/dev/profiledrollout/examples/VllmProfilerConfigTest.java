@@ -89,7 +89,9 @@ class VllmProfilerConfigTest {
         RolloutResult result = session.awaitResult();
 
         assertThat(result.latency()).hasNoFailedRequests();
-        // One trace per TP rank, and each rank recorded exactly max_iterations engine steps (execute_… annotations).
+        // One trace per TP rank, each with exactly max_iterations engine steps (execute_… annotations): a worker
+        // advances its profiler before it opens a step's annotation and stops it once the count exceeds
+        // max_iterations (vllm-project/vllm vllm/v1/worker/gpu_worker.py annotate_profile, vllm/profiler/wrapper.py).
         assertThat(result.trace()).ranks().hasSize(2);
         for (int tp = 0; tp < 2; tp++) {
             assertThat(result.trace()).rank(tp).steps().count().isEqualTo(MAX_ITERATIONS);
