@@ -39,9 +39,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * With {@code backend = VLLM} the profile calls carry no body: vLLM's profiler settings are fixed when the server starts
  * ({@code --profiler-config}, {@code docs/PROTOCOLS.md} §2.2). {@link #numSteps()} is then checked against
  * {@code profiledrollout.vllm.max.iterations} (the server's {@code max_iterations}, which vLLM cannot report) and the
- * window fails when they differ; {@link #startStep()}, {@link #profileByStage()}, {@link #outputDir()} and
- * {@link #profilePrefix()} cannot be sent and are rejected. Traces are read from {@code profiledrollout.trace.dir}
- * (the server's {@code torch_profiler_dir} as this machine sees it).
+ * window fails when they differ; {@link #startStep()}, {@link #profileByStage()}, {@link #outputDir()},
+ * {@link #profilePrefix()}, {@link #profileId()}, {@link #mergeProfiles()}, {@link #profileStages()} and
+ * {@link #shapeDiscovery()} cannot be sent and are rejected. Traces are read from {@code profiledrollout.trace.dir}
+ * (the server's {@code torch_profiler_dir} as this machine sees it). The server's profiler kind is fixed at start too:
+ * of {@code torch}, {@code cuda} and {@code proton} ({@code vllm/config/profiler.py}) only {@code torch} writes the
+ * Kineto traces the window reads; profile a server started with another kind through {@link Profiler#NSYS} (an
+ * interactive nsys session).
  *
  * <h2>Several engines</h2>
  * With {@code profiledrollout.router.url} (or several comma-separated {@code profiledrollout.engine.url}) every
@@ -49,8 +53,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * profiled ({@link RolloutResult#workers()}).
  *
  * <p>Defaults follow SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py};
- * {@code docs/PROTOCOLS.md} §1.1) where it has them. The numeric "unset" values ({@code 0} steps, {@code -1} start
- * step, empty strings) mean "omit the field", so the server's own default applies.
+ * {@code docs/PROTOCOLS.md} §1.1) where it has them. An attribute left at its default is not sent at all (the numeric
+ * "unset" values {@code 0} steps and {@code -1} start step, empty strings and arrays, {@code false}, and {@code true}
+ * for {@link #withStack()} and {@link #recordShapes()}), so the server's own default applies and a server older than a
+ * field never sees it.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
@@ -102,4 +108,32 @@ public @interface ProfiledRollout {
 
     /** SGLang {@code profile_prefix}, prepended to every trace file name. Empty (the default) omits it. */
     String profilePrefix() default "";
+
+    /**
+     * SGLang {@code profile_id}, the stem of every trace file name ({@code {profile_id}-TP-{tp}….trace.json.gz}).
+     * Empty (the default) omits it: the server uses {@code str(time.time())}, as servers that predate the field always
+     * do. Letters, digits, {@code '.'} and {@code '_'} only.
+     */
+    String profileId() default "";
+
+    /**
+     * SGLang {@code merge_profiles}: after the capture, TP rank 0 of DP rank 0 also writes
+     * {@code merged-{profile_id}.trace.json.gz} from every rank file it can see ({@code profile_merger.py}). The
+     * extension waits for it and keeps it in {@code traces/}; the analysis reads the per-rank files. Cannot be combined
+     * with {@link #profilePrefix()}, which hides the rank files from SGLang's merge. Default false (omitted).
+     */
+    boolean mergeProfiles() default false;
+
+    /**
+     * SGLang {@code profile_stages}: the stages a {@link #profileByStage()} capture records, {@code "prefill"} and/or
+     * {@code "decode"}. Only SGLang's profiler V2 ({@code SGLANG_PROFILE_V2=1} on the server) reads it; other servers
+     * record both. Empty (the default) omits it: both stages.
+     */
+    String[] profileStages() default {};
+
+    /**
+     * SGLang {@code shape_discovery}: with {@link #recordShapes()}, records Triton / FlashInfer kernel metadata. Default
+     * false (omitted).
+     */
+    boolean shapeDiscovery() default false;
 }

@@ -27,6 +27,8 @@ import java.lang.annotation.Target;
  * (or {@code profiledrollout.engine.url}), because a disaggregated request needs both phases.
  *
  * <p>Unset values ({@code 0}, {@code -1}) fall back to {@link ProfiledRollout} and {@link RolloutLoad}.
+ *
+ * <p>{@link RolloutRecipe} takes the phases from an srtctl recipe instead; a test has one or the other.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)

@@ -236,7 +236,8 @@ public final class BenchCommand implements Callable<Integer> {
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)) + ".json";
     }
 
-    private static String firstModel(OkHttpClient client, URI base) {
+    /** @return the first model id of {@code GET /v1/models}, or {@code default} when there is none */
+    static String firstModel(OkHttpClient client, URI base) {
         try (Response response = client.newCall(new Request.Builder().url(base + "/v1/models").get().build()).execute()) {
             if (response.code() == 200) {
                 JsonNode data = new ObjectMapper().readTree(response.body().string()).path("data");

@@ -1,5 +1,6 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.Profiler;
 import dev.profiledrollout.engine.EngineClient;
 import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.FanOut;
@@ -9,6 +10,8 @@ import dev.profiledrollout.engine.SglangClient;
 import dev.profiledrollout.engine.VllmClient;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.recipe.RecipeException;
+import dev.profiledrollout.recipe.SrtctlRecipe;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;
@@ -33,11 +36,24 @@ import picocli.CommandLine.Spec;
  * routes (its settings are fixed by {@code --profiler-config}); the SGLang options are then ignored, with a note.
  * Stop waits up to {@code --stop-timeout} seconds (default 1800). Bearer token from {@code PROFILEDROLLOUT_API_KEY}.
  *
- * <p>Exit code: 0 when every healthy worker succeeded; 1 when any failed, when there are no workers, or when the
- * router cannot be read. Unhealthy workers are skipped and listed.
+ * <p>{@code profile --router-url URL --recipe FILE}: runs the profile windows of an srtctl recipe
+ * ({@link SrtctlRecipe}) one after the other: per window, {@code /start_profile} on the workers of its phase
+ * ({@code worker_type} prefill or decode; every worker for an aggregated window, or when the router lists none of the
+ * type) with {@code start_step} and {@code num_steps = stop_step − start_step}, {@code --requests} random-token
+ * requests of the recipe's ISL/OSL/concurrency through the router, then {@code /stop_profile}. Each window writes to
+ * {@code <output-dir>/prefill|decode|agg}, srtctl's folders. Activities: {@code CUDA_PROFILER} for an {@code nsys}
+ * recipe; for {@code torch}, {@code --activities} if given, else srtctl's {@code CPU GPU}; {@code with_stack} and
+ * {@code record_shapes} only when their flags are given (srtctl sends neither). Backend, steps and the load
+ * come from the recipe, so {@code --backend} (when it disagrees), {@code --num-steps} and {@code --profile-by-stage}
+ * are refused with it.
+ *
+ * <p>Exit code: 0 when every healthy worker succeeded; 1 when any failed, when there are no workers (with a recipe:
+ * when a window profiled none), or when the router cannot be read; 2 on bad flags or a recipe that cannot be run.
+ * Unhealthy workers are skipped and listed.
  */
 @Command(name = "profile", mixinStandardHelpOptions = true,
-        description = "Start or stop the profiler on every worker behind a router, concurrently.")
+        description = "Start or stop the profiler on every worker behind a router, concurrently; or run the profile"
+                + " windows of an srtctl recipe.")
 public final class ProfileCommand implements Callable<Integer> {
 
     @Spec
@@ -46,8 +62,17 @@ public final class ProfileCommand implements Callable<Integer> {
     @Option(names = "--router-url", required = true, paramLabel = "URL", description = "The router whose /workers to profile")
     URI routerUrl;
 
-    @Option(names = "--action", required = true, paramLabel = "start|stop", description = "start or stop")
+    @Option(names = "--action", paramLabel = "start|stop", description = "start or stop (or give --recipe)")
     String action;
+
+    @Option(names = "--recipe", paramLabel = "FILE",
+            description = "An srtctl recipe (job YAML with a profiling: section): run its prefill/decode or aggregated"
+                    + " windows, each with its steps and load")
+    Path recipe;
+
+    @Option(names = "--requests", defaultValue = "32", paramLabel = "N",
+            description = "With --recipe: requests sent through the router in each window. Default: ${DEFAULT-VALUE}")
+    int requests;
 
     @Option(names = "--backend", defaultValue = "sglang", paramLabel = "sglang|vllm", description = "Default: ${DEFAULT-VALUE}")
     String backend;
@@ -76,9 +101,17 @@ public final class ProfileCommand implements Callable<Integer> {
     long stopTimeoutSeconds;
 
     @Override
-    public Integer call() {
+    public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if ((action == null) == (recipe == null)) {
+            err.println("Give --action start|stop, or --recipe FILE to run an srtctl recipe's windows (not both)");
+            err.flush();
+            return 2;
+        }
+        if (recipe != null) {
+            return runRecipe(out, err);
+        }
         String act = action.toLowerCase(Locale.ROOT);
         String be = backend.toLowerCase(Locale.ROOT);
         if (!act.equals("start") && !act.equals("stop")) {
@@ -131,10 +164,84 @@ public final class ProfileCommand implements Callable<Integer> {
         return failed > 0 || ok == 0 ? 1 : 0;
     }
 
+    private int runRecipe(PrintWriter out, PrintWriter err) throws InterruptedException {
+        SrtctlRecipe parsed;
+        try {
+            parsed = SrtctlRecipe.read(recipe);
+        } catch (RecipeException e) {
+            err.println(e.getMessage());
+            err.flush();
+            return 2;
+        }
+        String refused = refusedWithRecipe(parsed);
+        if (refused != null) {
+            err.println(refused);
+            err.flush();
+            return 2;
+        }
+        OkHttpClient http = CliHttp.client(Duration.ofSeconds(30));
+        List<Worker> workers;
+        try {
+            workers = new RouterClient(routerUrl, http).workers();
+        } catch (EngineException e) {
+            err.println(e.getMessage());
+            err.flush();
+            return 1;
+        } finally {
+            CliHttp.close(http);
+        }
+        if (workers.isEmpty()) {
+            err.println("The router at " + routerUrl + " lists no workers");
+            err.flush();
+            return 1;
+        }
+        String be = parsed.backend().name().toLowerCase(Locale.ROOT);
+        List<String> torchActivities = matched("--activities")
+                ? activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList() : List.of("CPU", "GPU");
+        OkHttpClient load = CliHttp.client(Duration.ofMinutes(5));
+        try {
+            boolean ok = new RecipeRun(parsed, routerUrl, serverOutputDir(), torchActivities,
+                    withStack ? Boolean.TRUE : null, recordShapes ? Boolean.TRUE : null, requests,
+                    url -> client(be, url), out).run(workers, load);
+            return ok ? 0 : 1;
+        } finally {
+            CliHttp.close(load);
+        }
+    }
+
+    /** @return why a flag cannot go with {@code recipe}, or null */
+    private String refusedWithRecipe(SrtctlRecipe parsed) {
+        String recipeBackend = parsed.backend().name().toLowerCase(Locale.ROOT);
+        if (matched("--backend") && !backend.toLowerCase(Locale.ROOT).equals(recipeBackend)) {
+            return "--backend " + backend + " disagrees with the recipe's backend.type " + recipeBackend
+                    + "; drop --backend (the recipe gives it)";
+        }
+        if (matched("--num-steps")) {
+            return "--num-steps cannot go with --recipe: the recipe's start_step and stop_step give the steps";
+        }
+        if (matched("--profile-by-stage")) {
+            return "--profile-by-stage cannot go with --recipe: srtctl profiles each phase's workers in its own window";
+        }
+        if (matched("--activities") && parsed.profiler() == Profiler.NSYS) {
+            return "--activities cannot go with an nsys recipe: its capture is the CUDA_PROFILER activity";
+        }
+        if (requests < 1) {
+            return "--requests must be at least 1, was " + requests;
+        }
+        return null;
+    }
+
+    private boolean matched(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private String serverOutputDir() {
+        return outputDir != null ? outputDir : Path.of(System.getProperty("java.io.tmpdir"), "sglang_profile").toString();
+    }
+
     ProfileRequest request() {
         ProfileRequest.Builder b = ProfileRequest.builder()
-                .outputDir(outputDir != null ? outputDir
-                        : Path.of(System.getProperty("java.io.tmpdir"), "sglang_profile").toString())
+                .outputDir(serverOutputDir())
                 .activities(activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList())
                 .profileByStage(profileByStage)
                 .withStack(withStack)

@@ -17,8 +17,11 @@ import picocli.CommandLine.Option;
  * {@code profiledrollout.engine=attach} tests, curl or the engines' own scripts can talk to it.
  *
  * <p>{@code simulate --backend sglang|vllm [--profiler-config JSON] [--router --workers N [--router-shape sgl|vllm]]
- * --port P --tp T}. With {@code --router}, a {@link RouterSimulator} listens on {@code --port} and its {@code N}
- * workers on ephemeral ports; every URL is printed.
+ * --port P --tp T [--dp-size D] [--api-key KEY]}. With {@code --router}, a {@link RouterSimulator} listens on
+ * {@code --port} and its {@code N} workers on ephemeral ports; every URL is printed. {@code --api-key} is the engines'
+ * own flag ({@code sglang.launch_server --api-key}, {@code vllm serve --api-key}) with each engine's route scope (see
+ * {@link SimulatorConfig#apiKey()}); with {@code --router} every worker demands it and the router passes the
+ * client's {@code Authorization} header through.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         description = "Run the engine simulator (SGLang or vLLM HTTP API, Llama-3.1-8B on H100 cost model), "
@@ -61,6 +64,14 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--profiler-dir", description = "Default profiler output_dir (else $SGLANG_TORCH_PROFILER_DIR or the temp dir).")
     Path profilerDir;
 
+    @Option(names = "--api-key", description = "Demand this key as 'Authorization: Bearer <key>' where the engine does:"
+            + " SGLang every route but /health*, /ready*, /metrics*; vLLM routes under /v1 (401 otherwise).")
+    String apiKey;
+
+    @Option(names = {"--dp", "--dp-size"}, defaultValue = "1", description = "SGLang data-parallel size: one server"
+            + " runs every DP replica behind its DP controller and writes -DP-{d} trace files (default ${DEFAULT-VALUE}).")
+    int dpSize;
+
     @Override
     public Integer call() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
@@ -100,10 +111,21 @@ public final class SimulateCommand implements Callable<Integer> {
         if (profilerDir != null) {
             config.profilerDir(profilerDir);
         }
+        if (apiKey != null) {
+            config.apiKey(apiKey);
+        }
+        if (dpSize != 1) {
+            if (!backend.equals("sglang")) {
+                throw new IllegalArgumentException("--dp-size is modelled for --backend sglang only (its DP controller);"
+                        + " drop it, or start one vLLM simulator per DP rank");
+            }
+            config.dpSize(dpSize).dpController(true);
+        }
+        String auth = apiKey != null ? ", API key required" : "";
         if (!router) {
             EngineSimulator simulator = EngineSimulator.start(config.port(port).build());
-            out.println("Engine simulator (" + backend + ", TP " + tp + ") listening on " + simulator.baseUri()
-                    + " — profiler dir " + profilerDirOf(simulator.config()));
+            out.println("Engine simulator (" + backend + ", TP " + tp + (dpSize > 1 ? ", DP " + dpSize : "") + auth
+                    + ") listening on " + simulator.baseUri() + " — profiler dir " + profilerDirOf(simulator.config()));
             out.flush();
             return simulator;
         }
@@ -121,8 +143,8 @@ public final class SimulateCommand implements Callable<Integer> {
                 + rs.baseUri() + "/workers");
         for (int i = 0; i < rs.engines().size(); i++) {
             EngineSimulator e = rs.engines().get(i);
-            out.println("  worker " + i + " (" + backend + ", TP " + tp + "): " + e.baseUri() + " — profiler dir "
-                    + profilerDirOf(e.config()));
+            out.println("  worker " + i + " (" + backend + ", TP " + tp + (dpSize > 1 ? ", DP " + dpSize : "") + auth
+                    + "): " + e.baseUri() + " — profiler dir " + profilerDirOf(e.config()));
         }
         out.flush();
         return rs;

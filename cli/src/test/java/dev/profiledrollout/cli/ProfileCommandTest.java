@@ -1,6 +1,8 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.simulator.RouterShape;
 import dev.profiledrollout.simulator.RouterSimulator;
+import dev.profiledrollout.simulator.SimulatedCluster;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -91,6 +93,84 @@ class ProfileCommandTest {
         assertThat(cmd.request().toJson()).contains("\"num_steps\":3").contains("\"activities\":[\"GPU\"]")
                 .contains("\"with_stack\":false").contains("\"record_shapes\":false")
                 .contains("\"profile_by_stage\":false").contains("sglang_profile");
+    }
+
+    private static final String RECIPE = """
+            # srtctl's current job-file shape: steps per phase under profiling, the load in the sa-bench benchmark
+            name: "cli-disagg"
+            model: {path: "sim-model", container: "sglang-sim.sqsh", precision: "bf16"}
+            resources: {gpu_type: "h100", prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}
+            slurm: {account: "perf", partition: "batch"}
+            backend:
+              type: sglang
+              sglang_config:
+                decode: {cuda-graph-max-bs: 64}
+            benchmark: {type: "sa-bench", isl: 64, osl: 8, concurrencies: [2], req_rate: "inf"}
+            profiling:
+              type: "torch"
+              prefill: {start_step: 0, stop_step: 2}
+              decode: {start_step: 0, stop_step: 5}
+            """;
+
+    @Test
+    void should_run_each_window_of_a_recipe_on_its_own_workers_through_a_prefill_decode_router() throws Exception {
+        // GIVEN a prefill and a decode simulator behind a router, and the recipe in a file
+        Path recipe = Files.writeString(dir.resolve("recipe.yaml"), RECIPE);
+        try (SimulatedCluster cluster = SimulatedCluster.prefillDecode(SimulatorConfig.builder().profilerDir(dir.resolve("default")).build(),
+                RouterShape.SGL_MODEL_GATEWAY)) {
+            String router = cluster.router().baseUri().toString();
+            URI prefillUrl = URI.create(cluster.engines().get(0).baseUri().toString().replaceAll("/$", ""));
+
+            // WHEN
+            Run run = run("profile", "--router-url", router, "--recipe", recipe.toString(), "--requests", "4",
+                    "--output-dir", dir.resolve("capture").toString());
+
+            // THEN a window per phase, in order, each with its steps and load, on its own worker
+            assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+            assertThat(run.out()).contains("Recipe " + recipe + " (cli-disagg): sglang, torch, 2 window(s)")
+                    .contains("prefill: steps 0..2 (num_steps 2) on 1 worker(s); load ISL 64, OSL 8, concurrency 2,"
+                            + " 4 requests")
+                    .contains("decode: steps 0..5 (num_steps 5) on 1 worker(s)");
+            String prefillPart = run.out().substring(run.out().indexOf("prefill: "), run.out().indexOf("decode: "));
+            assertThat(prefillPart).contains(prefillUrl + " prefill PROFILED").doesNotContain(" decode PROFILED");
+            assertThat(run.out().substring(run.out().indexOf("decode: "))).contains(" decode PROFILED");
+            assertThat(run.out().lines().filter(l -> l.startsWith("  load: ") && l.contains(" completed"))).hasSize(2);
+            try (var files = Files.walk(dir.resolve("capture/decode"))) {
+                assertThat(files.filter(p -> p.toString().endsWith(".trace.json.gz"))).isNotEmpty();
+            }
+        }
+    }
+
+    @Test
+    void should_exit_2_naming_the_field_of_a_recipe_that_cannot_be_run() throws Exception {
+        Path recipe = Files.writeString(dir.resolve("timed.yaml"), RECIPE.replace("type: \"torch\"",
+                "type: \"nsys-time\""));
+
+        Run run = run("profile", "--router-url", "http://127.0.0.1:1", "--recipe", recipe.toString());
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("srtctl recipe " + recipe + ": profiling.type nsys-time cannot be honoured");
+    }
+
+    @Test
+    void should_exit_2_for_flags_the_recipe_already_gives() throws Exception {
+        Path recipe = Files.writeString(dir.resolve("recipe.yaml"), RECIPE);
+
+        Run steps = run("profile", "--router-url", "http://127.0.0.1:1", "--recipe", recipe.toString(),
+                "--num-steps", "5");
+        Run backend = run("profile", "--router-url", "http://127.0.0.1:1", "--recipe", recipe.toString(),
+                "--backend", "vllm");
+        Run both = run("profile", "--router-url", "http://127.0.0.1:1", "--recipe", recipe.toString(),
+                "--action", "start");
+        Run neither = run("profile", "--router-url", "http://127.0.0.1:1");
+
+        assertThat(steps.exitCode()).isEqualTo(2);
+        assertThat(steps.err()).contains("--num-steps cannot go with --recipe");
+        assertThat(backend.exitCode()).isEqualTo(2);
+        assertThat(backend.err()).contains("--backend vllm disagrees with the recipe's backend.type sglang");
+        assertThat(both.exitCode()).isEqualTo(2);
+        assertThat(neither.exitCode()).isEqualTo(2);
+        assertThat(neither.err()).contains("Give --action start|stop, or --recipe FILE");
     }
 
     @Test

@@ -76,4 +76,46 @@ class SimulateCommandTest {
         assertThatThrownBy(() -> parse("--backend", "vllm", "--profiler-config", "{\"profiler\":\"torch\"}")
                 .start(System.out)).hasMessageContaining("torch_profiler_dir");
     }
+
+    @Test
+    void should_demand_the_api_key_on_the_engines_routes_and_pass_it_through_the_router() throws Exception {
+        SimulateCommand cmd = parse("--router", "--workers", "1", "--port", "0", "--api-key", "sk-cli",
+                "--profiler-dir", dir.toString());
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (AutoCloseable servers = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
+            String printed = buf.toString(StandardCharsets.UTF_8);
+            assertThat(printed).contains("API key required").doesNotContain("sk-cli");
+            URI worker = URI.create(printed.replaceAll("(?s).*worker 0 \\([^)]*\\): (http://\\S+).*", "$1"));
+            URI router = firstUrl(printed);
+
+            assertThat(status(worker, "/health", null)).isEqualTo(200);
+            assertThat(status(worker, "/v1/models", null)).isEqualTo(401);
+            assertThat(status(worker, "/v1/models", "sk-cli")).isEqualTo(200);
+            assertThat(status(router, "/v1/models", null)).isEqualTo(401);
+            assertThat(status(router, "/v1/models", "sk-cli")).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void should_run_every_dp_rank_behind_one_sglang_server_with_dp_size() throws Exception {
+        SimulateCommand cmd = parse("--port", "0", "--dp-size", "2", "--profiler-dir", dir.toString());
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (AutoCloseable server = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
+            URI base = firstUrl(buf.toString(StandardCharsets.UTF_8));
+            JsonNode info = new ObjectMapper().readTree(http.send(HttpRequest.newBuilder(base.resolve("/server_info"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(info.get("dp_size").asInt()).isEqualTo(2);
+            assertThat(info.has("dp_rank")).isFalse();
+        }
+        assertThatThrownBy(() -> parse("--backend", "vllm", "--dp-size", "2", "--port", "0").start(System.out))
+                .hasMessageContaining("--dp-size").hasMessageContaining("sglang");
+    }
+
+    private int status(URI base, String path, String key) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path));
+        if (key != null) {
+            request.header("Authorization", "Bearer " + key);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
 }

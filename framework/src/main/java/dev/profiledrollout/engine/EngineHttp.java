@@ -1,14 +1,18 @@
 package dev.profiledrollout.engine;
 
 import okhttp3.Call;
+import okhttp3.Connection;
+import okhttp3.EventListener;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * HTTP plumbing shared by the engine clients: the bearer-token interceptor, the {@code /health} poll, URL resolution
@@ -18,6 +22,9 @@ import java.util.concurrent.TimeUnit;
 final class EngineHttp {
 
     static final int BODY_SNIPPET_CHARS = 2000;
+    /** The JUnit extension's keys for the health poll's limits, named in messages (the clients work without it). */
+    static final String HEALTH_TIMEOUT_KEY = "profiledrollout.health.timeout";
+    static final String CONNECT_TIMEOUT_KEY = "profiledrollout.connect.timeout";
 
     private EngineHttp() {
     }
@@ -35,24 +42,40 @@ final class EngineHttp {
     /**
      * Polls {@code GET <base>/health} until {@code 200}.
      *
-     * @param engine the engine's name for the message, e.g. {@code SGLang}
-     * @param fix    what to suggest when it never became healthy
-     * @throws EngineException when the deadline passes (status = the last HTTP status, or -1)
+     * <p>While no poll has obtained a connection to the server (refused, unknown host, no route, TCP connect
+     * timeout), only {@code unreachableTimeout} may pass: a wrong URL or port then fails in seconds instead of after
+     * the whole health timeout. Once a poll has connected (even to answer 503, or to be reset), the health timeout
+     * alone applies.
+     *
+     * @param engine             the engine's name for the message, e.g. {@code SGLang}
+     * @param unreachableTimeout how long the server may stay unreachable; at least {@code timeout} means no
+     *                           separate limit
+     * @param fix                what to suggest when it never became healthy
+     * @param unreachableFix     what to suggest when nothing ever accepted a connection
+     * @throws EngineException when a deadline passes (status = the last HTTP status, or -1)
      */
-    static void awaitHealthy(OkHttpClient http, URI baseUri, Duration timeout, Duration pollInterval, String engine,
-            String fix) {
+    static void awaitHealthy(OkHttpClient http, URI baseUri, Duration timeout, Duration unreachableTimeout,
+            Duration pollInterval, String engine, String fix, String unreachableFix) {
         URI uri = resolve(baseUri, "/health");
+        AtomicBoolean connected = new AtomicBoolean();
+        OkHttpClient polling = http.newBuilder().eventListener(new EventListener() {
+            @Override
+            public void connectionAcquired(Call call, Connection connection) {
+                connected.set(true);
+            }
+        }).build();
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
+        long unreachableDeadline = start + Math.min(timeout.toNanos(), unreachableTimeout.toNanos());
         int lastStatus = -1;
         String lastBody = "";
         IOException lastError = null;
         while (true) {
-            long remaining = deadline - System.nanoTime();
+            long remaining = (connected.get() ? deadline : unreachableDeadline) - System.nanoTime();
             if (remaining <= 0) {
                 break;
             }
-            Call call = http.newCall(new Request.Builder().url(uri.toString()).get().build());
+            Call call = polling.newCall(new Request.Builder().url(uri.toString()).get().build());
             call.timeout().timeout(remaining, TimeUnit.NANOSECONDS);
             try (Response response = call.execute()) {
                 if (response.code() == 200) {
@@ -62,13 +85,16 @@ final class EngineHttp {
                 lastBody = snippet(response);
                 lastError = null;
             } catch (IOException e) {
-                boolean cutByDeadline = System.nanoTime() - deadline >= 0 && (lastStatus >= 0 || lastError != null);
+                long now = System.nanoTime();
+                boolean cutByDeadline = now - (connected.get() ? deadline : unreachableDeadline) >= 0
+                        && (lastStatus >= 0 || lastError != null);
                 if (!cutByDeadline) {
                     // a poll cut short by our own deadline says nothing new; report the previous answer
                     lastError = e;
                 }
             }
-            long sleep = Math.min(pollInterval.toNanos(), deadline - System.nanoTime());
+            long sleep = Math.min(pollInterval.toNanos(),
+                    (connected.get() ? deadline : unreachableDeadline) - System.nanoTime());
             if (sleep > 0) {
                 try {
                     TimeUnit.NANOSECONDS.sleep(sleep);
@@ -80,11 +106,50 @@ final class EngineHttp {
             }
         }
         long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        if (!connected.get()) {
+            throw new EngineException(engine + " at " + uri + " could not be reached for " + elapsedMs + " ms ("
+                    + (lastError == null ? "no connection was made" : describe(lastError)) + "): nothing accepts"
+                    + " connections there. " + unreachableFix, uri, -1, "", lastError);
+        }
         String last = lastError != null
-                ? "the last poll failed with " + lastError
+                ? "the last poll failed with " + describe(lastError)
                 : lastStatus >= 0 ? "the last answer was HTTP " + lastStatus : "no poll completed";
         throw new EngineException(engine + " at " + uri + " was not healthy after " + elapsedMs + " ms: " + last
                 + ". " + fix, uri, lastError != null ? -1 : lastStatus, lastBody, lastError);
+    }
+
+    /**
+     * {@code e} with its innermost cause's message, e.g.
+     * {@code ConnectException: Failed to connect to /127.0.0.1:1 (Connection refused)}.
+     */
+    static String describe(IOException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = e.getClass().getSimpleName() + ": " + e.getMessage();
+        return root == e || root.getMessage() == null || text.contains(root.getMessage()) ? text
+                : text + " (" + root.getMessage() + ")";
+    }
+
+    /**
+     * The exception for a call that failed without an HTTP answer: one that hit the client's read timeout (not a
+     * JUnit-extension key: {@code readTimeout} of the client's builder, 60 s there), or one that could not connect.
+     */
+    static EngineException ioFailure(String method, URI uri, URI baseUri, Duration readTimeout, IOException e) {
+        if (e instanceof InterruptedIOException) {
+            return new EngineException(method + " " + uri + " did not answer within the client's read timeout of "
+                    + readTimeout.toSeconds() + " s (" + describe(e) + "). The server is overloaded or stuck; see its"
+                    + " log.", uri, -1, "", e);
+        }
+        return new EngineException(method + " " + uri + " failed: " + describe(e) + ". Check that the server is"
+                + " running and reachable at " + baseUri + ".", uri, -1, "", e);
+    }
+
+    /** What to do when nothing ever accepted a connection: shared by both clients. */
+    static String unreachableFix() {
+        return "Check the URL and port and that the engine is running; if it is still starting, allow it longer with"
+                + " unreachableTimeout (" + CONNECT_TIMEOUT_KEY + " in the JUnit extension).";
     }
 
     /** {@code base + path} with trailing slashes of the base removed; a path prefix of the base is kept. */

@@ -94,10 +94,10 @@ public final class FanOut implements AutoCloseable {
             Worker w = workers.get(i);
             try {
                 clients.get(i).startProfile(requestForWorker.apply(i));
-                outcomes[i] = new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.STARTED, 0, "", null);
+                set(i, new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.STARTED, 0, "", null));
             } catch (EngineException e) {
-                outcomes[i] = new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.START_FAILED, e.status(),
-                        e.getMessage(), null);
+                set(i, new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.START_FAILED, e.status(),
+                        e.getMessage(), null));
             }
             return null;
         }, false);
@@ -111,16 +111,16 @@ public final class FanOut implements AutoCloseable {
      */
     public List<WorkerOutcome> stop() {
         runAll(i -> () -> {
-            WorkerOutcome o = outcomes[i];
+            WorkerOutcome o = get(i);
             if (o == null || o.state() != WorkerOutcome.State.STARTED) {
                 return null;
             }
             try {
                 StopOutcome stop = clients.get(i).stopProfile();
-                outcomes[i] = new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.PROFILED, 0, "", stop);
+                set(i, new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.PROFILED, 0, "", stop));
             } catch (EngineException e) {
-                outcomes[i] = new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.STOP_FAILED, e.status(),
-                        e.getMessage(), null);
+                set(i, new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.STOP_FAILED, e.status(),
+                        e.getMessage(), null));
             }
             return null;
         }, false);
@@ -137,11 +137,22 @@ public final class FanOut implements AutoCloseable {
     public List<WorkerOutcome> stopAll() {
         for (int i = 0; i < workers.size(); i++) {
             Worker w = workers.get(i);
-            if (clients.get(i) != null && (outcomes[i] == null || outcomes[i].state() != WorkerOutcome.State.STARTED)) {
-                outcomes[i] = new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.STARTED, 0, "", null);
+            WorkerOutcome o = get(i);
+            if (clients.get(i) != null && (o == null || o.state() != WorkerOutcome.State.STARTED)) {
+                set(i, new WorkerOutcome(w.url(), w.workerType(), WorkerOutcome.State.STARTED, 0, "", null));
             }
         }
         return stop();
+    }
+
+    /* Outcomes are written by the calling pool's threads and read by others (a shutdown hook reading them while a
+       stop is in flight), hence synchronized access. */
+    private synchronized WorkerOutcome get(int i) {
+        return outcomes[i];
+    }
+
+    private synchronized void set(int i, WorkerOutcome outcome) {
+        outcomes[i] = outcome;
     }
 
     /** @return the outcomes so far, in worker order; workers not yet called are absent */

@@ -7,11 +7,18 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The body of SGLang's {@code POST /start_profile} ({@code ProfileReq}, {@code docs/PROTOCOLS.md} §1.1). Immutable.
+ * The body of SGLang's {@code POST /start_profile}: the fields of {@code ProfileReq} in
+ * {@code python/sglang/srt/managers/io_struct.py}, as {@code _profile} in
+ * {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py} reads them ({@code docs/PROTOCOLS.md} §1.1).
+ * Immutable.
  *
  * <p>Every field is nullable: a null field is omitted from {@link #toJson()}, so the server default applies
  * (for example {@code with_stack} and {@code record_shapes} default to true on the server, {@code activities}
- * to {@code ["CPU","GPU"]}, {@code output_dir} to {@code $SGLANG_TORCH_PROFILER_DIR}).
+ * to {@code ["CPU","GPU"]}, {@code output_dir} to {@code $SGLANG_TORCH_PROFILER_DIR}). Leaving a field null is also
+ * what keeps a body valid for an older server: SGLang drops keys it does not know, so a field newer than the server
+ * is silently ignored there rather than refused. Fields that only some servers read: {@code profile_id} (older
+ * servers always name files by {@code str(time.time())}), {@code profile_stages} (read only by SGLang's profiler V2,
+ * {@code SGLANG_PROFILE_V2=1}) and {@code shape_discovery}.
  *
  * <pre>{@code
  * ProfileRequest request = ProfileRequest.builder()
@@ -33,6 +40,8 @@ public final class ProfileRequest {
     private final String profileId;
     private final Boolean mergeProfiles;
     private final String profilePrefix;
+    private final List<String> profileStages;
+    private final Boolean shapeDiscovery;
 
     private ProfileRequest(Builder b) {
         this.outputDir = b.outputDir;
@@ -45,6 +54,8 @@ public final class ProfileRequest {
         this.profileId = b.profileId;
         this.mergeProfiles = b.mergeProfiles;
         this.profilePrefix = b.profilePrefix;
+        this.profileStages = b.profileStages == null ? null : List.copyOf(b.profileStages);
+        this.shapeDiscovery = b.shapeDiscovery;
     }
 
     /** @return a builder with every field unset (null), i.e. all server defaults */
@@ -83,9 +94,19 @@ public final class ProfileRequest {
     public String profilePrefix() { return profilePrefix; }
 
     /**
+     * @return {@code profile_stages}: the stages ({@code prefill}, {@code decode}) a stage-based capture records, or
+     *         null for both; read by SGLang's profiler V2 only, unmodifiable
+     */
+    public List<String> profileStages() { return profileStages; }
+
+    /** @return {@code shape_discovery}: Triton / FlashInfer kernel metadata with {@code record_shapes}, or null */
+    public Boolean shapeDiscovery() { return shapeDiscovery; }
+
+    /**
      * @return the JSON body with SGLang's exact field names ({@code output_dir, start_step, num_steps,
      *         activities, profile_by_stage, with_stack, record_shapes, profile_id, merge_profiles,
-     *         profile_prefix}); null fields are omitted, so an all-default request is {@code {}}
+     *         profile_prefix, profile_stages, shape_discovery}); null fields are omitted, so an all-default request
+     *         is {@code {}}
      */
     public String toJson() {
         ObjectNode node = JSON.createObjectNode();
@@ -99,6 +120,8 @@ public final class ProfileRequest {
         if (profileId != null) node.put("profile_id", profileId);
         if (mergeProfiles != null) node.put("merge_profiles", mergeProfiles);
         if (profilePrefix != null) node.put("profile_prefix", profilePrefix);
+        if (profileStages != null) profileStages.forEach(node.putArray("profile_stages")::add);
+        if (shapeDiscovery != null) node.put("shape_discovery", shapeDiscovery);
         return node.toString();
     }
 
@@ -129,6 +152,8 @@ public final class ProfileRequest {
         private String profileId;
         private Boolean mergeProfiles;
         private String profilePrefix;
+        private List<String> profileStages;
+        private Boolean shapeDiscovery;
 
         private Builder() {
         }
@@ -162,6 +187,14 @@ public final class ProfileRequest {
         public Builder mergeProfiles(Boolean mergeProfiles) { this.mergeProfiles = mergeProfiles; return this; }
 
         public Builder profilePrefix(String profilePrefix) { this.profilePrefix = profilePrefix; return this; }
+
+        public Builder profileStages(List<String> profileStages) {
+            if (profileStages != null) profileStages.forEach(st -> Objects.requireNonNull(st, "profileStages element"));
+            this.profileStages = profileStages;
+            return this;
+        }
+
+        public Builder shapeDiscovery(Boolean shapeDiscovery) { this.shapeDiscovery = shapeDiscovery; return this; }
 
         public ProfileRequest build() {
             return new ProfileRequest(this);

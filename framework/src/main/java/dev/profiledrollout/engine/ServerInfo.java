@@ -61,9 +61,26 @@ public record ServerInfo(int tpSize, int dpSize, int ppSize, int epSize, String 
      * @return the expected number of {@code *.trace.json.gz} files per capture and stage
      */
     public int expectedRankFiles() {
+        return replicas() * tpSize * ppSize;
+    }
+
+    /**
+     * The number of trace files one {@code RPD} capture writes (per stage when {@code profile_by_stage} is set). SGLang
+     * converts an RPD capture only in the process with TP rank 0, after a barrier over its DP×TP group
+     * ({@code _stop_profile} in {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py}), into
+     * {@code rpd-{time.time()}-TP-0.trace.json.gz}: one file per DP replica (as {@link #expectedRankFiles()} counts
+     * replicas) and pipeline stage, not one per rank.
+     *
+     * @return the expected number of {@code rpd-*.trace.json.gz} files per capture and stage
+     */
+    public int expectedRpdFiles() {
+        return replicas() * ppSize;
+    }
+
+    /** Separate DP replicas behind this server: plain data parallelism without DP attention, unless one replica. */
+    private int replicas() {
         boolean dpAttention = raw.path("enable_dp_attention").asBoolean(false);
         boolean oneReplica = raw.path("dp_rank").isInt();
-        int replicas = dpSize > 1 && !dpAttention && !oneReplica ? dpSize : 1;
-        return replicas * tpSize * ppSize;
+        return dpSize > 1 && !dpAttention && !oneReplica ? dpSize : 1;
     }
 }

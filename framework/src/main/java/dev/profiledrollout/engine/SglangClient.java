@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
  * Blocking client for an SGLang server's health, discovery and profiler endpoints ({@code docs/PROTOCOLS.md} §1).
  *
  * <h2>Timeouts</h2>
- * Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s). {@link #stopProfile()} uses
- * {@link Builder#stopProfileTimeout(Duration)} (default 10 min) because SGLang's stop blocks until every rank
- * has exported its trace, which takes minutes with {@code with_stack}.
+ * {@link #awaitHealthy(Duration)} gives up after {@link Builder#unreachableTimeout(Duration)} while no connection
+ * can be made at all. Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s).
+ * {@link #stopProfile()} uses {@link Builder#stopProfileTimeout(Duration)} (default 10 min) because SGLang's stop
+ * blocks until every rank has exported its trace, which takes minutes with {@code with_stack}.
  *
  * <h2>Auth</h2>
  * With {@link Builder#apiKey(String)} every request, including those of clients derived from
@@ -43,12 +44,16 @@ public final class SglangClient implements EngineClient {
     private final URI baseUri;
     private final OkHttpClient http;
     private final Duration stopProfileTimeout;
+    private final Duration readTimeout;
     private final Duration healthPollInterval;
+    private final Duration unreachableTimeout;
 
     private SglangClient(Builder b) {
         this.baseUri = b.baseUri;
         this.stopProfileTimeout = b.stopProfileTimeout;
+        this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
+        this.unreachableTimeout = b.unreachableTimeout;
         OkHttpClient.Builder http = new OkHttpClient.Builder()
                 .connectTimeout(b.connectTimeout)
                 .readTimeout(b.readTimeout)
@@ -95,9 +100,15 @@ public final class SglangClient implements EngineClient {
      */
     @Override
     public void awaitHealthy(Duration timeout) {
-        EngineHttp.awaitHealthy(http, baseUri, timeout, healthPollInterval, "SGLang",
+        EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout(timeout), healthPollInterval, "SGLang",
                 "Check that the server is running and has finished loading the model (503 means still starting),"
-                        + " or raise the health timeout.");
+                        + " or raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY
+                        + " in the JUnit extension).",
+                EngineHttp.unreachableFix());
+    }
+
+    private Duration unreachableTimeout(Duration timeout) {
+        return unreachableTimeout == null ? timeout : unreachableTimeout;
     }
 
     /**
@@ -250,8 +261,7 @@ public final class SglangClient implements EngineClient {
     }
 
     private EngineException ioFailure(String method, URI uri, IOException e) {
-        return new EngineException(method + " " + uri + " failed: " + e + ". Check that the server is running and"
-                + " reachable at " + baseUri + ", or raise the timeout.", uri, -1, "", e);
+        return EngineHttp.ioFailure(method, uri, baseUri, readTimeout, e);
     }
 
     private URI resolve(String path) {
@@ -278,6 +288,7 @@ public final class SglangClient implements EngineClient {
         private Duration readTimeout = Duration.ofSeconds(60);
         private Duration stopProfileTimeout = Duration.ofMinutes(10);
         private Duration healthPollInterval = Duration.ofSeconds(1);
+        private Duration unreachableTimeout;
 
         private Builder(URI baseUri) {
             this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
@@ -300,6 +311,14 @@ public final class SglangClient implements EngineClient {
 
         /** @param healthPollInterval pause between {@code /health} polls in {@link #awaitHealthy(Duration)}, default 1 s */
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = positive(healthPollInterval, "healthPollInterval"); return this; }
+
+        /**
+         * @param unreachableTimeout how long {@link SglangClient#awaitHealthy(Duration)} keeps polling while no
+         *                           connection to the server can be made at all (refused, unknown host, no route,
+         *                           TCP connect timeout): a wrong URL or port fails after it instead of after the
+         *                           whole health timeout; default: no separate limit
+         */
+        public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = positive(unreachableTimeout, "unreachableTimeout"); return this; }
 
         public SglangClient build() {
             return new SglangClient(this);

@@ -27,10 +27,11 @@ import java.util.Optional;
  * {@link EngineException} that says so and shows the flag to add ({@link #PROFILER_CONFIG_FLAG}).
  *
  * <h2>Timeouts</h2>
- * Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s). {@link #stopProfile()} uses
- * {@link Builder#stopProfileTimeout(Duration)}, default 30 min: the stop returns only after every worker has exported
- * its trace, which took 295 s for ten requests on a 0.6B model with {@code with_stack} (vllm-project/vllm#54322) and
- * more than 20 min in vllm-project/vllm#22748 (§2.3).
+ * {@link #awaitHealthy(Duration)} gives up after {@link Builder#unreachableTimeout(Duration)} while no connection
+ * can be made at all. Ordinary calls use {@link Builder#readTimeout(Duration)} (default 60 s).
+ * {@link #stopProfile()} uses {@link Builder#stopProfileTimeout(Duration)}, default 30 min: the stop returns only
+ * after every worker has exported its trace, which took 295 s for ten requests on a 0.6B model with
+ * {@code with_stack} (vllm-project/vllm#54322) and more than 20 min in vllm-project/vllm#22748 (§2.3).
  *
  * <h2>Auth and thread safety</h2>
  * As {@link SglangClient}: an optional bearer key on every request (vLLM guards only {@code /v1/…}; the profile routes
@@ -50,12 +51,16 @@ public final class VllmClient implements EngineClient {
     private final URI baseUri;
     private final OkHttpClient http;
     private final Duration stopProfileTimeout;
+    private final Duration readTimeout;
     private final Duration healthPollInterval;
+    private final Duration unreachableTimeout;
 
     private VllmClient(Builder b) {
         this.baseUri = b.baseUri;
         this.stopProfileTimeout = b.stopProfileTimeout;
+        this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
+        this.unreachableTimeout = b.unreachableTimeout;
         this.http = EngineHttp.withApiKey(new OkHttpClient.Builder()
                 .connectTimeout(b.connectTimeout)
                 .readTimeout(b.readTimeout)
@@ -89,8 +94,10 @@ public final class VllmClient implements EngineClient {
     /** Polls {@code GET /health}; vLLM answers {@code 503} once the engine died ({@code EngineDeadError}). */
     @Override
     public void awaitHealthy(Duration timeout) {
-        EngineHttp.awaitHealthy(http, baseUri, timeout, healthPollInterval, "vLLM",
-                "Check that the server is running and has finished loading the model, or raise the health timeout.");
+        EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout == null ? timeout : unreachableTimeout,
+                healthPollInterval, "vLLM", "Check that the server is running and has finished loading the model, or"
+                        + " raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY + " in the JUnit extension).",
+                EngineHttp.unreachableFix());
     }
 
     @Override
@@ -207,8 +214,7 @@ public final class VllmClient implements EngineClient {
     }
 
     private EngineException ioFailure(URI uri, IOException e) {
-        return new EngineException("POST/GET " + uri + " failed: " + e + ". Check that the server is running and"
-                + " reachable at " + baseUri + ", or raise the timeout.", uri, -1, "", e);
+        return EngineHttp.ioFailure(uri.getPath().endsWith("_profile") ? "POST" : "GET", uri, baseUri, readTimeout, e);
     }
 
     @Override
@@ -226,6 +232,7 @@ public final class VllmClient implements EngineClient {
         private Duration readTimeout = Duration.ofSeconds(60);
         private Duration stopProfileTimeout = Duration.ofMinutes(30);
         private Duration healthPollInterval = Duration.ofSeconds(1);
+        private Duration unreachableTimeout;
 
         private Builder(URI baseUri) {
             this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
@@ -248,6 +255,14 @@ public final class VllmClient implements EngineClient {
 
         /** @param healthPollInterval pause between {@code /health} polls, default 1 s */
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = EngineHttp.positive(healthPollInterval, "healthPollInterval"); return this; }
+
+        /**
+         * @param unreachableTimeout how long {@link VllmClient#awaitHealthy(Duration)} keeps polling while no
+         *                           connection to the server can be made at all (refused, unknown host, no route,
+         *                           TCP connect timeout): a wrong URL or port fails after it instead of after the
+         *                           whole health timeout; default: no separate limit
+         */
+        public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = EngineHttp.positive(unreachableTimeout, "unreachableTimeout"); return this; }
 
         public VllmClient build() {
             return new VllmClient(this);

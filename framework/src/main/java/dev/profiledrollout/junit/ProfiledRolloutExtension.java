@@ -4,12 +4,15 @@ import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
 import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.junit.internal.EngineHandle;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
+import dev.profiledrollout.junit.internal.RecipeWindows;
+import dev.profiledrollout.recipe.SrtctlRecipe;
 import dev.profiledrollout.report.AllureSteps;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdicts;
@@ -55,12 +58,20 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * {@code .decode.url}, {@code .api.key}, {@code .trace.dir}, {@code .trace.dir.server}, {@code .engine.ranks},
  * {@code .vllm.max.iterations}, {@code .nsys.path}, {@code .nsys.session}, {@code .nsys.report},
  * {@code .output.dir}, {@code .trace.timeout}, {@code .stop.timeout}, {@code .load.timeout},
- * {@code .health.timeout}. The engines are opened once per test class and backend.
+ * {@code .health.timeout}, {@code .connect.timeout}, {@code .read.timeout}, {@code .shutdown.timeout}. The engines are
+ * opened once per test class and backend.
+ *
+ * <h2>A JVM stopped mid-window</h2>
+ * On SIGTERM or SIGINT (an IDE's stop button, a cancelled CI job, a build tool ending its fork), a JVM shutdown hook
+ * stops every engine that is profiling, cancels the load and writes the partial {@code summary.json} with an
+ * {@code error}, within {@code profiledrollout.shutdown.timeout} (default 15 s). It cannot run when the JVM is killed
+ * outright (SIGKILL, {@code Runtime.halt}).
  *
  * <h2>Several engines</h2>
  * With a router, several engine URLs or prefill/decode URLs, every engine is started and stopped concurrently; one
  * that fails to start is reported ({@code RolloutResult#workers()}, {@code summary.json}) while the others are
- * profiled and stopped. With {@code @RolloutPhase}, each phase is its own window on that phase's engines.
+ * profiled and stopped. With {@code @RolloutPhase}, each phase is its own window on that phase's engines; with
+ * {@code @RolloutRecipe}, the phases come from an srtctl recipe.
  *
  * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
  */
@@ -126,10 +137,15 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     private static ProfileWindow newWindow(ExtensionContext context) {
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        WindowSpec spec = WindowSpec.of(profile, load, phases(context));
+        Optional<SrtctlRecipe> recipe = closest(context, RolloutRecipe.class)
+                .map(r -> RecipeWindows.load(r, context.getRequiredTestClass()));
+        WindowSpec spec = recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
+                : WindowSpec.of(profile, load, phases(context));
         Settings settings = managedEngine(context, spec.backend(), settings(context));
         settings.validate();
+        recipe.ifPresent(r -> RecipeWindows.checkVllm(r, settings.vllmMaxIterations()));
         EngineHandle engine = engine(context, settings, spec.backend());
+        recipe.ifPresent(r -> RecipeWindows.warnOnWorkerCounts(r, engine.workers()));
         Path output = outputDirectory(context, settings);
         String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
         return new ProfileWindow(engine, spec, settings, output, testName);

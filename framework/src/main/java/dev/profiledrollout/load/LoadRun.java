@@ -335,7 +335,8 @@ public final class LoadRun {
     public List<RequestRecord> await(Duration timeout) throws InterruptedException, TimeoutException {
         if (!workersDone.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new TimeoutException("load run not finished after " + timeout.toMillis() + " ms: " + completed.get()
-                    + " of " + size + " requests ended, " + inFlightCount() + " in flight. Raise the timeout, lower"
+                    + " of " + size + " requests ended, " + inFlightCount() + " in flight. Raise the timeout"
+                    + " (profiledrollout.load.timeout in the JUnit extension), lower"
                     + " requests or check the server (a stalled stream only ends at the read timeout).");
         }
         return snapshot();
@@ -369,6 +370,14 @@ public final class LoadRun {
         }
         result.sort(Comparator.comparingInt(RequestRecord::index));
         return List.copyOf(result);
+    }
+
+    /**
+     * @return the records of the requests that have ended so far, ordered by index, without waiting: for a caller
+     *         that cannot wait for {@link #await(Duration)} (a JVM shutdown hook)
+     */
+    public List<RequestRecord> recordsSoFar() {
+        return snapshot();
     }
 
     /** @return true when every worker has finished (all requests ended, or the run was cancelled and drained) */

@@ -134,7 +134,7 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
         }
         recorder.fail(now, ErrorKind.TIMEOUT, "timed out after " + recorder.chunkCount() + " chunks: nothing read for "
                 + TimeUnit.NANOSECONDS.toMillis(silent) + " ms (read timeout " + TimeUnit.NANOSECONDS.toMillis(
-                transport.readTimeoutNanos()) + " ms)");
+                transport.readTimeoutNanos()) + " ms; profiledrollout.read.timeout in the JUnit extension)");
         end(now, false);
     }
 

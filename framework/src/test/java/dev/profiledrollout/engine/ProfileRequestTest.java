@@ -19,13 +19,13 @@ class ProfileRequestTest {
         ProfileRequest request = ProfileRequest.builder()
                 .outputDir("/data/prof/run-17").startStep(3).numSteps(10).activities(List.of("CPU", "GPU"))
                 .profileByStage(true).withStack(false).recordShapes(false).profileId("run-17")
-                .mergeProfiles(true).profilePrefix("pre").build();
+                .mergeProfiles(true).profilePrefix("pre").profileStages(List.of("decode")).shapeDiscovery(true).build();
         // WHEN
         JsonNode json = JSON.readTree(request.toJson());
         // THEN
         assertThat(json.fieldNames()).toIterable().containsExactly("output_dir", "start_step", "num_steps",
                 "activities", "profile_by_stage", "with_stack", "record_shapes", "profile_id", "merge_profiles",
-                "profile_prefix");
+                "profile_prefix", "profile_stages", "shape_discovery");
         assertThat(json.get("output_dir").asText()).isEqualTo("/data/prof/run-17");
         assertThat(json.get("start_step").isInt()).isTrue();
         assertThat(json.get("start_step").asInt()).isEqualTo(3);
@@ -38,6 +38,8 @@ class ProfileRequestTest {
         assertThat(json.get("profile_id").asText()).isEqualTo("run-17");
         assertThat(json.get("merge_profiles").asBoolean()).isTrue();
         assertThat(json.get("profile_prefix").asText()).isEqualTo("pre");
+        assertThat(json.get("profile_stages").toString()).isEqualTo("[\"decode\"]");
+        assertThat(json.get("shape_discovery").asBoolean()).isTrue();
     }
 
     @Test

@@ -135,6 +135,49 @@ class SglangClientTest {
         }
     }
 
+    // the health timeout is ten minutes: only the unreachable timeout can end the wait before the hang guard
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void should_give_up_after_the_unreachable_timeout_when_nothing_listens() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        try (SglangClient dead = SglangClient.builder(URI.create("http://127.0.0.1:" + port))
+                .healthPollInterval(Duration.ofMillis(20)).unreachableTimeout(Duration.ofMillis(300)).build()) {
+            EngineException e = catchThrowableOfType(EngineException.class,
+                    () -> dead.awaitHealthy(Duration.ofMinutes(10)));
+            assertThat(e.status()).isEqualTo(-1);
+            assertThat(e.getMessage()).contains("http://127.0.0.1:" + port + "/health").contains("Connection refused")
+                    .contains("nothing accepts connections").contains("profiledrollout.connect.timeout");
+        }
+    }
+
+    @Test
+    void should_keep_polling_a_server_that_answers_past_the_unreachable_timeout() {
+        // GIVEN a server that accepts at once but answers 503 for longer (4 x 400 ms) than the unreachable timeout
+        for (int i = 0; i < 4; i++) {
+            server.enqueue(new MockResponse.Builder().code(503).headersDelay(400, TimeUnit.MILLISECONDS).build());
+        }
+        server.enqueue(status(200, ""));
+        try (SglangClient answering = SglangClient.builder(server.url("/").uri())
+                .healthPollInterval(Duration.ofMillis(5)).unreachableTimeout(Duration.ofSeconds(1)).build()) {
+            // WHEN / THEN the health timeout, not the unreachable one, bounds the wait once a connection was made
+            answering.awaitHealthy(Duration.ofMinutes(1));
+        }
+        assertThat(server.getRequestCount()).isEqualTo(5);
+    }
+
+    @Test
+    void should_name_the_health_timeout_key_when_the_server_never_becomes_healthy() {
+        for (int i = 0; i < 200; i++) {
+            server.enqueue(status(503, ""));
+        }
+        EngineException e = catchThrowableOfType(EngineException.class,
+                () -> client.awaitHealthy(Duration.ofMillis(200)));
+        assertThat(e.getMessage()).contains("was not healthy after").contains("profiledrollout.health.timeout");
+    }
+
     @Test
     void should_read_server_info_and_models() {
         server.enqueue(status(200, "{\"tp_size\":2,\"dp_size\":1,\"pp_size\":1,\"ep_size\":1,"

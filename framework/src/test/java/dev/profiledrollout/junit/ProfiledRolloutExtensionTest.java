@@ -86,7 +86,9 @@ class ProfiledRolloutExtensionTest {
         JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
         assertThat(summary.path("engine").path("kind").asText()).isEqualTo("simulator");
         assertThat(summary.path("profileRequest").path("num_steps").asInt()).isEqualTo(4);
-        assertThat(summary.path("profileRequest").path("activities").toString()).isEqualTo("[\"CPU\",\"GPU\"]");
+        // SGLang's defaults (activities CPU+GPU, with_stack, record_shapes) are left to the server
+        assertThat(summary.path("profileRequest").fieldNames()).toIterable()
+                .containsExactlyInAnyOrder("output_dir", "num_steps");
         assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(8);
         assertThat(summary.path("trace").path("ranks")).hasSize(1);
         assertThat(summary.path("error").isNull()).isTrue();

@@ -2,6 +2,7 @@ package dev.profiledrollout.simulator;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.simulator.internal.EpochClock;
+import dev.profiledrollout.simulator.internal.HandlerThreads;
 import dev.profiledrollout.simulator.internal.HttpApi;
 import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.Profiler;
@@ -15,11 +16,9 @@ import dev.profiledrollout.simulator.internal.VllmProfiler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * An embedded SGLang or vLLM "engine twin": an HTTP server that speaks the engine's API, a continuous-batching scheduler whose
@@ -56,11 +55,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Not simulated</h2>
  * The {@code MEM} activity's memory-history pickle and the {@code CUDA_PROFILER} range write no file; {@code RPD}
- * writes a Kineto-layout file under the RPD name; one engine is one DP replica ({@link SimulatorConfig#dpSize()} only names it), {@code PP}/{@code EP} sizes are 1; no prefix cache, no
- * chunked prefill, no auth unless {@link SimulatorFaults.Builder#apiKey(String)} asks for it, no {@code /metrics},
- * no chat endpoint. Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at
- * {@link #close()} is
- * dropped unwritten.
+ * writes one Kineto-layout file of TP rank 0's events per DP replica under SGLang's RPD name; one engine is one DP
+ * replica ({@link SimulatorConfig#dpSize()} only names it) unless {@link SimulatorConfig#dpController()} makes it
+ * the whole DP group, with one scheduler for every replica; {@code PP}/{@code EP} sizes are 1; no prefix cache, no
+ * chunked prefill, no auth unless {@link SimulatorConfig#apiKey()} is set, no {@code /metrics}, no chat endpoint.
+ * Faults to inject: {@link SimulatorFaults} and {@link #crash()}. A capture still open at {@link #close()} is dropped
+ * unwritten.
  *
  * <h2>Threads</h2>
  * One scheduler thread ({@code simulator-scheduler}) and a pool of HTTP handler threads ({@code simulator-http-N});
@@ -85,20 +85,23 @@ public final class EngineSimulator implements AutoCloseable {
 
     private final SimulatorConfig config;
     private final HttpServer server;
-    private final ExecutorService httpExecutor;
+    private final HandlerThreads httpThreads;
     private final Scheduler scheduler;
     private final Runnable closeProfiler;
     private final Runnable markClosing;
+    private final BooleanSupplier profiling;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private EngineSimulator(SimulatorConfig config, HttpServer server, ExecutorService httpExecutor,
-                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing) {
+    private EngineSimulator(SimulatorConfig config, HttpServer server, HandlerThreads httpThreads,
+                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing,
+                            BooleanSupplier profiling) {
         this.config = config;
         this.server = server;
-        this.httpExecutor = httpExecutor;
+        this.httpThreads = httpThreads;
         this.scheduler = scheduler;
         this.closeProfiler = closeProfiler;
         this.markClosing = markClosing;
+        this.profiling = profiling;
     }
 
     /**
@@ -120,17 +123,12 @@ public final class EngineSimulator implements AutoCloseable {
         StepHook hook = vllm ? (vllmProfiler != null ? vllmProfiler : NO_PROFILER) : sglangProfiler;
         CostModel costModel = new CostModel(config.model(), config.gpu(), config.tpSize());
         Scheduler scheduler = new Scheduler(config, costModel, hook, clock);
-        AtomicInteger threadIds = new AtomicInteger();
-        ExecutorService executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "simulator-http-" + threadIds.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        HandlerThreads httpThreads = new HandlerThreads("simulator-http");
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 128);
         } catch (IOException e) {
-            executor.shutdownNow();
+            httpThreads.close();
             throw new IOException("simulator could not bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
         Runnable markReady;
@@ -148,8 +146,11 @@ public final class EngineSimulator implements AutoCloseable {
         }
         Runnable closeProfiler = vllmProfiler != null ? vllmProfiler::close
                 : sglangProfiler != null ? sglangProfiler::close : () -> { };
-        server.setExecutor(executor);
-        EngineSimulator sim = new EngineSimulator(config, server, executor, scheduler, closeProfiler, markClosing);
+        BooleanSupplier profiling = vllmProfiler != null ? vllmProfiler::profiling
+                : sglangProfiler != null ? sglangProfiler::profiling : () -> false;
+        server.setExecutor(httpThreads.executor());
+        EngineSimulator sim = new EngineSimulator(config, server, httpThreads, scheduler, closeProfiler, markClosing,
+                profiling);
         scheduler.start();
         server.start();
         try {
@@ -193,6 +194,20 @@ public final class EngineSimulator implements AutoCloseable {
         return scheduler.forwardCount();
     }
 
+    /** Requests that generated their last token since start, the warm-up included. */
+    public long finishedRequests() {
+        return scheduler.finishedRequests();
+    }
+
+    /**
+     * Whether a capture is open: SGLang between {@code /start_profile} and its stop or auto-stop after
+     * {@code num_steps} (a capture armed for a later {@code start_step} counts); vLLM between {@code /start_profile}
+     * and {@code /stop_profile}. False after {@link #close()}, which drops an open capture.
+     */
+    public boolean profiling() {
+        return profiling.getAsBoolean();
+    }
+
     /**
      * Fault injection: the engine dies. Every open connection is closed at once (streams in flight end without
      * {@code [DONE]}, later requests are refused), then the simulator shuts down as {@link #close()} does. An
@@ -220,25 +235,7 @@ public final class EngineSimulator implements AutoCloseable {
         closeProfiler.run();
         scheduler.close();
         server.stop(0);
-        httpExecutor.shutdownNow();
-        boolean interrupted = false;
-        for (int attempt = 0; ; attempt++) {
-            try {
-                if (httpExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-            if (attempt == 1) { // 60 s: a handler ignores interruption; its threads are daemons
-                System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING, "simulator-http threads still"
-                        + " running 60 s after close; leaving them");
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        httpThreads.close();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.profiledrollout.simulator;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.profiledrollout.simulator.internal.HandlerThreads;
 import dev.profiledrollout.simulator.internal.HttpContexts;
 import dev.profiledrollout.simulator.internal.RouterApi;
 import dev.profiledrollout.simulator.internal.RouterApi.Worker;
@@ -16,11 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A simulated request router (sgl-model-gateway or vllm-router, {@code docs/PROTOCOLS.md} §3) in front of N workers:
@@ -60,16 +57,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RouterSimulator implements AutoCloseable {
 
     private final HttpServer server;
-    private final ExecutorService executor;
+    private final HandlerThreads threads;
     private final RouterApi api;
     private final List<EngineSimulator> engines;
     private final String host;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RouterSimulator(HttpServer server, ExecutorService executor, RouterApi api, List<EngineSimulator> engines,
+    private RouterSimulator(HttpServer server, HandlerThreads threads, RouterApi api, List<EngineSimulator> engines,
                             String host) {
         this.server = server;
-        this.executor = executor;
+        this.threads = threads;
         this.api = api;
         this.engines = engines;
         this.host = host;
@@ -127,26 +124,8 @@ public final class RouterSimulator implements AutoCloseable {
             return;
         }
         server.stop(0);
-        executor.shutdownNow();
-        boolean interrupted = false;
-        for (int attempt = 0; ; attempt++) {
-            try {
-                if (executor.awaitTermination(30, TimeUnit.SECONDS)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-            if (attempt == 1) { // 60 s: a handler ignores interruption; its threads are daemons
-                System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING, "router-http threads still"
-                        + " running 60 s after close; leaving them");
-                break;
-            }
-        }
+        threads.close();
         engines.forEach(EngineSimulator::close);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @Override
@@ -267,24 +246,19 @@ public final class RouterSimulator implements AutoCloseable {
                             sim.config().servedModelName());
                 }
                 givenUrls.forEach((url, type) -> addWorker(list, url, type, true, workerConfig.servedModelName()));
-                AtomicInteger ids = new AtomicInteger();
-                ExecutorService executor = Executors.newCachedThreadPool(r -> {
-                    Thread t = new Thread(r, "router-http-" + ids.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                HandlerThreads threads = new HandlerThreads("router-http");
                 HttpServer server;
                 try {
                     server = HttpServer.create(new InetSocketAddress(host, port), 128);
                 } catch (IOException e) {
-                    executor.shutdownNow();
+                    threads.close();
                     throw new IOException("router could not bind " + host + ":" + port + ": " + e, e);
                 }
                 RouterApi api = new RouterApi(shape, list);
                 HttpContexts.serve(server, api);
-                server.setExecutor(executor);
+                server.setExecutor(threads.executor());
                 server.start();
-                return new RouterSimulator(server, executor, api, started, host);
+                return new RouterSimulator(server, threads, api, started, host);
             } catch (IOException | RuntimeException e) {
                 started.forEach(EngineSimulator::close);
                 throw e;

@@ -48,6 +48,8 @@ public final class SimulatorConfig {
     private final int dpRank;
     private final int failStartProfileStatus;
     private final SimulatorFaults faults;
+    private final boolean dpController;
+    private final String apiKey;
 
     private SimulatorConfig(Builder b) {
         this.backend = b.backend;
@@ -68,6 +70,8 @@ public final class SimulatorConfig {
         this.dpRank = b.dpRank;
         this.failStartProfileStatus = b.failStartProfileStatus;
         this.faults = b.faults;
+        this.dpController = b.dpController;
+        this.apiKey = b.apiKey;
     }
 
     /** A builder holding every value of this configuration, to derive a variant (e.g. one per DP replica). */
@@ -91,6 +95,8 @@ public final class SimulatorConfig {
         b.dpRank = dpRank;
         b.failStartProfileStatus = failStartProfileStatus;
         b.faults = faults;
+        b.dpController = dpController;
+        b.apiKey = apiKey;
         return b;
     }
 
@@ -200,6 +206,29 @@ public final class SimulatorConfig {
     }
 
     /**
+     * Whether this server is SGLang's data-parallel controller over all {@link #dpSize()} replicas, as one
+     * {@code sglang.launch_server --dp-size N} is (SGLang backend only), rather than one replica of a group launched
+     * as separate servers. Then {@code /server_info} reports {@code dp_size} without a {@code dp_rank}, and every
+     * capture writes the files of every DP rank, {@code …-TP-{tp}-DP-{dp}.trace.json.gz}, into one
+     * {@code output_dir}. One scheduler serves all replicas, so every DP rank's file holds the same steps. Default
+     * false.
+     */
+    public boolean dpController() {
+        return dpController;
+    }
+
+    /**
+     * The server's {@code --api-key}, or null for none (the default). Each backend demands it where the engine does
+     * (SGLang: every route except {@code /health*}, {@code /ready*} and {@code /metrics*}; vLLM: routes under
+     * {@code /v1}, {@code /v2}, {@code /inference} and {@code /cohere}) as {@code Authorization: Bearer <key>}
+     * (SGLang also takes {@code x-api-key: <key>}), and answers {@code 401 {"error":"Unauthorized"}} without it.
+     * Falls back to {@link SimulatorFaults#apiKey()}.
+     */
+    public String apiKey() {
+        return apiKey != null ? apiKey : faults.apiKey();
+    }
+
+    /**
      * Fault: the HTTP status {@code /start_profile} answers instead of starting a capture, or 0 (default) for none.
      * The body is {@code {"detail":"simulated fault: …"}}; no capture starts.
      */
@@ -218,6 +247,7 @@ public final class SimulatorConfig {
                 + ", maxRunningRequests=" + maxRunningRequests + ", model=" + model.name() + ", gpu=" + gpu.name()
                 + ", profilerDir=" + profilerDir + ", kernelSlowdowns=" + kernelSlowdowns
                 + ", rankSlowdowns=" + rankSlowdowns + ", seed=" + seed + ", dpSize=" + dpSize + ", dpRank=" + dpRank
+                + (dpController ? ", dpController" : "") + (apiKey() != null ? ", apiKey=set" : "")
                 + (vllmProfilerConfig != null ? ", vllmProfilerConfig=" + vllmProfilerConfig : "")
                 + (failStartProfileStatus != 0 ? ", failStartProfile=" + failStartProfileStatus : "") + "}";
     }
@@ -242,8 +272,28 @@ public final class SimulatorConfig {
         private int dpRank = 0;
         private int failStartProfileStatus = 0;
         private SimulatorFaults faults = SimulatorFaults.NONE;
+        private boolean dpController;
+        private String apiKey;
 
         private Builder() {
+        }
+
+        /** @param dpController see {@link SimulatorConfig#dpController()}; checked against the backend in {@link #build()} */
+        public Builder dpController(boolean dpController) {
+            this.dpController = dpController;
+            return this;
+        }
+
+        /**
+         * @param apiKey the key to demand, not blank; null removes it. See {@link SimulatorConfig#apiKey()}.
+         * @throws IllegalArgumentException when blank
+         */
+        public Builder apiKey(String apiKey) {
+            if (apiKey != null && apiKey.isBlank()) {
+                throw new IllegalArgumentException("apiKey must not be blank; pass null for a server without one");
+            }
+            this.apiKey = apiKey;
+            return this;
         }
 
         /** @param faults the faults to inject, not null; see {@link SimulatorFaults} */
@@ -413,6 +463,16 @@ public final class SimulatorConfig {
             if (dpRank >= dpSize) {
                 throw new IllegalArgumentException("dpRank " + dpRank + " is outside dpSize " + dpSize);
             }
+            if (dpController && (!backend.equals("sglang") || dpRank != 0)) {
+                throw new IllegalArgumentException("dpController is SGLang's DP controller over every replica: it needs"
+                        + " backend(\"sglang\") and dpRank 0 (backend is " + backend + ", dpRank " + dpRank + ")");
+            }
+            faults.profilerFailsOnDpRank().ifPresent(d -> {
+                if (!dpController || d >= dpSize) {
+                    throw new IllegalArgumentException("faults.profilerFailsOnDpRank(" + d + ") needs dpController(true)"
+                            + " and a DP rank below dpSize " + dpSize + " (dpController is " + dpController + ")");
+                }
+            });
             if (vllmProfilerConfig != null && !backend.equals("vllm")) {
                 throw new IllegalArgumentException("profilerConfig is vLLM's --profiler-config; set backend(\"vllm\")"
                         + " or drop it (backend is " + backend + ")");

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * Faults the simulator injects on purpose, to test that a client keeps working, loses nothing and leaks nothing
@@ -52,6 +53,7 @@ public final class SimulatorFaults {
     private final Duration traceGrowth;
     private final boolean corruptTraces;
     private final Map<String, String> traceEnv;
+    private final OptionalInt profilerFailsOnDpRank;
 
     private SimulatorFaults(Builder b) {
         this.apiKey = b.apiKey;
@@ -63,6 +65,7 @@ public final class SimulatorFaults {
         this.traceGrowth = b.traceGrowth;
         this.corruptTraces = b.corruptTraces;
         this.traceEnv = Collections.unmodifiableMap(new LinkedHashMap<>(b.traceEnv));
+        this.profilerFailsOnDpRank = b.profilerFailsOnDpRank;
     }
 
     /** A builder injecting nothing. */
@@ -70,7 +73,10 @@ public final class SimulatorFaults {
         return new Builder();
     }
 
-    /** The key every endpoint except {@code /health} demands as {@code Authorization: Bearer <key>} (else 401); null: none. */
+    /**
+     * The server's API key, or null: the same as {@link SimulatorConfig.Builder#apiKey(String)}, which takes precedence;
+     * see {@link SimulatorConfig#apiKey()} for the routes that demand it.
+     */
     public String apiKey() {
         return apiKey;
     }
@@ -115,6 +121,17 @@ public final class SimulatorFaults {
         return traceEnv;
     }
 
+    /**
+     * The DP rank whose profiler fails to start, on a {@link SimulatorConfig#dpController() DP controller}: that rank
+     * records and writes nothing, while {@code /start_profile} and {@code /stop_profile} answer as DP rank 0 does,
+     * because SGLang returns only DP rank 0's result ({@code _execute_profile} in
+     * {@code python/sglang/srt/managers/tokenizer_control_mixin.py}). With rank 0 itself, the start answers 500 and,
+     * a simplification, no other rank starts either. Empty by default.
+     */
+    public OptionalInt profilerFailsOnDpRank() {
+        return profilerFailsOnDpRank;
+    }
+
     /** True when trace files are written late or slowly on a background thread. */
     public boolean asyncTraceExport() {
         return !traceExportDelay.isZero() || !traceGrowth.isZero();
@@ -125,7 +142,9 @@ public final class SimulatorFaults {
         return "SimulatorFaults{apiKey=" + (apiKey == null ? "none" : "set") + ", stopProfileDelay=" + stopProfileDelay
                 + ", stream=" + streamFault + " from request " + streamFaultFromRequest + " after "
                 + streamFaultAfterChunks + " chunks, traceExportDelay=" + traceExportDelay + ", traceGrowth="
-                + traceGrowth + ", corruptTraces=" + corruptTraces + ", traceEnv keys=" + traceEnv.keySet() + "}";
+                + traceGrowth + ", corruptTraces=" + corruptTraces + ", traceEnv keys=" + traceEnv.keySet()
+                + (profilerFailsOnDpRank.isPresent() ? ", profilerFailsOnDpRank=" + profilerFailsOnDpRank.getAsInt() : "")
+                + "}";
     }
 
     /** Fluent builder; every setter validates its argument at once. Not thread-safe. */
@@ -139,8 +158,21 @@ public final class SimulatorFaults {
         private Duration traceGrowth = Duration.ZERO;
         private boolean corruptTraces;
         private final Map<String, String> traceEnv = new LinkedHashMap<>();
+        private OptionalInt profilerFailsOnDpRank = OptionalInt.empty();
 
         private Builder() {
+        }
+
+        /**
+         * @param dpRank not negative; checked against the configuration's DP size in
+         *               {@link SimulatorConfig.Builder#build()}. See {@link SimulatorFaults#profilerFailsOnDpRank()}.
+         */
+        public Builder profilerFailsOnDpRank(int dpRank) {
+            if (dpRank < 0) {
+                throw new IllegalArgumentException("profilerFailsOnDpRank needs a DP rank ≥ 0, was " + dpRank);
+            }
+            this.profilerFailsOnDpRank = OptionalInt.of(dpRank);
+            return this;
         }
 
         /** @param apiKey the key to demand, not blank; null removes it. See {@link SimulatorFaults#apiKey()}. */

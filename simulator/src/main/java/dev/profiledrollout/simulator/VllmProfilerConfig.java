@@ -10,14 +10,17 @@ import java.util.Set;
 
 /**
  * vLLM's {@code --profiler-config} JSON, the fields the simulator honours ({@code vllm/config/profiler.py@04b02293},
- * {@code docs/PROTOCOLS.md} §2.2). Parsed with {@link #parse(String)}; immutable.
+ * {@code docs/PROTOCOLS.md} §2.2; the {@code proton} kind and its {@code proton_*} fields from the current
+ * {@code vllm.config.profiler} reference at docs.vllm.ai). Parsed with {@link #parse(String)}; immutable.
  *
  * <pre>{@code
  * VllmProfilerConfig c = VllmProfilerConfig.parse("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/tmp/t\","
  *         + "\"max_iterations\":4}");
  * }</pre>
  *
- * @param profiler             {@code "torch"} (trace files) or {@code "cuda"} (cudaProfilerStart/Stop: no files)
+ * @param profiler             {@code "torch"} (trace files), {@code "cuda"} (cudaProfilerStart/Stop: no files) or
+ *                             {@code "proton"} (Triton Proton profiles in {@code proton_profiler_dir}; the simulator
+ *                             writes none)
  * @param torchProfilerDir     absolute trace directory; required with {@code torch}, null with {@code cuda}
  * @param withStack            {@code torch_profiler_with_stack}, default true (recorded in the trace header)
  * @param useGzip              {@code torch_profiler_use_gzip}, default true: {@code .pt.trace.json.gz}, else {@code .pt.trace.json}
@@ -35,7 +38,10 @@ public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean
             "torch_profiler_with_flops", "torch_profiler_use_gzip", "torch_profiler_dump_cuda_time_total",
             "torch_profiler_record_shapes", "torch_profiler_with_memory", "capture_torch_profiler",
             "detailed_trace_annotation", "ignore_frontend", "delay_iterations", "max_iterations",
-            "warmup_iterations", "active_iterations", "wait_iterations");
+            "warmup_iterations", "active_iterations", "wait_iterations", "torch_profiler_activities",
+            "proton_profiler_dir", "proton_backend", "proton_context", "proton_data", "proton_graph_attribution",
+            "proton_hook", "proton_mode", "proton_output_format");
+    private static final Set<String> KINDS = Set.of("torch", "cuda", "proton");
 
     /**
      * Validates the combination, as {@code ProfilerConfig}'s validators do.
@@ -43,14 +49,15 @@ public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean
      * @throws IllegalArgumentException naming the offending field
      */
     public VllmProfilerConfig {
-        if (!"torch".equals(profiler) && !"cuda".equals(profiler)) {
-            throw new IllegalArgumentException("profiler must be \"torch\" or \"cuda\", was " + profiler);
+        if (!KINDS.contains(profiler)) {
+            throw new IllegalArgumentException("profiler must be \"torch\", \"cuda\" or \"proton\", was " + profiler);
         }
         if (profiler.equals("torch") && torchProfilerDir == null) {
             throw new IllegalArgumentException("torch_profiler_dir is required when profiler is \"torch\"");
         }
-        if (profiler.equals("cuda") && torchProfilerDir != null) {
-            throw new IllegalArgumentException("torch_profiler_dir must not be set when profiler is \"cuda\"");
+        if (!profiler.equals("torch") && torchProfilerDir != null) {
+            throw new IllegalArgumentException("torch_profiler_dir is only applicable when profiler is \"torch\","
+                    + " not \"" + profiler + "\"");
         }
         if (delayIterations < 0) {
             throw new IllegalArgumentException("delay_iterations must be >= 0, was " + delayIterations);
@@ -94,7 +101,7 @@ public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean
                 integer(n, "delay_iterations"), integer(n, "max_iterations"));
     }
 
-    /** Writes trace files (torch) rather than only bracketing a CUDA profiler range (cuda). */
+    /** Writes Kineto trace files (torch), rather than only bracketing a CUDA profiler range (cuda) or Proton (proton). */
     public boolean torch() {
         return profiler.equals("torch");
     }

@@ -55,6 +55,31 @@ class ProfilerTest {
         }
     }
 
+    @Test
+    void should_report_profiling_from_start_until_stop_or_auto_stop_and_count_finished_requests() throws Exception {
+        try (EngineSimulator sim = start(1)) {
+            SimClient client = new SimClient(sim);
+            // the simulator's own warm-up request
+            assertThat(sim.finishedRequests()).isEqualTo(1);
+            assertThat(sim.profiling()).isFalse();
+            // GIVEN a capture without num_steps
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + dir.resolve("open") + "\"}")
+                    .statusCode()).isEqualTo(200);
+            // THEN it stays open whatever runs, until /stop_profile
+            client.complete(4);
+            client.complete(2);
+            assertThat(sim.profiling()).isTrue();
+            assertThat(sim.finishedRequests()).isEqualTo(3);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(sim.profiling()).isFalse();
+            // GIVEN a capture armed for a later step: it counts as profiling before it records
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + dir.resolve("armed")
+                    + "\",\"start_step\":1000000,\"num_steps\":1}").statusCode()).isEqualTo(200);
+            assertThat(sim.profiling()).isTrue();
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
+
     private static void checkTrace(JsonNode trace, int rank, int tp) {
         Iterator<String> keys = trace.fieldNames();
         List<String> order = new java.util.ArrayList<>();
@@ -249,15 +274,16 @@ class ProfilerTest {
     }
 
     @Test
-    void should_name_rpd_files_and_write_nothing_for_mem_or_unknown_activities() throws Exception {
+    void should_write_one_rpd_file_on_tp_rank_0_and_nothing_for_mem_or_unknown_activities() throws Exception {
         try (EngineSimulator sim = start(2)) {
             SimClient client = new SimClient(sim);
             Path rpd = dir.resolve("rpd");
             client.post("/start_profile", "{\"output_dir\":\"" + rpd + "\",\"activities\":[\"RPD\"]}");
             client.complete(2);
             assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            // SGLang converts the RPD capture once, on TP rank 0 (scheduler_components/profiler_manager.py)
             assertThat(SimClient.names(SimClient.traceFiles(rpd)))
-                    .hasSize(2).allMatch(n -> n.matches("rpd-\\d+\\.\\d+-TP-[01]\\.trace\\.json\\.gz"));
+                    .singleElement().asString().matches("rpd-\\d+\\.\\d{7}-TP-0\\.trace\\.json\\.gz");
 
             Path mem = dir.resolve("mem");
             client.post("/start_profile", "{\"output_dir\":\"" + mem + "\",\"activities\":[\"MEM\"]}");
@@ -269,5 +295,84 @@ class ProfilerTest {
             assertThat(client.post("/start_profile", "{\"activities\":[\"TPU\"]}").statusCode()).isEqualTo(200);
             assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
         }
+    }
+
+    @Test
+    void a_dp_controller_writes_every_dp_ranks_files_and_reports_no_dp_rank() throws Exception {
+        try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().tpSize(2).dpSize(2)
+                .dpController(true).profilerDir(dir.resolve("default")).build())) {
+            SimClient client = new SimClient(sim);
+            JsonNode info = SimClient.EXACT.readTree(client.get("/server_info").body());
+            assertThat(info.get("dp_size").asInt()).isEqualTo(2);
+            assertThat(info.has("dp_rank")).as("a DP controller is no single replica").isFalse();
+
+            Path out = dir.resolve("dp");
+            client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"profile_id\":\"p\"}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(SimClient.names(SimClient.traceFiles(out))).containsExactly("p-TP-0-DP-0.trace.json.gz",
+                    "p-TP-0-DP-1.trace.json.gz", "p-TP-1-DP-0.trace.json.gz", "p-TP-1-DP-1.trace.json.gz");
+
+            Path rpd = dir.resolve("dp-rpd");
+            client.post("/start_profile", "{\"output_dir\":\"" + rpd + "\",\"activities\":[\"RPD\"]}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            // each replica's TP rank 0 converts its own RPD capture
+            assertThat(SimClient.names(SimClient.traceFiles(rpd))).hasSize(2)
+                    .allMatch(n -> n.matches("rpd-\\d+\\.\\d{7}-TP-0\\.trace\\.json\\.gz"));
+
+            Path merged = dir.resolve("dp-merged");
+            client.post("/start_profile", "{\"output_dir\":\"" + merged + "\",\"profile_id\":\"q\","
+                    + "\"merge_profiles\":true}");
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            // SGLang's merger globs {profile_id}*.trace.json.gz and labels pids with every rank part
+            JsonNode trace = SimClient.readTrace(merged.resolve("merged-q.trace.json.gz"));
+            assertThat(trace.get("traceEvents")).extracting(e -> e.get("pid").asText().replaceAll("] .*", "]"))
+                    .containsOnly("[TP00-DP00]", "[TP00-DP01]", "[TP01-DP00]", "[TP01-DP01]");
+        }
+    }
+
+    @Test
+    void a_profiler_failing_on_dp_rank_1_is_answered_as_rank_0_answers_and_writes_no_files() throws Exception {
+        try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().tpSize(2).dpSize(2)
+                .dpController(true).faults(SimulatorFaults.builder().profilerFailsOnDpRank(1).build())
+                .profilerDir(dir.resolve("default")).build())) {
+            SimClient client = new SimClient(sim);
+            Path out = dir.resolve("dp");
+
+            assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"profile_id\":\"p\"}")
+                    .statusCode()).isEqualTo(200);
+            client.complete(2);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(200);
+
+            assertThat(SimClient.names(SimClient.traceFiles(out)))
+                    .containsExactly("p-TP-0-DP-0.trace.json.gz", "p-TP-1-DP-0.trace.json.gz");
+        }
+    }
+
+    @Test
+    void a_profiler_failing_on_dp_rank_0_fails_the_start() throws Exception {
+        try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().dpSize(2).dpController(true)
+                .faults(SimulatorFaults.builder().profilerFailsOnDpRank(0).build())
+                .profilerDir(dir.resolve("default")).build())) {
+            SimClient client = new SimClient(sim);
+
+            assertThat(client.post("/start_profile", "{}").statusCode()).isEqualTo(500);
+            assertThat(client.post("/stop_profile", "").statusCode()).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void a_dp_rank_fault_needs_a_dp_controller_that_has_that_rank() {
+        SimulatorFaults rank2 = SimulatorFaults.builder().profilerFailsOnDpRank(2).build();
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulatorConfig.builder().dpSize(2)
+                        .dpController(true).faults(rank2).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("profilerFailsOnDpRank(2)")
+                .hasMessageContaining("dpSize 2");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulatorConfig.builder().dpSize(4).faults(rank2)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dpController(true)");
     }
 }

@@ -65,11 +65,13 @@ class VllmModeTest {
             HttpResponse<String> s1 = c.post("/start_profile", "{\"output_dir\":\"/ignored\"}");
             assertThat(s1.statusCode()).isEqualTo(200);
             assertThat(s1.body()).isEmpty();
+            assertThat(sim.profiling()).isTrue();
             assertThat(c.post("/start_profile", "").statusCode()).isEqualTo(200);
             c.complete(3);
             HttpResponse<String> stop = c.post("/stop_profile", "");
             assertThat(stop.statusCode()).isEqualTo(200);
             assertThat(stop.body()).isEmpty();
+            assertThat(sim.profiling()).isFalse();
             // one window: one worker file, one frontend file, one table
             assertThat(files()).hasSize(3);
             assertThat(c.post("/stop_profile", "").statusCode()).isEqualTo(200);
@@ -154,6 +156,20 @@ class VllmModeTest {
             assertThat(c.post("/stop_profile", "").statusCode()).isEqualTo(200);
             assertThat(files()).isEmpty();
         }
+    }
+
+    @Test
+    void should_accept_a_proton_profiler_and_write_no_kineto_files() throws Exception {
+        try (EngineSimulator sim = start(1, "{\"profiler\":\"proton\",\"proton_profiler_dir\":\""
+                + dir.resolve("proton") + "\",\"proton_data\":\"trace\"}")) {
+            SimClient c = new SimClient(sim);
+            assertThat(c.post("/start_profile", "").statusCode()).isEqualTo(200);
+            c.complete(2);
+            assertThat(c.post("/stop_profile", "").statusCode()).isEqualTo(200);
+            assertThat(files()).isEmpty();
+        }
+        assertThatThrownBy(() -> VllmProfilerConfig.parse("{\"profiler\":\"proton\",\"torch_profiler_dir\":\"/x\"}"))
+                .hasMessageContaining("torch_profiler_dir is only applicable");
     }
 
     @ParameterizedTest

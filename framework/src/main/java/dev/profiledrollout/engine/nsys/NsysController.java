@@ -216,7 +216,8 @@ public final class NsysController {
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new NsysException("'" + String.join(" ", command) + "' did not finish within " + timeout);
+                throw new NsysException("'" + String.join(" ", command) + "' did not finish within " + timeout
+                        + "; raise the timeout (profiledrollout.stop.timeout in the JUnit extension)");
             }
             return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8),
                     Files.readString(stderr, StandardCharsets.UTF_8), command);

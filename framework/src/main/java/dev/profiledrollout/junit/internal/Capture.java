@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
@@ -35,7 +36,15 @@ import java.util.stream.Collectors;
  * stop, trace collection per engine, analysis as one rank set, and the files under its output directory. A test
  * without {@code @RolloutPhase} has one capture; a phased test one per phase.
  *
- * <p>Whatever happens, {@link #close()} leaves every started engine stopped and the load's threads joined.
+ * <p>Whatever happens, {@link #close()} leaves every started engine stopped and the load's threads joined. While the
+ * profiler may be running the capture is known to {@link ShutdownGuard}, so that a JVM stopped mid-window still stops
+ * it ({@link #stopForShutdown(long)}).
+ *
+ * <h2>Threads</h2>
+ * The test's thread drives the capture; only the shutdown hook's thread may act on it concurrently. The profiler's
+ * start and stop are mutually exclusive ({@code synchronized}), so the hook never stops an engine twice nor misses one
+ * whose start is in flight. The written results are guarded by {@code reportLock}: the first final
+ * {@code summary.json} (the test's, or the hook's partial one) is the one that stays.
  */
 final class Capture implements AutoCloseable {
 
@@ -52,15 +61,23 @@ final class Capture implements AutoCloseable {
     private final String phase;
     private final TraceLocation traces;
 
-    private FanOut fanOut;
+    private volatile FanOut fanOut;
     private NsysController nsys;
-    private String nsysSession;
+    private volatile String nsysSession;
     private Set<String> before = Set.of();
-    private LoadGenerator generator;
-    private LoadRun run;
+    private volatile LoadGenerator generator;
+    private volatile LoadRun run;
     private boolean profiling;
     private StopOutcome stopOutcome;
     private long loadStartMillis = -1;
+
+    private final Object reportLock = new Object();
+    /** A final {@code summary.json} was written; guarded by {@code reportLock}. */
+    private boolean reported;
+    /** The shutdown hook took this capture over: the test's thread writes nothing more. */
+    private volatile boolean stoppedByShutdown;
+    /** What the hook did, for its console line; null until it ran. */
+    private volatile String shutdownOutcome;
 
     Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName, String phase) {
@@ -92,19 +109,27 @@ final class Capture implements AutoCloseable {
                     + first.errorMessage() + "); the profiler was not started. Check that the engine serves "
                     + "/v1/completions for model '" + engine.model() + "'.");
         }
+        ShutdownGuard.register(this);
         AllureSteps.step("start profile", () -> {
             startProfiler();
             return null;
         });
         loadStartMillis = System.currentTimeMillis();
         run = generator.start();
+        if (stoppedByShutdown) {
+            run.cancel();
+            throw jvmShuttingDown();
+        }
     }
 
     private boolean interactiveNsys() {
         return spec.profiler() == Profiler.NSYS && !spec.activities().contains(Activity.CUDA_PROFILER);
     }
 
-    private void startProfiler() {
+    private synchronized void startProfiler() {
+        if (stoppedByShutdown) {
+            throw jvmShuttingDown();
+        }
         if (spec.profiler() == Profiler.NSYS) {
             nsys = new NsysController(settings.nsysPath(), settings.stopTimeout());
         }
@@ -139,25 +164,9 @@ final class Capture implements AutoCloseable {
         return multi() ? traces.forWorker(worker) : traces;
     }
 
+    /** The {@code /start_profile} body for one engine: its output directory and the test's non-default fields. */
     ProfileRequest profileRequest(int worker) {
-        ProfileRequest.Builder request = ProfileRequest.builder()
-                .outputDir(location(worker).serverPath())
-                .activities(spec.activityNames())
-                .withStack(spec.withStack())
-                .recordShapes(spec.recordShapes());
-        if (spec.numSteps() != null) {
-            request.numSteps(spec.numSteps());
-        }
-        if (spec.startStep() != null) {
-            request.startStep(spec.startStep());
-        }
-        if (spec.profileByStage()) {
-            request.profileByStage(true);
-        }
-        if (!spec.profilePrefix().isEmpty()) {
-            request.profilePrefix(spec.profilePrefix());
-        }
-        return request.build();
+        return spec.profileRequest(location(worker).serverPath());
     }
 
     RolloutResult complete() {
@@ -183,18 +192,21 @@ final class Capture implements AutoCloseable {
                     + " requests ended); the profiler was stopped and the finished requests were written to "
                     + outputDirectory, e);
         }
+        if (stoppedByShutdown) {
+            throw jvmShuttingDown();
+        }
         List<RequestRecord> loaded = records;
         AllureSteps.step("load: " + records.size() + " requests", loadStartMillis, () -> loaded);
         StopOutcome outcome = AllureSteps.step("stop profile", this::stopProfiler);
         LatencyReport latency = LatencyReport.of(records, spec.goodput());
         RunReport report = report();
-        report.writeRequests(latency);
+        publish(false, () -> report.writeRequests(latency));
         List<WorkerOutcome> stopFailed = outcomes().stream()
                 .filter(o -> o.state() == WorkerOutcome.State.STOP_FAILED).toList();
         if (!stopFailed.isEmpty() && outcomes().stream().noneMatch(o -> o.state() == WorkerOutcome.State.PROFILED)) {
             String reason = "/stop_profile failed on every profiled engine, so no trace can be trusted: " + stopFailed
                     .stream().map(WorkerOutcome::describe).collect(Collectors.joining("; "));
-            report.withFanOut(outcomes(), List.of(), phase).writeSummary(latency, null, reason);
+            publish(true, () -> report.withFanOut(outcomes(), List.of(), phase).writeSummary(latency, null, reason));
             throw new ProfiledRolloutException(reason + ". The " + records.size() + " finished requests were written to "
                     + outputDirectory + ".");
         }
@@ -215,46 +227,91 @@ final class Capture implements AutoCloseable {
                 traceSet = AllureSteps.step("analysis: " + rankFiles.size() + " trace file(s)",
                         () -> TraceSet.read(rankFiles));
             }
+        } catch (MissingRankFilesException e) {
+            TraceSet read = null;
+            try {
+                read = rankFiles.isEmpty() ? null : TraceSet.read(rankFiles);
+            } catch (IOException | RuntimeException unreadable) {
+                e.addSuppressed(unreadable);
+            }
+            TraceSet partial = read;
+            publish(true, () -> report.withFanOut(outcomes(), frontend.stream().map(p -> p.getFileName().toString())
+                    .toList(), phase).writeSummary(latency, partial, e.getMessage()));
+            throw e;
         } catch (IOException e) {
-            report.writeSummary(latency, null, "trace files could not be read: " + e.getMessage());
+            publish(true, () -> report.writeSummary(latency, null, "trace files could not be read: " + e.getMessage()));
             throw new ProfiledRolloutException("Could not read the trace files in " + traces.localPath() + ": "
                     + e.getMessage(), e);
         } catch (RuntimeException e) {
-            report.writeSummary(latency, null, e.getMessage());
+            publish(true, () -> report.writeSummary(latency, null, e.getMessage()));
             throw e;
         }
         report.withFanOut(outcomes(), frontend.stream().map(p -> p.getFileName().toString()).toList(), phase);
-        report.writeSummary(latency, traceSet, null);
+        if (!publish(true, () -> report.writeSummary(latency, traceSet, null))) {
+            throw jvmShuttingDown();
+        }
         report.printConsoleSummary(latency, traceSet, System.out);
         return new RolloutResult(latency, traceSet, rankFiles, outputDirectory, engine.serverInfo(), outcome,
                 outcomes(), frontend, java.util.Map.of());
     }
 
+    /**
+     * Waits for every profiled engine's files and collects them into {@code traces/}. Files that arrived are collected
+     * even when others never come; the first such shortfall is thrown after all engines were collected.
+     *
+     * @throws MissingRankFilesException when some engine's files stopped coming before all were there
+     */
     private void collectTraces(List<Path> rankFiles, List<Path> frontend) {
         List<WorkerOutcome> outcomes = fanOut.outcomes();
         if (spec.backend() == Backend.VLLM) {
             long profiled = outcomes.stream().filter(o -> o.state() == WorkerOutcome.State.PROFILED).count();
             boolean known = settings.engineRanks().isPresent() || engine.embedded();
             int expected = known ? (int) (engine.serverInfo().tpSize() * profiled) : 1;
-            TraceLocation.Collected c = traces.collect(await(traces, expected, known ? FILE_STABLE_FOR
-                    : COUNT_SETTLED_FOR), before);
-            rankFiles.addAll(c.rankFiles());
-            frontend.addAll(c.frontendFiles());
+            TraceFileWatcher watcher = watcher(traces, expected, known ? FILE_STABLE_FOR : COUNT_SETTLED_FOR);
+            if (known) {
+                watcher.failMissingAfter(settings.traceMissingGrace(), ExpectedRanks.count(expected), "");
+            }
+            addCollected(traces.collect(await(traces, watcher), before), rankFiles, frontend);
             return;
         }
-        int expected = engine.serverInfo().expectedRankFiles() * (spec.profileByStage() ? 2 : 1);
+        ExpectedRanks expected = ExpectedRanks.sglang(engine.serverInfo(), spec);
+        MissingRankFilesException missing = null;
         for (int i = 0; i < workers.size(); i++) {
             if (outcomes.get(i).state() != WorkerOutcome.State.PROFILED) {
                 continue;
             }
             TraceLocation location = location(i);
-            TraceLocation.Collected c = location.collect(await(location, expected, FILE_STABLE_FOR), Set.of());
-            rankFiles.addAll(c.rankFiles());
-            frontend.addAll(c.frontendFiles());
+            TraceFileWatcher watcher = watcher(location, expected.count(), FILE_STABLE_FOR)
+                    .failMissingAfter(settings.traceMissingGrace(), expected, spec.numSteps() == null ? ""
+                            : "With num_steps a rank writes its file at the start of its next batch, so a DP rank that"
+                                    + " gets no request after its last recorded step writes nothing; keep the load"
+                                    + " running past the capture (@RolloutLoad(requests)).");
+            List<Path> files;
+            try {
+                files = await(location, watcher);
+            } catch (MissingRankFilesException e) {
+                missing = missing == null ? e : missing;
+                files = e.arrived();
+            }
+            addCollected(location.collect(files, Set.of()), rankFiles, frontend);
+        }
+        if (missing != null) {
+            throw missing;
         }
     }
 
-    private List<Path> await(TraceLocation location, int expected, Duration stableFor) {
+    /** SGLang's {@code merged-*} file stays in {@code traces/} but is not analysed: it repeats the rank files. */
+    private static void addCollected(TraceLocation.Collected c, List<Path> rankFiles, List<Path> frontend) {
+        c.rankFiles().stream().filter(p -> !p.getFileName().toString().startsWith("merged-")).forEach(rankFiles::add);
+        frontend.addAll(c.frontendFiles());
+    }
+
+    private TraceFileWatcher watcher(TraceLocation location, int expected, Duration stableFor) {
+        return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before,
+                spec.backend() == Backend.VLLM);
+    }
+
+    private List<Path> await(TraceLocation location, TraceFileWatcher watcher) {
         String hint = spec.numSteps() != null
                 ? "The capture asked for num_steps=" + spec.numSteps() + (spec.startStep() != null
                         ? " from start_step=" + spec.startStep() : "") + "; the engine writes nothing until that many "
@@ -264,8 +321,7 @@ final class Capture implements AutoCloseable {
                         + "and that " + location.serverPath() + " is where this machine reads it ("
                         + Settings.TRACE_DIR + " / " + Settings.TRACE_DIR_SERVER + ").";
         try {
-            return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before,
-                    spec.backend() == Backend.VLLM).await(hint);
+            return watcher.await(hint);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ProfiledRolloutException("Interrupted while waiting for trace files in " + location.localPath(),
@@ -273,8 +329,8 @@ final class Capture implements AutoCloseable {
         }
     }
 
-    /** Stops every started engine (or the nsys session) once. */
-    private StopOutcome stopProfiler() {
+    /** Stops every started engine (or the nsys session) once; a second caller waits for the first one's stop. */
+    private synchronized StopOutcome stopProfiler() {
         if (profiling) {
             profiling = false;
             if (nsysSession != null) {
@@ -318,8 +374,171 @@ final class Capture implements AutoCloseable {
     private void writePartial(List<RequestRecord> records, String reason) {
         LatencyReport latency = LatencyReport.of(records, spec.goodput());
         RunReport report = report().withFanOut(outcomes(), List.of(), phase);
-        report.writeRequests(latency);
-        report.writeSummary(latency, null, reason);
+        publish(true, () -> {
+            report.writeRequests(latency);
+            report.writeSummary(latency, null, reason);
+        });
+    }
+
+    /**
+     * Runs {@code write} unless the shutdown hook has taken this capture over or a final summary is already written.
+     *
+     * @param last {@code write} writes the final {@code summary.json}: the capture then no longer needs the hook
+     * @return whether {@code write} ran
+     */
+    private boolean publish(boolean last, Runnable write) {
+        synchronized (reportLock) {
+            if (stoppedByShutdown || reported) {
+                return false;
+            }
+            write.run();
+            reported = last;
+        }
+        if (last) {
+            ShutdownGuard.deregister(this);
+        }
+        return true;
+    }
+
+    private ProfiledRolloutException jvmShuttingDown() {
+        return new ProfiledRolloutException("The JVM is shutting down: the profile window of " + testName + " was "
+                + "stopped by the shutdown hook, which writes the partial results to " + outputDirectory);
+    }
+
+    Duration shutdownTimeout() {
+        return settings.shutdownTimeout();
+    }
+
+    /**
+     * Called by {@link ShutdownGuard}'s hook on its own thread while the JVM exits: cancels the load, stops every
+     * started engine (or the nsys session) and writes the partial {@code requests.jsonl} and {@code summary.json},
+     * whose {@code error} says the JVM was stopped mid-window and how each engine's stop ended, all before
+     * {@code deadlineNanos} ({@link System#nanoTime()}). An engine whose {@code /stop_profile} has not answered by then
+     * is reported as {@code STOP_FAILED}. A capture whose final summary was already written is only made sure to be
+     * stopped. Never throws.
+     */
+    void stopForShutdown(long deadlineNanos) {
+        try {
+            boolean claimed;
+            synchronized (reportLock) {
+                stoppedByShutdown = true;
+                claimed = !reported;
+            }
+            long budget = Math.max(0, deadlineNanos - System.nanoTime());
+            // the records and the two files need little time, but they must be written before the JVM halts
+            long reserve = Math.min(TimeUnit.SECONDS.toNanos(2), budget / 4);
+            LoadRun load = run;
+            if (load != null) {
+                load.cancel();
+            }
+            RuntimeException[] stopFailure = new RuntimeException[1];
+            Thread stopper = new Thread(() -> {
+                try {
+                    stopProfiler();
+                } catch (RuntimeException e) {
+                    stopFailure[0] = e;
+                }
+            }, "profiledrollout-shutdown-stop");
+            stopper.setDaemon(true);
+            stopper.start();
+            joinUntil(stopper, deadlineNanos - reserve);
+            boolean stopFinished = !stopper.isAlive();
+            List<RequestRecord> records = load == null ? List.of() : recordsUntil(load, deadlineNanos - reserve / 2);
+            List<WorkerOutcome> outcomes = shutdownOutcomes(stopFinished);
+            String error = "the JVM was stopped mid-window (SIGTERM, SIGINT or System.exit): the load was cancelled"
+                    + " with " + records.size() + " requests ended; " + describeStop(outcomes, stopFinished,
+                    stopFailure[0]);
+            if (!claimed) {
+                shutdownOutcome = testName + ": had already finished; " + describeStop(outcomes, stopFinished,
+                        stopFailure[0]);
+                return;
+            }
+            synchronized (reportLock) {
+                LatencyReport latency = LatencyReport.of(records, spec.goodput());
+                RunReport report = report().withFanOut(outcomes, List.of(), phase);
+                report.writeRequests(latency);
+                report.writeSummary(latency, null, error);
+                reported = true;
+            }
+            shutdownOutcome = testName + ": " + error + "; partial results in " + outputDirectory;
+            closeLoad(deadlineNanos);
+        } catch (RuntimeException | Error e) {
+            shutdownOutcome = testName + ": stopping the window failed: " + e;
+        }
+    }
+
+    /** @return one line on what {@link #stopForShutdown(long)} did, for the console */
+    String shutdownReport() {
+        String outcome = shutdownOutcome;
+        return outcome != null ? outcome : testName + ": not stopped within " + Settings.SHUTDOWN_TIMEOUT + "="
+                + settings.shutdownTimeout() + "; the engine may still be profiling (" + engine.baseUri() + ")";
+    }
+
+    /** The fan-out's outcomes, with an engine whose stop did not answer in time as {@code STOP_FAILED}. */
+    private List<WorkerOutcome> shutdownOutcomes(boolean stopFinished) {
+        FanOut f = fanOut;
+        if (f == null) {
+            return List.of();
+        }
+        List<WorkerOutcome> outcomes = new ArrayList<>();
+        for (WorkerOutcome o : f.outcomes()) {
+            outcomes.add(o.state() != WorkerOutcome.State.STARTED ? o : new WorkerOutcome(o.url(), o.workerType(),
+                    WorkerOutcome.State.STOP_FAILED, -1, (stopFinished ? "never stopped" : "/stop_profile did not"
+                    + " answer within " + Settings.SHUTDOWN_TIMEOUT + "=" + settings.shutdownTimeout())
+                    + " before the JVM exited; the engine may still be profiling", null));
+        }
+        return outcomes;
+    }
+
+    private String describeStop(List<WorkerOutcome> outcomes, boolean stopFinished, RuntimeException failure) {
+        String session = nsysSession;
+        if (session != null) {
+            return "nsys session " + session + (!stopFinished ? ": stop did not finish within "
+                    + Settings.SHUTDOWN_TIMEOUT + "=" + settings.shutdownTimeout()
+                    : failure != null ? ": stop failed: " + failure.getMessage() : ": stopped");
+        }
+        if (outcomes.isEmpty()) {
+            return failure != null ? "stopping the profiler failed: " + failure.getMessage()
+                    : "no profiler had been started";
+        }
+        return "profiler stop per engine: " + outcomes.stream().map(WorkerOutcome::describe)
+                .collect(Collectors.joining("; "));
+    }
+
+    private static void joinUntil(Thread thread, long deadlineNanos) {
+        long remaining = deadlineNanos - System.nanoTime();
+        if (remaining <= 0) {
+            return;
+        }
+        try {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The cancelled run's records once it drained, or those ended so far when it does not drain in time. */
+    private static List<RequestRecord> recordsUntil(LoadRun load, long deadlineNanos) {
+        try {
+            return load.await(Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())));
+        } catch (TimeoutException e) {
+            return load.recordsSoFar();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return load.recordsSoFar();
+        }
+    }
+
+    /** Closes the load's connections (the engine then sees its requests end), if there is time left. */
+    private void closeLoad(long deadlineNanos) {
+        LoadGenerator g = generator;
+        if (g == null) {
+            return;
+        }
+        Thread closer = new Thread(g::close, "profiledrollout-shutdown-load");
+        closer.setDaemon(true);
+        closer.start();
+        joinUntil(closer, deadlineNanos);
     }
 
     private void prepareDirectories() {
@@ -358,10 +577,9 @@ final class Capture implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (profiling) {
-                stopProfiler();
-            }
+            stopProfiler();
         } finally {
+            ShutdownGuard.deregister(this);
             if (generator != null) {
                 generator.close();
             }

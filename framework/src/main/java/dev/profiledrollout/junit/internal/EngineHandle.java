@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.SimulatedEngine;
 import dev.profiledrollout.engine.EngineClient;
+import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.RouterClient;
 import dev.profiledrollout.engine.ServerInfo;
@@ -19,7 +20,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
@@ -76,9 +79,15 @@ public final class EngineHandle implements AutoCloseable {
         EngineClient loadClient = client(backend, loadUri, settings);
         FanOut fanOut = new FanOut(workers, w -> client(backend, w.url(), settings));
         try {
-            fanOut.awaitHealthy(settings.healthTimeout());
-            if (!workers.stream().anyMatch(w -> w.url().equals(loadUri))) {
-                loadClient.awaitHealthy(settings.healthTimeout());
+            try {
+                fanOut.awaitHealthy(settings.healthTimeout());
+                if (!workers.stream().anyMatch(w -> w.url().equals(loadUri))) {
+                    loadClient.awaitHealthy(settings.healthTimeout());
+                }
+            } catch (EngineException e) {
+                throw simulator != null ? e : new EngineException(e.getMessage() + " (" + e.uri().resolve("/")
+                        + " comes from " + urlSource(settings, e.uri()) + ".)", e.uri(), e.status(), e.responseBody(),
+                        e.getCause());
             }
             ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
             String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
@@ -94,6 +103,23 @@ public final class EngineHandle implements AutoCloseable {
     }
 
     private record Resolved(List<Worker> workers, URI loadUri) {
+    }
+
+    /** The configuration key that named the engine at {@code called}, for messages. */
+    private static String urlSource(Settings settings, URI called) {
+        Map<String, List<URI>> configured = new LinkedHashMap<>();
+        configured.put(Settings.ENGINE_URL, settings.engineUrls());
+        configured.put(Settings.PREFILL_URL, settings.prefillUrls());
+        configured.put(Settings.DECODE_URL, settings.decodeUrls());
+        configured.put(Settings.ROUTER_URL, settings.routerUrl().stream().toList());
+        for (Map.Entry<String, List<URI>> entry : configured.entrySet()) {
+            for (URI url : entry.getValue()) {
+                if (called.toString().startsWith(url.toString().replaceAll("/+$", "") + "/")) {
+                    return entry.getKey();
+                }
+            }
+        }
+        return "the router's GET /workers (" + Settings.ROUTER_URL + ")";
     }
 
     private static Resolved resolveAttached(Settings settings, Backend backend) {
@@ -133,11 +159,13 @@ public final class EngineHandle implements AutoCloseable {
 
     private static EngineClient client(Backend backend, URI uri, Settings settings) {
         if (backend == Backend.VLLM) {
-            VllmClient.Builder b = VllmClient.builder(uri).stopProfileTimeout(settings.stopTimeout(true));
+            VllmClient.Builder b = VllmClient.builder(uri).stopProfileTimeout(settings.stopTimeout(true))
+                    .unreachableTimeout(settings.connectTimeout());
             settings.apiKey().ifPresent(b::apiKey);
             return b.build();
         }
-        SglangClient.Builder b = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout(false));
+        SglangClient.Builder b = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout(false))
+                .unreachableTimeout(settings.connectTimeout());
         settings.apiKey().ifPresent(b::apiKey);
         return b.build();
     }

@@ -27,7 +27,8 @@ import java.util.Map;
  * body, the others run in {@link #awaitResult()}), each in {@code <test output>/<phase>/}, combined into one result.
  *
  * <p>Whatever happens in the body, {@link #close()} leaves the profiler stopped, the load stopped and its threads
- * joined, and the partial results written.
+ * joined, and the partial results written. When the JVM is stopped mid-window, {@link ShutdownGuard} does the same
+ * from its shutdown hook, within {@code profiledrollout.shutdown.timeout}.
  */
 public final class ProfileWindow implements RolloutSession, AutoCloseable {
 
@@ -122,10 +123,14 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         }
         LatencyReport latency = LatencyReport.of(records, spec.goodput());
         TraceSet trace = TraceSet.of(summaries);
+        if (ShutdownGuard.shutdownStarted()) {
+            throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
+                    + testName + " is not written");
+        }
         RunReport combined = new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(),
                 engine.serverInfo(), spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
                 .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null);
-        // Every phase's requests, so that the combined report draws its latency charts as a single window's does.
+        // The test's own report charts latency from these files, as for a single window.
         combined.writeRequests(latency);
         combined.writeSummary(latency, trace, null);
         return new RolloutResult(latency, trace, files, outputDirectory, engine.serverInfo(),
@@ -149,8 +154,8 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
      * to it as suppressed exceptions; without, they are thrown.
      */
     public void finishReport(List<Verdict> verdicts, TestReport.Options options, Throwable bodyFailure) {
-        if (current == null) {
-            return;
+        if (current == null || ShutdownGuard.shutdownStarted()) {
+            return; // while the JVM exits, the shutdown hook owns summary.json
         }
         try {
             TestReport.finish(outputDirectory, verdicts, result == null ? List.of() : result.traceFiles(), options,

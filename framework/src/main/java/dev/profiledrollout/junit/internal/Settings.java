@@ -28,10 +28,13 @@ public final class Settings {
     public static final String TRACE_DIR_SERVER = "profiledrollout.trace.dir.server";
     public static final String OUTPUT_DIR = "profiledrollout.output.dir";
     public static final String TRACE_TIMEOUT = "profiledrollout.trace.timeout";
+    public static final String TRACE_MISSING_GRACE = "profiledrollout.trace.missing.grace";
     public static final String LOAD_TIMEOUT = "profiledrollout.load.timeout";
     public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
     public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
     public static final String READ_TIMEOUT = "profiledrollout.read.timeout";
+    public static final String CONNECT_TIMEOUT = "profiledrollout.connect.timeout";
+    public static final String SHUTDOWN_TIMEOUT = "profiledrollout.shutdown.timeout";
     public static final String ROUTER_URL = "profiledrollout.router.url";
     public static final String PREFILL_URL = "profiledrollout.prefill.url";
     public static final String DECODE_URL = "profiledrollout.decode.url";
@@ -169,10 +172,13 @@ public final class Settings {
         engineRanks();
         vllmMaxIterations();
         traceTimeout();
+        traceMissingGrace();
         loadTimeout();
         healthTimeout();
         get(STOP_TIMEOUT).ifPresent(v -> stopTimeout());
         readTimeout();
+        connectTimeout();
+        shutdownTimeout();
         if (traceDir().isPresent() && !java.nio.file.Files.isDirectory(traceDir().get())) {
             throw invalid(TRACE_DIR, get(TRACE_DIR).orElse(""), "must be an existing directory (the local path where"
                     + " this machine reads the server's trace files); create it or fix the path");
@@ -253,6 +259,16 @@ public final class Settings {
         return duration(TRACE_TIMEOUT, Duration.ofMinutes(5));
     }
 
+    /**
+     * {@code profiledrollout.trace.missing.grace}: once some rank files of a capture are complete, how long the
+     * directory may stay unchanged before the ranks still missing are reported as never coming (instead of waiting out
+     * {@link #traceTimeout()}). SGLang reports only DP rank 0's result for a profile call, so this is how a profiler
+     * failure on another DP rank shows. Default 60 s.
+     */
+    public Duration traceMissingGrace() {
+        return duration(TRACE_MISSING_GRACE, Duration.ofSeconds(60));
+    }
+
     public Duration loadTimeout() {
         return duration(LOAD_TIMEOUT, Duration.ofMinutes(10));
     }
@@ -267,6 +283,26 @@ public final class Settings {
 
     public Duration healthTimeout() {
         return duration(HEALTH_TIMEOUT, Duration.ofMinutes(2));
+    }
+
+    /**
+     * {@code profiledrollout.connect.timeout}: how long an engine may refuse connections (nothing listens at the URL,
+     * unknown host, no route) while its {@code /health} is polled before the test fails; once it accepts a connection,
+     * {@link #healthTimeout()} alone applies. Default 5 s, so that a wrong URL or port fails fast; raise it when the
+     * engine is started beside the tests and may not be listening yet.
+     */
+    public Duration connectTimeout() {
+        return duration(CONNECT_TIMEOUT, Duration.ofSeconds(5));
+    }
+
+    /**
+     * {@code profiledrollout.shutdown.timeout}: when the JVM is stopped mid-window (SIGTERM, SIGINT, a build tool
+     * killing its fork), how long its shutdown hook may take to stop every profiler, cancel the load and write the
+     * partial results. Default 15 s: within Maven Surefire's default {@code forkedProcessExitTimeoutInSeconds} of
+     * 30 s (maven.apache.org/plugins/maven-surefire-plugin/examples/shutdown.html), after which the fork is halted.
+     */
+    public Duration shutdownTimeout() {
+        return duration(SHUTDOWN_TIMEOUT, Duration.ofSeconds(15));
     }
 
     /**

@@ -18,6 +18,11 @@ import java.util.stream.Collectors;
  * <p>Why: SGLang writes auto-stopped captures at the start of a later batch, and some vLLM variants export on a
  * background thread after answering {@code /stop_profile} ({@code docs/PROTOCOLS.md} §1.1, §2.3), so a file can exist
  * before it is complete. A file counts as complete when its size is non-zero and unchanged over {@code stableFor}.
+ *
+ * <p>With {@link #failMissingAfter} the wait also ends early, when some files are complete, others are still missing
+ * and nothing in the directory has appeared or grown for the grace period: SGLang answers a profile call with DP rank
+ * 0's result only ({@code _execute_profile} in {@code python/sglang/srt/managers/tokenizer_control_mixin.py}), so a
+ * rank whose profiler failed leaves no other trace than its absent file.
  */
 final class TraceFileWatcher {
 
@@ -30,6 +35,9 @@ final class TraceFileWatcher {
     private final Set<String> ignore;
 
     private final boolean nested;
+    private Duration missingGrace;
+    private ExpectedRanks ranks;
+    private String missingHint = "";
 
     TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor) {
         this(directory, expected, timeout, stableFor, Set.of(), false);
@@ -53,6 +61,21 @@ final class TraceFileWatcher {
     }
 
     /**
+     * Ends the wait once files are complete and the missing ones have not appeared for {@code grace}.
+     *
+     * @param grace  how long the directory must stay unchanged, with some files complete and some missing
+     * @param ranks  the expected files, to name the missing ranks
+     * @param hint   what else may explain the missing files (e.g. auto-stop timing), may be empty
+     * @return this watcher
+     */
+    TraceFileWatcher failMissingAfter(Duration grace, ExpectedRanks ranks, String hint) {
+        this.missingGrace = grace;
+        this.ranks = ranks;
+        this.missingHint = hint;
+        return this;
+    }
+
+    /**
      * Rank trace files directly in a directory ({@code *.trace.json[.gz]} except vLLM's {@code .async_llm.} frontend
      * file, see {@link TraceFiles}), sorted by name.
      */
@@ -64,12 +87,14 @@ final class TraceFileWatcher {
      * @param hint what to suggest when the files never appear
      * @return the complete trace files, sorted by name
      * @throws ProfiledRolloutException when fewer than the expected files are complete after the timeout
+     * @throws MissingRankFilesException  with {@link #failMissingAfter}, when the missing files stopped coming
      */
     List<Path> await(String hint) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<Path, Long> sizes = new HashMap<>();
         Map<Path, Long> stableSince = new HashMap<>();
         List<Path> files = List.of();
+        long lastChange = System.nanoTime();
         while (true) {
             long now = System.nanoTime();
             files = (nested ? TraceFiles.listNested(directory, TraceFiles::isRankTrace) : list(directory)).stream()
@@ -78,6 +103,9 @@ final class TraceFileWatcher {
             for (Path file : files) {
                 long size = size(file);
                 Long previous = sizes.put(file, size);
+                if (previous == null || previous != size) {
+                    lastChange = now;
+                }
                 if (previous == null || previous != size || size == 0) {
                     stableSince.put(file, now);
                 } else if (now - stableSince.get(file) >= stableFor.toNanos()) {
@@ -86,6 +114,10 @@ final class TraceFileWatcher {
             }
             if (files.size() >= expected && complete == files.size()) {
                 return files;
+            }
+            if (missingGrace != null && complete > 0 && complete == files.size()
+                    && now - lastChange >= missingGrace.toNanos()) {
+                throw missing(files);
             }
             if (now > deadline) {
                 throw new ProfiledRolloutException(String.format(
@@ -98,6 +130,26 @@ final class TraceFileWatcher {
             }
             Thread.sleep(POLL.toMillis());
         }
+    }
+
+    private MissingRankFilesException missing(List<Path> files) {
+        List<String> missing = ranks.missing(files);
+        String which = missing.isEmpty()
+                ? (expected - files.size()) + " of " + expected + " trace file(s) never appeared"
+                : "The trace files of " + missing.size() + " rank(s) never appeared: " + String.join(", ", missing);
+        String cause = ranks.onlyOtherDpRanks(missing)
+                ? "Likely cause: the profiler failed on a DP rank other than 0. SGLang answers /start_profile and"
+                        + " /stop_profile with DP rank 0's result only, so that failure is not reported to the client;"
+                        + " check the server log of the missing DP rank(s) for the profiler error."
+                : "Likely cause: the profiler of those ranks failed or their export is still running; check the server"
+                        + " log for the profiler error.";
+        return new MissingRankFilesException(String.format(
+                "%s (expected %d file(s) in %s; %d arrived and are kept: %s). Nothing appeared or grew for %s (%s)"
+                        + " after the others were complete. %s%s Raise %s if those ranks only export slowly.",
+                which, expected, directory, files.size(),
+                files.stream().map(p -> p.getFileName().toString()).collect(Collectors.toList()), missingGrace,
+                Settings.TRACE_MISSING_GRACE, cause, missingHint.isEmpty() ? "" : " " + missingHint,
+                Settings.TRACE_MISSING_GRACE), files);
     }
 
     private static long size(Path file) {

@@ -7,6 +7,7 @@ import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.Endpoint;
 import dev.profiledrollout.load.LoadSpec;
@@ -43,7 +44,11 @@ public record WindowSpec(
         LoadSpec load,
         List<PhaseSpec> phases,
         Slo goodput,
-        Dataset dataset) {
+        Dataset dataset,
+        String profileId,
+        boolean mergeProfiles,
+        List<String> profileStages,
+        boolean shapeDiscovery) {
 
     /**
      * Where the prompts come from ({@code @RolloutLoad(dataset, datasetPath)}).
@@ -85,7 +90,8 @@ public record WindowSpec(
     /** This spec with a phase's step window and load, and no phases of its own. */
     public WindowSpec forPhase(PhaseSpec p) {
         return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
-                recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset);
+                recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset, profileId, mergeProfiles,
+                profileStages, shapeDiscovery);
     }
 
     /**
@@ -126,6 +132,9 @@ public record WindowSpec(
                         + " to where this machine reads it instead");
         check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix + "\") with backend = VLLM",
                 "vLLM takes no per-call prefix; remove it");
+        check(profileId.isEmpty() && !mergeProfiles && profileStages.isEmpty() && !shapeDiscovery,
+                "@ProfiledRollout(profileId, mergeProfiles, profileStages or shapeDiscovery) with backend = VLLM",
+                "these are SGLang /start_profile fields and vLLM's /start_profile takes no body; remove them");
         if (numSteps == null && maxIterations.isPresent() && maxIterations.getAsInt() > 0) {
             return java.util.Optional.of("vLLM's max_iterations is " + maxIterations.getAsInt() + " ("
                     + Settings.VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
@@ -162,6 +171,25 @@ public record WindowSpec(
         check(profile.profilePrefix().matches("[A-Za-z0-9._-]*") && !profile.profilePrefix().contains(".."),
                 "@ProfiledRollout(profilePrefix = \"" + profile.profilePrefix() + "\")",
                 "letters, digits, '.', '_' and '-' only, without '..': the prefix becomes part of a file name");
+        check(profile.profileId().matches("[A-Za-z0-9._]*") && !profile.profileId().contains(".."),
+                "@ProfiledRollout(profileId = \"" + profile.profileId() + "\")",
+                "letters, digits, '.' and '_' only, without '..': the id is the stem of every trace file name, and a"
+                        + " '-' would make the rank part of the name ambiguous");
+        check(!profile.mergeProfiles() || profile.profilePrefix().isEmpty(),
+                "@ProfiledRollout(mergeProfiles = true, profilePrefix = \"" + profile.profilePrefix() + "\")",
+                "SGLang's merge looks for {profile_id}*.trace.json.gz, so prefixed rank files are never merged (the"
+                        + " failure shows only in the server log); drop the prefix or mergeProfiles");
+        check(profile.profileStages().length == 0 || profile.profileByStage(),
+                "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
+                "profile_stages selects the stages of a stage-based capture; set profileByStage = true (and numSteps)");
+        for (String stage : profile.profileStages()) {
+            check(stage.equals("prefill") || stage.equals("decode"),
+                    "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
+                    "each stage is \"prefill\" or \"decode\" (SGLang profiler V2's stage names), once");
+        }
+        check(Arrays.stream(profile.profileStages()).distinct().count() == profile.profileStages().length,
+                "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
+                "each stage is \"prefill\" or \"decode\" (SGLang profiler V2's stage names), once");
         check(l.concurrency() >= 1, "@RolloutLoad(concurrency = " + l.concurrency() + ")", "at least 1");
         check(l.requests() >= 1, "@RolloutLoad(requests = " + l.requests() + ")", "at least 1");
         check(l.inputTokens() >= 1, "@RolloutLoad(inputTokens = " + l.inputTokens() + ")", "at least 1");
@@ -205,7 +233,11 @@ public record WindowSpec(
                 loadSpec,
                 List.copyOf(phases),
                 slo,
-                dataset);
+                dataset,
+                profile.profileId(),
+                profile.mergeProfiles(),
+                List.of(profile.profileStages()),
+                profile.shapeDiscovery());
     }
 
     /** {@code @RolloutLoad(goodput)} as an {@link Slo}, in vLLM's {@code --goodput} syntax. */
@@ -290,15 +322,69 @@ public record WindowSpec(
         }
     }
 
+    /**
+     * The SGLang {@code /start_profile} body of this window: {@code outputDir}, plus every attribute set to a value
+     * other than SGLang's default ({@code activities} other than {@code CPU, GPU}, {@code with_stack} or
+     * {@code record_shapes} false, and any other field the test set). A default is left out rather than spelled out,
+     * so the server applies its own and a server older than a field never sees it.
+     *
+     * @param outputDir the capture directory on the server's filesystem
+     */
+    public ProfileRequest profileRequest(String outputDir) {
+        ProfileRequest.Builder request = ProfileRequest.builder().outputDir(outputDir);
+        if (!activities.equals(EnumSet.of(Activity.CPU, Activity.GPU))) {
+            request.activities(activityNames());
+        }
+        if (!withStack) {
+            request.withStack(false);
+        }
+        if (!recordShapes) {
+            request.recordShapes(false);
+        }
+        request.numSteps(numSteps).startStep(startStep);
+        if (profileByStage) {
+            request.profileByStage(true);
+        }
+        if (!profilePrefix.isEmpty()) {
+            request.profilePrefix(profilePrefix);
+        }
+        if (!profileId.isEmpty()) {
+            request.profileId(profileId);
+        }
+        if (mergeProfiles) {
+            request.mergeProfiles(true);
+        }
+        if (!profileStages.isEmpty()) {
+            request.profileStages(profileStages);
+        }
+        if (shapeDiscovery) {
+            request.shapeDiscovery(true);
+        }
+        return request.build();
+    }
+
     /** Activities as SGLang's wire values, in enum order. */
     public List<String> activityNames() {
         return activities.stream().map(Activity::name).collect(Collectors.toList());
     }
 
-    /** Whether the capture writes {@code .trace.json.gz} files: the torch profiler (CPU, GPU) or RPD. */
+    /** Whether the capture writes {@code .trace.json.gz} files: the torch profiler (CPU, GPU, XPU) or RPD. */
     public boolean writesTraceFiles() {
-        return profiler == Profiler.TORCH && activities.contains(Activity.CPU) || activities.contains(Activity.GPU)
-                || activities.contains(Activity.RPD);
+        return profiler == Profiler.TORCH && (activities.contains(Activity.CPU) || activities.contains(Activity.GPU)
+                || activities.contains(Activity.XPU) || activities.contains(Activity.RPD));
+    }
+
+    /** Whether the capture is a ROCm RPD one, which replaces the torch profiler and names its files differently. */
+    public boolean rpd() {
+        return activities.contains(Activity.RPD);
+    }
+
+    /**
+     * The files per rank and capture: with {@link #profileByStage()} one per stage, {@link #profileStages()} when
+     * given (profiler V2), else both EXTEND and DECODE.
+     */
+    public int stagesPerCapture() {
+        return !profileByStage ? 1 : profileStages.isEmpty() ? 2 : profileStages.size();
     }
 
     private static void check(boolean ok, String what, String allowed) {

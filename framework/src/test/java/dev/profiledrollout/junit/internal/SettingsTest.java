@@ -34,6 +34,10 @@ class SettingsTest {
             "profiledrollout.engine.ranks | 0 | profiledrollout.engine.ranks",
             "profiledrollout.vllm.max.iterations | -1 | profiledrollout.vllm.max.iterations",
             "profiledrollout.stop.timeout | soon | profiledrollout.stop.timeout",
+            "profiledrollout.trace.missing.grace | 0 | profiledrollout.trace.missing.grace",
+            "profiledrollout.trace.missing.grace | a minute | profiledrollout.trace.missing.grace",
+            "profiledrollout.connect.timeout | 0 | profiledrollout.connect.timeout",
+            "profiledrollout.shutdown.timeout | -1 | profiledrollout.shutdown.timeout",
             "profiledrollout.trace.dir.server | /srv/prof | profiledrollout.trace.dir"})
     void should_name_the_key_of_an_invalid_value(String key, String value, String named) {
         Map<String, String> p = new java.util.HashMap<>(Map.of("profiledrollout.engine", "attach",
@@ -54,5 +58,20 @@ class SettingsTest {
         assertThat(settings(Map.of()).stopTimeout(true)).hasMinutes(30);
         assertThat(settings(Map.of()).stopTimeout(false)).hasMinutes(10);
         assertThat(settings(Map.of("profiledrollout.stop.timeout", "PT45M")).stopTimeout(true)).hasMinutes(45);
+    }
+
+    @Test
+    void should_default_the_missing_rank_grace_to_a_minute_not_the_trace_timeout() {
+        assertThat(settings(Map.of()).traceMissingGrace()).hasSeconds(60);
+        assertThat(settings(Map.of()).traceTimeout()).hasMinutes(5);
+        assertThat(settings(Map.of("profiledrollout.trace.missing.grace", "2.5")).traceMissingGrace()).hasMillis(2500);
+    }
+
+    @Test
+    void should_default_the_connect_timeout_to_five_seconds_and_the_shutdown_timeout_to_fifteen() {
+        assertThat(settings(Map.of()).connectTimeout()).hasSeconds(5);
+        assertThat(settings(Map.of()).shutdownTimeout()).hasSeconds(15);
+        assertThat(settings(Map.of("profiledrollout.connect.timeout", "120")).connectTimeout()).hasMinutes(2);
+        assertThat(settings(Map.of("profiledrollout.shutdown.timeout", "PT25S")).shutdownTimeout()).hasSeconds(25);
     }
 }

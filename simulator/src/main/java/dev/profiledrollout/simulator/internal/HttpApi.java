@@ -24,6 +24,7 @@ public final class HttpApi extends EngineApi {
     private final Profiler profiler;
     private final GenerationHandlers generation;
     private final IntSupplier port;
+    private final ApiKeyAuth auth;
     private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
 
     public HttpApi(SimulatorConfig config, Scheduler scheduler, Profiler profiler, IntSupplier port) {
@@ -31,6 +32,7 @@ public final class HttpApi extends EngineApi {
         this.scheduler = scheduler;
         this.profiler = profiler;
         this.port = port;
+        this.auth = ApiKeyAuth.sglang(config.apiKey());
         this.generation = new GenerationHandlers(scheduler, config.servedModelName(), false, config.faults());
     }
 
@@ -39,9 +41,7 @@ public final class HttpApi extends EngineApi {
         String path = ex.getRequestURI().getPath();
         String method = ex.getRequestMethod();
         boolean get = method.equals("GET") || method.equals("HEAD");
-        if (!authorized(ex, path)) {
-            Http.body(ex);
-            Http.detail(ex, 401, "Unauthorized");
+        if (!auth.admit(ex)) {
             return;
         }
         switch (path) {
@@ -75,15 +75,6 @@ public final class HttpApi extends EngineApi {
         }
     }
 
-    /** SGLang's {@code --api-key}: every path but the health checks needs {@code Authorization: Bearer <key>}. */
-    private boolean authorized(HttpExchange ex, String path) {
-        String key = config.faults().apiKey();
-        if (key == null || path.equals("/health") || path.equals("/health_generate")) {
-            return true;
-        }
-        return ("Bearer " + key).equals(ex.getRequestHeaders().getFirst("Authorization"));
-    }
-
     private void health(HttpExchange ex) throws IOException, InterruptedException {
         if (!serving()) {
             Http.empty(ex, 503);
@@ -109,7 +100,9 @@ public final class HttpApi extends EngineApi {
         n.put("port", port.getAsInt());
         n.put("tp_size", config.tpSize());
         n.put("dp_size", config.dpSize());
-        n.put("dp_rank", config.dpRank());
+        if (!config.dpController()) {
+            n.put("dp_rank", config.dpRank());
+        }
         n.put("pp_size", 1);
         n.put("ep_size", 1);
         n.put("enable_dp_attention", false);
@@ -184,6 +177,12 @@ public final class HttpApi extends EngineApi {
             req = ProfileRequest.parse(Http.body(ex), Http.MAPPER);
         } catch (ProfileRequest.BadRequest e) {
             Http.openAiError(ex, 400, "Bad Request", e.getMessage());
+            return;
+        }
+        if (config.faults().profilerFailsOnDpRank().orElse(-1) == 0 && req.startsAnything()) {
+            // DP rank 0's result is the one SGLang reports
+            LOG.log(System.Logger.Level.WARNING, "start_profile failed on DP rank 0 (simulated fault)");
+            Http.text(ex, 500, "Internal Server Error");
             return;
         }
         String refusal = profiler.start(req);

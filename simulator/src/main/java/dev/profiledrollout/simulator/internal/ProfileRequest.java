@@ -13,13 +13,19 @@ import java.util.Set;
 /**
  * A parsed {@code /start_profile} body, validated the way SGLang's pydantic {@code ProfileReq} does
  * ({@code docs/PROTOCOLS.md} §1.1): absent body = defaults, unknown keys ignored, numeric strings coerced to int,
- * {@code null} means "not given", any other type mismatch is a {@link BadRequest}.
+ * {@code null} means "not given", any other type mismatch is a {@link BadRequest}. The fields are those of current
+ * SGLang's {@code ProfileReq} ({@code python/sglang/srt/managers/io_struct.py}).
  *
- * @param activities upper-case, unknown values dropped; default {@code [CPU, GPU]}
+ * @param activities    upper-case, unknown values dropped; default {@code [CPU, GPU]}
+ * @param profileStages {@code profile_stages}, or null; only SGLang's profiler V2 ({@code SGLANG_PROFILE_V2=1})
+ *                      reads it, so the simulator, which models V1, checks its type and ignores it
+ * @param shapeDiscovery {@code shape_discovery}: Triton / FlashInfer kernel metadata with {@code record_shapes};
+ *                      type-checked and ignored (the simulator's kernels carry no such metadata)
  */
 public record ProfileRequest(String outputDir, Long startStep, Long numSteps, Set<String> activities,
                              boolean profileByStage, boolean withStack, boolean recordShapes, String profileId,
-                             boolean mergeProfiles, String profilePrefix) {
+                             boolean mergeProfiles, String profilePrefix, List<String> profileStages,
+                             boolean shapeDiscovery) {
 
     /** Activities SGLang recognises; others are silently dropped ({@code docs/PROTOCOLS.md} §1.3). */
     public static final Set<String> KNOWN_ACTIVITIES = Set.of("CPU", "GPU", "XPU", "MEM", "CUDA_PROFILER", "RPD");
@@ -77,10 +83,13 @@ public record ProfileRequest(String outputDir, Long startStep, Long numSteps, Se
         Boolean recordShapes = bool(root, "record_shapes");
         Boolean byStage = bool(root, "profile_by_stage");
         Boolean merge = bool(root, "merge_profiles");
+        List<String> stages = stringList(root, "profile_stages");
+        Boolean shapeDiscovery = bool(root, "shape_discovery");
         return new ProfileRequest(string(root, "output_dir"), integer(root, "start_step"), integer(root, "num_steps"),
                 Set.copyOf(acts), Boolean.TRUE.equals(byStage), withStack == null || withStack,
                 recordShapes == null || recordShapes, string(root, "profile_id"), Boolean.TRUE.equals(merge),
-                string(root, "profile_prefix"));
+                string(root, "profile_prefix"), stages == null ? null : List.copyOf(stages),
+                Boolean.TRUE.equals(shapeDiscovery));
     }
 
     private static String string(JsonNode root, String field) throws BadRequest {

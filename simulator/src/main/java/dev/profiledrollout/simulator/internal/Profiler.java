@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, {@code docs/PROTOCOLS.md}
- * §1.1–1.4): which batches a capture records, when it starts and stops, and exporting it to one file per TP rank.
+ * §1.1–1.4): which batches a capture records, when it starts and stops, and exporting it to one file per rank.
  *
  * <p>The scheduler calls {@link #beforeBatch} before, and {@link #afterBatch} after, every step; HTTP threads call
  * {@link #start} and {@link #stop}. A stop waits until the batch in flight is finished (SGLang handles it between
@@ -73,6 +73,20 @@ public final class Profiler implements StepHook {
         this.clock = clock;
         this.writer = writer;
         this.traceFaults = new TraceFaults(config.faults());
+    }
+
+    /**
+     * @return whether a capture is recording or armed (waiting for its {@code start_step} or first stage): what
+     *         SGLang's {@code profile_in_progress} plus a pending start would say; false once it was stopped,
+     *         auto-stopped or dropped
+     */
+    public boolean profiling() {
+        lock.lock();
+        try {
+            return active != null || armed != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -239,6 +253,12 @@ public final class Profiler implements StepHook {
         }
     }
 
+    /**
+     * Writes a finished capture as SGLang does: with the torch profiler one file per (DP, TP) rank; with {@code RPD}
+     * one file per DP replica, converted on its TP rank 0 under the name its {@code _start_profile} chose
+     * ({@code rpd-{time.time()}-TP-0.trace.json.gz}, {@code scheduler_components/profiler_manager.py}), holding TP
+     * rank 0's events here. A DP rank whose profiler failed to start writes nothing.
+     */
     private void export(Capture capture) throws IOException {
         ProfileRequest req = capture.request;
         if (!req.writesTrace() || closed) {
@@ -248,25 +268,38 @@ public final class Profiler implements StepHook {
         Files.createDirectories(dir);
         List<Path> written = new ArrayList<>();
         boolean rpd = req.activities().contains("RPD");
-        String rpdTime = pythonTime(clock.nowEpochNs());
-        for (int tp = 0; tp < config.tpSize(); tp++) {
-            String name;
-            if (rpd) {
-                name = "rpd-" + rpdTime + "-TP-" + tp + ".trace.json.gz";
-            } else {
-                name = (req.profilePrefix() != null ? req.profilePrefix() + "-" : "") + capture.profileId + "-TP-" + tp
-                        + (config.dpSize() > 1 ? "-DP-" + config.dpRank() : "")
-                        + (capture.stage != null ? "-" + capture.stage : "") + ".trace.json.gz";
+        int failing = config.faults().profilerFailsOnDpRank().orElse(-1);
+        for (int dp : dpRanks()) {
+            if (dp == failing) {
+                continue;
             }
-            Path file = dir.resolve(name);
-            writer.write(file, tp, capture.baseEpochNs, capture.steps, req, () -> closed);
-            written.add(file);
+            if (rpd) {
+                // each replica's rank 0 took its own time.time(); keep the names apart
+                Path file = dir.resolve("rpd-" + pythonTime(capture.baseEpochNs + dp * 100L) + "-TP-0.trace.json.gz");
+                writer.write(file, 0, capture.baseEpochNs, capture.steps, req, () -> closed);
+                written.add(file);
+                continue;
+            }
+            for (int tp = 0; tp < config.tpSize(); tp++) {
+                String name = (req.profilePrefix() != null ? req.profilePrefix() + "-" : "") + capture.profileId
+                        + "-TP-" + tp + (config.dpSize() > 1 ? "-DP-" + dp : "")
+                        + (capture.stage != null ? "-" + capture.stage : "") + ".trace.json.gz";
+                Path file = dir.resolve(name);
+                writer.write(file, tp, capture.baseEpochNs, capture.steps, req, () -> closed);
+                written.add(file);
+            }
         }
         LOG.log(System.Logger.Level.DEBUG, "profiler wrote " + written);
         if (req.mergeProfiles() && !rpd) {
-            TraceMerger.merge(dir, capture.profileId, config.tpSize());
+            TraceMerger.merge(dir, capture.profileId);
         }
         traceFaults.apply(written);
+    }
+
+    /** The DP ranks whose schedulers this server runs: all of them under the DP controller, else its own. */
+    private int[] dpRanks() {
+        return config.dpController() ? java.util.stream.IntStream.range(0, config.dpSize()).toArray()
+                : new int[] {config.dpRank()};
     }
 
     private Path outputDir(ProfileRequest req) {

@@ -42,6 +42,7 @@ public final class Scheduler {
     private final Deque<SimRequest> waiting = new ArrayDeque<>();
     private final List<SimRequest> running = new ArrayList<>();
     private final AtomicLong forwardCount = new AtomicLong();
+    private final AtomicLong finishedRequests = new AtomicLong();
     private final AtomicLong nextId = new AtomicLong();
     private final Random lengthRandom;
     private final Map<String, Double> kernelFactorCache = new ConcurrentHashMap<>();
@@ -70,6 +71,11 @@ public final class Scheduler {
     /** Steps completed since start, the warm-up included (SGLang {@code forward_ct}). */
     public long forwardCount() {
         return forwardCount.get();
+    }
+
+    /** Requests that generated their last token since start, the warm-up included. */
+    public long finishedRequests() {
+        return finishedRequests.get();
     }
 
     /** Output tokens per second over the last decode step. */
@@ -236,6 +242,9 @@ public final class Scheduler {
         try {
             for (SimRequest r : batch) {
                 boolean done = r.emitToken();
+                if (done) {
+                    finishedRequests.incrementAndGet();
+                }
                 if (extend && !done) {
                     running.add(r);
                 } else if (!extend && done) {

@@ -26,8 +26,9 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * SGLang's {@code merge_profiles} ({@code python/sglang/srt/utils/profile_merger.py}, {@code docs/PROTOCOLS.md} §1.4):
- * merges {@code {profile_id}-TP-{tp}*.trace.json.gz} into {@code merged-{profile_id}.trace.json.gz}, every event's
- * {@code pid} turned into the string {@code "[TPnn] <pid>"}, {@code traceEvents} and {@code deviceProperties}
+ * merges {@code {profile_id}*.trace.json.gz} into {@code merged-{profile_id}.trace.json.gz}, every event's
+ * {@code pid} turned into the string {@code "[TPnn] <pid>"} ({@code "[TPnn-DPmm] <pid>"} with a DP part),
+ * {@code traceEvents} and {@code deviceProperties}
  * concatenated, other top-level keys from the first file. Streams events one at a time; {@code ts} text is kept
  * exact.
  */
@@ -42,15 +43,22 @@ final class TraceMerger {
     private TraceMerger() {
     }
 
-    /** Merges the rank files of {@code profileId} in {@code dir}; logs and returns when none are found. */
-    static void merge(Path dir, String profileId, int tpSize) throws IOException {
+    /**
+     * Merges the rank files of {@code profileId} in {@code dir} ({@code {profileId}*.trace.json.gz} with a
+     * {@code TP-} part, other than the merged file), ordered by DP, PP, TP; logs and returns when none are found.
+     */
+    static void merge(Path dir, String profileId) throws IOException {
         List<Path> inputs = new ArrayList<>();
-        for (int tp = 0; tp < tpSize; tp++) {
-            Path p = dir.resolve(profileId + "-TP-" + tp + ".trace.json.gz");
-            if (Files.exists(p)) {
-                inputs.add(p);
-            }
+        String merged = "merged-" + profileId + ".trace.json.gz";
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            files.filter(p -> {
+                String n = p.getFileName().toString();
+                return n.startsWith(profileId) && n.endsWith(".trace.json.gz") && n.contains("TP-")
+                        && !n.equals(merged);
+            }).forEach(inputs::add);
         }
+        inputs.sort(java.util.Comparator.comparingInt((Path p) -> rankOf(p, "DP")).thenComparingInt(p -> rankOf(p, "PP"))
+                .thenComparingInt(p -> rankOf(p, "TP")));
         if (inputs.isEmpty()) {
             LOG.log(System.Logger.Level.ERROR, "merge_profiles: No trace files found for " + profileId + " in " + dir);
             return;
@@ -93,8 +101,10 @@ final class TraceMerger {
             }
             g.writeArrayFieldStart("traceEvents");
             for (Path p : inputs) {
-                String label = "[TP" + String.format(Locale.ROOT, "%02d", rankOf(p)) + "] ";
-                int tp = rankOf(p);
+                int tp = rankOf(p, "TP");
+                int dp = rankOf(p, "DP");
+                String label = "[TP" + String.format(Locale.ROOT, "%02d", tp)
+                        + (dp >= 0 ? String.format(Locale.ROOT, "-DP%02d", dp) : "") + "] ";
                 try (JsonParser parser = open(p)) {
                     if (!seekField(parser, "traceEvents")) {
                         continue;
@@ -105,7 +115,8 @@ final class TraceMerger {
                         if (pid != null) {
                             if ("process_sort_index".equals(event.path("name").asText()) && pid.isNumber()
                                     && pid.asLong() < 1000) {
-                                ((ObjectNode) event.with("args")).put("sort_index", pid.asLong() + tp * 100L);
+                                ((ObjectNode) event.with("args")).put("sort_index",
+                                        pid.asLong() + tp * 100L + Math.max(dp, 0) * 100_000_000L);
                             }
                             event.put("pid", label + pid.asText());
                         }
@@ -120,14 +131,11 @@ final class TraceMerger {
         Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static int rankOf(Path p) {
-        String n = p.getFileName().toString();
-        int i = n.lastIndexOf("-TP-") + 4;
-        int j = i;
-        while (j < n.length() && Character.isDigit(n.charAt(j))) {
-            j++;
-        }
-        return Integer.parseInt(n.substring(i, j));
+    /** The number after {@code -<kind>-} in the file name, or -1 when the name has none. */
+    private static int rankOf(Path p, String kind) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^|-)" + kind + "-(\\d+)")
+                .matcher(p.getFileName().toString());
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
     private static JsonParser open(Path p) throws IOException {

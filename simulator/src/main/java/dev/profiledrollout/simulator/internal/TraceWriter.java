@@ -59,7 +59,8 @@ public final class TraceWriter {
     }
 
     /**
-     * Writes {@code file} for rank {@code tp} of an SGLang capture.
+     * Writes {@code file} for rank {@code tp} of an SGLang capture. {@code RPD} records host API calls and device
+     * operations alike, so it writes both; {@code XPU} device events are written as {@code GPU} ones.
      *
      * @param baseEpochNs capture start, epoch ns; written as {@code baseTimeNanoseconds}
      * @param cancelled   polled between steps; when true the partial file is deleted and an
@@ -67,8 +68,10 @@ public final class TraceWriter {
      */
     public void write(Path file, int tp, long baseEpochNs, List<StepRecord> steps, ProfileRequest req,
                       BooleanSupplier cancelled) throws IOException {
-        write(file, tp, baseEpochNs, steps, new Options(req.activities().contains("CPU"),
-                req.activities().contains("GPU"), req.recordShapes(), req.withStack(), true, tp, config.tpSize(), false),
+        boolean rpd = req.activities().contains("RPD");
+        write(file, tp, baseEpochNs, steps, new Options(rpd || req.activities().contains("CPU"),
+                rpd || req.activities().contains("GPU") || req.activities().contains("XPU"), req.recordShapes(),
+                req.withStack(), true, tp, config.tpSize(), false),
                 cancelled);
     }
 

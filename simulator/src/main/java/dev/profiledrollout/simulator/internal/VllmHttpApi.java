@@ -24,6 +24,7 @@ public final class VllmHttpApi extends EngineApi {
     private final SimulatorConfig config;
     private final VllmProfiler profiler;
     private final GenerationHandlers generation;
+    private final ApiKeyAuth auth;
     private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
 
     /** @param profiler null when the server runs without {@code --profiler-config} */
@@ -31,6 +32,7 @@ public final class VllmHttpApi extends EngineApi {
         this.config = config;
         this.profiler = profiler;
         this.generation = new GenerationHandlers(scheduler, config.servedModelName(), true, config.faults());
+        this.auth = ApiKeyAuth.vllm(config.apiKey());
     }
 
     @Override
@@ -39,6 +41,9 @@ public final class VllmHttpApi extends EngineApi {
         String method = ex.getRequestMethod();
         boolean get = method.equals("GET") || method.equals("HEAD");
         boolean post = method.equals("POST");
+        if (!auth.admit(ex)) {
+            return;
+        }
         switch (path) {
             case "/health" -> {
                 if (!get) {

@@ -56,6 +56,16 @@ public final class VllmProfiler implements StepHook {
         this.host = hostName();
     }
 
+    /** @return whether a worker or frontend capture is running: between {@code /start_profile} and its stop */
+    public boolean profiling() {
+        lock.lock();
+        try {
+            return running || frontendRunning;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** {@code /start_profile}: a start while running is ignored (still 200). */
     public void start() {
         lock.lock();

@@ -1,0 +1,189 @@
+package dev.profiledrollout.junit.internal;
+
+import dev.profiledrollout.Activity;
+import dev.profiledrollout.Backend;
+import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.Profiler;
+import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutPhase;
+import dev.profiledrollout.RolloutRecipe;
+import dev.profiledrollout.engine.Worker;
+import dev.profiledrollout.load.ArrivalProcess;
+import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.recipe.RecipeException;
+import dev.profiledrollout.recipe.SrtctlRecipe;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
+
+/**
+ * {@code @RolloutRecipe} for one test: reads the srtctl recipe and turns its windows into a {@link WindowSpec}, with
+ * the phases a {@code @RolloutPhase} list would give, refusing annotations that contradict it.
+ */
+public final class RecipeWindows {
+
+    private static final System.Logger LOG = System.getLogger(RecipeWindows.class.getName());
+
+    private RecipeWindows() {
+    }
+
+    /**
+     * @param annotation the test's {@code @RolloutRecipe}
+     * @param testClass  resolves a {@code resource}
+     * @return the recipe
+     * @throws ExtensionConfigurationException when the annotation is malformed or the recipe cannot be read or run
+     */
+    public static SrtctlRecipe load(RolloutRecipe annotation, Class<?> testClass) {
+        String given = describe(annotation);
+        boolean resource = !annotation.resource().isBlank();
+        check(resource != !annotation.file().isBlank(), given, "give exactly one of resource (a classpath resource,"
+                + " e.g. \"/recipes/decode.yaml\") and file (a path)");
+        try {
+            if (resource) {
+                URL url = testClass.getResource(annotation.resource());
+                check(url != null, given, annotation.resource() + " is not on the classpath of "
+                        + testClass.getName() + "; put it under src/test/resources" + (annotation.resource()
+                        .startsWith("/") ? "" : "/" + testClass.getPackageName().replace('.', '/')) + "/"
+                        + annotation.resource().replaceFirst("^/", "") + " (a leading / resolves from the"
+                        + " classpath root, none from the test class's package)");
+                try (InputStream in = url.openStream()) {
+                    return SrtctlRecipe.read(in, annotation.resource());
+                }
+            }
+            return SrtctlRecipe.read(Path.of(annotation.file()));
+        } catch (RecipeException e) {
+            throw new ExtensionConfigurationException(given + ": " + e.getMessage(), e);
+        } catch (InvalidPathException e) {
+            throw new ExtensionConfigurationException(given + " is invalid: file is not a path: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new ExtensionConfigurationException(given + ": the resource cannot be read: " + e, e);
+        }
+    }
+
+    /**
+     * The window specification of a test whose windows come from {@code recipe}.
+     *
+     * @param recipe  the test's recipe
+     * @param profile the test's {@code @ProfiledRollout}: activities, with_stack, record_shapes, output
+     * @param load    the test's {@code @RolloutLoad}, or null: requests, warm-up, seed and the rest of the load
+     * @param phases  the test's {@code @RolloutPhase}s, which must be empty
+     * @return the specification: one phase per prefill/decode window, or the aggregated window
+     * @throws ExtensionConfigurationException when the annotations contradict the recipe
+     */
+    public static WindowSpec spec(SrtctlRecipe recipe, ProfiledRollout profile, RolloutLoad load,
+            List<RolloutPhase> phases) {
+        String recipeName = "the recipe " + recipe.source();
+        check(phases.isEmpty(), "@RolloutPhase together with @RolloutRecipe", recipeName + " already gives the phases"
+                + " (profiling.prefill / profiling.decode); remove the @RolloutPhase annotations or the recipe");
+        check(profile.numSteps() == 0 && profile.startStep() == -1, "@ProfiledRollout(numSteps = "
+                + profile.numSteps() + ", startStep = " + profile.startStep() + ") with @RolloutRecipe", recipeName
+                + " gives the capture steps (start_step, stop_step); remove numSteps and startStep");
+        check(profile.backend() == Backend.SGLANG || profile.backend() == recipe.backend(), "@ProfiledRollout(backend = "
+                + profile.backend() + ") with @RolloutRecipe", recipeName + " has backend.type "
+                + recipe.backend().name().toLowerCase(java.util.Locale.ROOT) + "; remove backend from"
+                + " @ProfiledRollout or change the recipe");
+        check(profile.profiler() == Profiler.TORCH || profile.profiler() == recipe.profiler(), "@ProfiledRollout("
+                + "profiler = " + profile.profiler() + ") with @RolloutRecipe", recipeName + " has profiling.type "
+                + recipe.profiler().name().toLowerCase(java.util.Locale.ROOT) + "; remove profiler from"
+                + " @ProfiledRollout or change the recipe");
+        WindowSpec base = WindowSpec.of(profile, load);
+        check(base.load().arrival().isClosedLoop(), "@RolloutLoad(requestRate / rampUp…) with @RolloutRecipe",
+                recipeName + " shapes the load (concurrency, benchmark.req_rate); remove the arrival attributes");
+        Set<Activity> activities = recipe.profiler() == Profiler.NSYS
+                ? EnumSet.of(Activity.CUDA_PROFILER) : base.activities();
+        List<WindowSpec.PhaseSpec> phaseSpecs = new ArrayList<>();
+        Integer numSteps = null;
+        Integer startStep = null;
+        LoadSpec windowLoad = base.load();
+        for (SrtctlRecipe.Window w : recipe.windows()) {
+            if (w.aggregated()) {
+                numSteps = w.numSteps();
+                startStep = w.profileStartStep();
+                windowLoad = load(base.load(), w);
+            } else {
+                phaseSpecs.add(new WindowSpec.PhaseSpec(w.phase(), w.numSteps(), w.profileStartStep(),
+                        load(base.load(), w)));
+            }
+        }
+        return new WindowSpec(recipe.backend(), recipe.profiler(), numSteps, startStep, activities,
+                base.profileByStage(), base.withStack(), base.recordShapes(), base.outputDir(), base.profilePrefix(),
+                windowLoad, List.copyOf(phaseSpecs), base.goodput(), base.dataset(), base.profileId(),
+                base.mergeProfiles(), base.profileStages(), base.shapeDiscovery());
+    }
+
+    /** A window's load: the recipe's lengths and concurrency, everything else from {@code @RolloutLoad}. */
+    private static LoadSpec load(LoadSpec base, SrtctlRecipe.Window w) {
+        LoadSpec spec = new LoadSpec(w.concurrency(), base.requests(), w.inputTokens(), w.outputTokens(),
+                base.rangeRatio(), base.warmupRequests(), base.seed(), ArrivalProcess.closedLoop(),
+                base.prefixTokens(), base.maxDuration(), base.endpoint());
+        return Double.isInfinite(w.requestRate())
+                ? spec : spec.withArrival(ArrivalProcess.poisson(w.requestRate()), w.concurrency());
+    }
+
+    /**
+     * Checks a vLLM recipe's step counts against the server's {@code max_iterations}: vLLM takes {@code num_steps}
+     * only at server start ({@code docs/PROTOCOLS.md} §2.2).
+     *
+     * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
+     * @throws ExtensionConfigurationException naming the recipe's field when they cannot agree
+     */
+    public static void checkVllm(SrtctlRecipe recipe, OptionalInt maxIterations) {
+        if (recipe.backend() != Backend.VLLM) {
+            return;
+        }
+        for (SrtctlRecipe.Window w : recipe.windows()) {
+            String field = "profiling." + (w.aggregated() ? "aggregated" : w.mode());
+            String what = "The recipe " + recipe.source() + " (" + field + ": start_step " + w.startStep()
+                    + ", stop_step " + w.stopStep() + ") with backend.type vllm";
+            check(maxIterations.isPresent(), what, "vLLM takes num_steps = stop_step - start_step = " + w.numSteps()
+                    + " only as max_iterations in the server's --profiler-config. Set " + Settings.VLLM_MAX_ITERATIONS
+                    + "=" + w.numSteps() + " to confirm the server was started with \"max_iterations\":"
+                    + w.numSteps());
+            check(maxIterations.getAsInt() == w.numSteps(), what, "the server's max_iterations is "
+                    + maxIterations.getAsInt() + " (" + Settings.VLLM_MAX_ITERATIONS + "), but the recipe asks for "
+                    + w.numSteps() + " steps; make stop_step - start_step match it, or restart the server with"
+                    + " \"max_iterations\":" + w.numSteps());
+        }
+    }
+
+    /**
+     * Logs a warning when the engine's prefill or decode workers are not as many as the recipe's {@code resources}
+     * say: every worker listed is profiled, so the windows cover a deployment other than the recipe's.
+     *
+     * @param workers the engine's workers (a router's, or the configured ones)
+     */
+    public static void warnOnWorkerCounts(SrtctlRecipe recipe, List<Worker> workers) {
+        warnOnCount(recipe, workers, "prefill", recipe.resources().prefillWorkers());
+        warnOnCount(recipe, workers, "decode", recipe.resources().decodeWorkers());
+    }
+
+    private static void warnOnCount(SrtctlRecipe recipe, List<Worker> workers, String type, Integer expected) {
+        long found = workers.stream().filter(w -> w.workerType().equals(type)).count();
+        if (expected != null && found > 0 && found != expected) {
+            LOG.log(System.Logger.Level.WARNING, "The recipe " + recipe.source() + " has resources." + type
+                    + "_workers: " + expected + ", but the engine lists " + found + " " + type + " workers; all "
+                    + found + " are profiled");
+        }
+    }
+
+    private static String describe(RolloutRecipe annotation) {
+        return "@RolloutRecipe(" + (annotation.resource().isEmpty() ? "" : "resource = \"" + annotation.resource()
+                + "\"" + (annotation.file().isEmpty() ? "" : ", ")) + (annotation.file().isEmpty() ? ""
+                : "file = \"" + annotation.file() + "\"") + ")";
+    }
+
+    private static void check(boolean ok, String what, String fix) {
+        if (!ok) {
+            throw new ExtensionConfigurationException(what + " is invalid: " + Objects.requireNonNull(fix));
+        }
+    }
+}

@@ -1,0 +1,434 @@
+package dev.profiledrollout.recipe;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.profiledrollout.Backend;
+import dev.profiledrollout.Phase;
+import dev.profiledrollout.Profiler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * The YAML binding of an srtctl recipe and its checks: Jackson reads the sections that matter into the records below
+ * (field names as in srtctl's {@code src/srtctl/core/schema.py}, NVIDIA/srt-slurm), then {@link #parse} turns them
+ * into a {@link SrtctlRecipe} or a {@link RecipeException} naming the field and the fix.
+ *
+ * <p>The profiling fields of every srtctl schema are known, from NVIDIA/srt-slurm's history of
+ * {@code src/srtctl/core/schema.py} and {@code docs/profiling.md}: per-phase {@code isl/osl/concurrency/start_step/
+ * stop_step} (commit a1a219a2), one unified set directly under {@code profiling} (0874fc88), the load under
+ * {@code profiling} with per-phase steps and {@code aggregated} (7c166622), and the load moved to {@code benchmark}
+ * (1d4cecc1, current, with {@code extra_nsys_args} and the {@code nsys-time} fields).
+ */
+final class RecipeYaml {
+
+    /** srtctl's step defaults when a window gives none ({@code src/srtctl/benchmarks/scripts/lib/profiling.sh}). */
+    static final int DEFAULT_START_STEP = 0;
+    static final int DEFAULT_STOP_STEP = 50;
+
+    private static final ObjectMapper MAPPER = YAMLMapper.builder()
+            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+            // isl: 1024.5 must not become 1024
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    private RecipeYaml() {
+    }
+
+    /** The whole file; srtctl's launch sections are not bound. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record FileYaml(String name, ModelYaml model, ResourcesYaml resources, BackendYaml backend,
+                    BenchmarkYaml benchmark, ProfilingYaml profiling) {
+    }
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record ModelYaml(String path, String container, String precision) {
+    }
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record ResourcesYaml(Integer prefillNodes, Integer decodeNodes, Integer prefillWorkers, Integer decodeWorkers,
+                         Integer aggNodes, Integer aggWorkers) {
+
+        /** srtctl's {@code ResourceConfig.is_disaggregated}. */
+        boolean disaggregated() {
+            return prefillNodes != null || decodeNodes != null;
+        }
+    }
+
+    /** Only the type: the rest of {@code backend} is engine flags and environment for srtctl's launch. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record BackendYaml(String type) {
+    }
+
+    /** {@code concurrencies} is a list or an {@code "AxB"} string, {@code req_rate} {@code "inf"} or a number. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record BenchmarkYaml(String type, Integer isl, Integer osl, JsonNode concurrencies, JsonNode reqRate) {
+    }
+
+    /** Every field srtctl's profiling section has had, so that only misspellings are unknown. */
+    record ProfilingYaml(String type, Integer isl, Integer osl, Integer concurrency, Integer startStep,
+                         Integer stopStep, PhaseYaml prefill, PhaseYaml decode, PhaseYaml aggregated,
+                         List<String> extraNsysArgs, Integer delaySecs, Integer durationSecs,
+                         Integer benchmarkDurationSecs) {
+    }
+
+    record PhaseYaml(Integer startStep, Integer stopStep, Integer isl, Integer osl, Integer concurrency) {
+    }
+
+    static SrtctlRecipe parse(String yaml, String source) {
+        JsonNode tree;
+        FileYaml file;
+        try {
+            tree = MAPPER.readTree(yaml);
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? ""
+                    : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+            throw new RecipeException(source, null, "is not valid YAML" + where + ": " + e.getOriginalMessage(), e);
+        }
+        if (tree == null || tree.isMissingNode() || tree.isNull()) {
+            throw new RecipeException(source, null, "is empty; a recipe is a YAML mapping with a profiling: section",
+                    null);
+        }
+        if (!tree.isObject()) {
+            throw new RecipeException(source, null, "is a YAML " + tree.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+                    + ", not a mapping; a recipe is a mapping with a profiling: section", null);
+        }
+        if (tree.has("base")) {
+            throw new RecipeException(source, "base", "is an srtctl override file (a base: section and override_*"
+                    + " variants), which describes several jobs; expand it with `srtctl resolve-override -f <file>`"
+                    + " and use one of the files it writes", null);
+        }
+        if (tree.has("sweep")) {
+            throw new RecipeException(source, "sweep", "is an srtctl sweep (a sweep: section with {placeholders}),"
+                    + " which describes several jobs; write out the one combination to profile without the sweep:"
+                    + " section", null);
+        }
+        try {
+            file = MAPPER.treeToValue(tree, FileYaml.class);
+        } catch (JsonProcessingException e) {
+            throw translate(source, e);
+        }
+        return new Checker(source, file).recipe();
+    }
+
+    /** A Jackson binding failure as the YAML field and what it must be. */
+    private static RecipeException translate(String source, JsonProcessingException e) {
+        String field = e instanceof JsonMappingException m ? path(m) : null;
+        if (e instanceof UnrecognizedPropertyException u) {
+            String known = u.getKnownPropertyIds().stream().map(Object::toString)
+                    .collect(Collectors.toCollection(TreeSet::new)).stream().collect(Collectors.joining(", "));
+            return new RecipeException(source, field, field + " is not an srtctl field here (misspelt?); the fields"
+                    + " of " + parent(field) + " are: " + known, e);
+        }
+        if (e instanceof InvalidFormatException f) {
+            return new RecipeException(source, field, field + " must be " + describe(f.getTargetType()) + ", was \""
+                    + f.getValue() + "\"", e);
+        }
+        if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
+            return new RecipeException(source, field, field + " must be " + describe(m.getTargetType()), e);
+        }
+        return new RecipeException(source, field, (field == null ? "" : field + ": ") + e.getOriginalMessage(), e);
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                path.append(path.length() == 0 ? "" : ".").append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                path.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return path.length() == 0 ? null : path.toString();
+    }
+
+    private static String parent(String field) {
+        int dot = field == null ? -1 : field.lastIndexOf('.');
+        return dot < 0 ? "the recipe" : field.substring(0, dot);
+    }
+
+    private static String describe(Class<?> type) {
+        if (type == Integer.class || type == int.class) {
+            return "a whole number";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        return "a mapping";
+    }
+
+    /** The checks of one file, with the source for every message. */
+    private static final class Checker {
+
+        private final String source;
+        private final FileYaml file;
+        private final ProfilingYaml profiling;
+        private final BenchmarkYaml benchmark;
+
+        Checker(String source, FileYaml file) {
+            this.source = source;
+            this.file = file;
+            this.profiling = file.profiling();
+            this.benchmark = file.benchmark() != null ? file.benchmark()
+                    : new BenchmarkYaml(null, null, null, null, null);
+        }
+
+        SrtctlRecipe recipe() {
+            if (profiling == null) {
+                throw fail("profiling", "the recipe has no profiling: section; add one with type: torch (or nsys)"
+                        + " and prefill:/decode: (or aggregated:) blocks of start_step and stop_step");
+            }
+            Backend backend = backend();
+            Profiler profiler = profiler(backend);
+            List<SrtctlRecipe.Window> windows = windows();
+            if (backend == Backend.VLLM) {
+                checkVllm(windows);
+            }
+            ModelYaml m = file.model() != null ? file.model() : new ModelYaml(null, null, null);
+            ResourcesYaml r = file.resources();
+            return new SrtctlRecipe(source, file.name(), backend, profiler,
+                    new SrtctlRecipe.Model(m.path(), m.container(), m.precision()),
+                    r == null ? new SrtctlRecipe.Resources(null, null, null)
+                            : new SrtctlRecipe.Resources(r.prefillWorkers(), r.decodeWorkers(), r.aggWorkers()),
+                    windows);
+        }
+
+        private Backend backend() {
+            String type = file.backend() == null || file.backend().type() == null ? "sglang" : file.backend().type();
+            switch (type) {
+                case "sglang":
+                    return Backend.SGLANG;
+                case "vllm":
+                    return Backend.VLLM;
+                case "trtllm":
+                case "mocker":
+                    throw fail("backend.type", "backend.type \"" + type + "\" cannot be profiled here: profile"
+                            + " windows drive SGLang and vLLM engines only. Use a recipe with backend.type sglang"
+                            + " (the default) or vllm");
+                default:
+                    throw fail("backend.type", "backend.type \"" + type + "\" is not an srtctl backend; srtctl knows"
+                            + " sglang (the default), vllm, trtllm and mocker, and windows here drive sglang and vllm");
+            }
+        }
+
+        private Profiler profiler(Backend backend) {
+            String type = profiling.type();
+            if (type == null || type.equals("none")) {
+                throw fail("profiling.type", "profiling.type is " + (type == null ? "missing, so srtctl's default"
+                        + " \"none\" applies" : "\"none\"") + " and nothing would be profiled; set type: torch"
+                        + " (PyTorch profiler) or type: nsys (Nsight Systems cudaProfilerApi capture)");
+            }
+            switch (type) {
+                case "torch":
+                    return Profiler.TORCH;
+                case "nsys":
+                    if (backend == Backend.VLLM) {
+                        throw fail("profiling.type", "profiling.type nsys with backend.type vllm cannot be honoured:"
+                                + " srtctl bakes that capture into the server's --profiler-config at launch, and a"
+                                + " window cannot open it. Use type: torch, or drive the vLLM server's nsys session"
+                                + " with @ProfiledRollout(profiler = NSYS) and no recipe");
+                    }
+                    return Profiler.NSYS;
+                case "nsys-time":
+                    throw fail("profiling.type", "profiling.type nsys-time cannot be honoured: its capture is timed"
+                            + " by nsys --delay/--duration when the workers are launched, not by a profile window."
+                            + " Use type: nsys (cudaProfilerApi capture started by /start_profile) or type: torch");
+                default:
+                    throw fail("profiling.type", "profiling.type \"" + type + "\" is not a profiler; use torch or"
+                            + " nsys (srtctl compares the lower-case names exactly)");
+            }
+        }
+
+        private List<SrtctlRecipe.Window> windows() {
+            boolean split = profiling.prefill() != null || profiling.decode() != null;
+            boolean agg = profiling.aggregated() != null;
+            if (split && agg) {
+                throw fail("profiling.aggregated", "profiling.aggregated is set together with profiling."
+                        + (profiling.prefill() != null ? "prefill" : "decode") + "; srtctl profiles either a"
+                        + " disaggregated deployment (prefill: and decode:) or an aggregated one (aggregated:). Keep"
+                        + " one kind");
+            }
+            ResourcesYaml resources = file.resources();
+            if (resources != null && resources.disaggregated() && agg) {
+                throw fail("profiling.aggregated", "profiling.aggregated is for aggregated deployments, but"
+                        + " resources sets prefill_nodes/decode_nodes (disaggregated); use profiling.prefill and"
+                        + " profiling.decode");
+            }
+            if (resources != null && !resources.disaggregated() && split) {
+                throw fail(profiling.prefill() != null ? "profiling.prefill" : "profiling.decode",
+                        "profiling.prefill/decode are for disaggregated deployments, but resources has neither"
+                                + " prefill_nodes nor decode_nodes (aggregated); use profiling.aggregated, or set"
+                                + " resources.prefill_nodes and resources.decode_nodes");
+            }
+            List<SrtctlRecipe.Window> windows = new ArrayList<>();
+            if (split) {
+                if (profiling.prefill() != null) {
+                    windows.add(window(Phase.PREFILL, profiling.prefill(), "profiling.prefill"));
+                }
+                if (profiling.decode() != null) {
+                    windows.add(window(Phase.DECODE, profiling.decode(), "profiling.decode"));
+                }
+            } else if (agg) {
+                windows.add(window(null, profiling.aggregated(), "profiling.aggregated"));
+            } else if (resources != null && resources.disaggregated()) {
+                // srtctl's unified schema of December 2025: one set of fields for both phases.
+                windows.add(window(Phase.PREFILL, null, "profiling"));
+                windows.add(window(Phase.DECODE, null, "profiling"));
+            } else {
+                windows.add(window(null, null, "profiling"));
+            }
+            return windows;
+        }
+
+        private SrtctlRecipe.Window window(Phase phase, PhaseYaml block, String key) {
+            PhaseYaml b = block != null ? block : new PhaseYaml(null, null, null, null, null);
+            Value start = first(key, "start_step", b.startStep(), profiling.startStep(), null, null);
+            Value stop = first(key, "stop_step", b.stopStep(), profiling.stopStep(), null, null);
+            int startStep = start == null ? DEFAULT_START_STEP : start.value();
+            int stopStep = stop == null ? DEFAULT_STOP_STEP : stop.value();
+            if (startStep < 0) {
+                throw fail(start.field(), start.field() + " is " + startStep + "; it must be 0 (start with the next"
+                        + " batch) or a positive scheduler step");
+            }
+            if (stopStep <= startStep) {
+                String field = stop != null ? stop.field() : key + ".stop_step";
+                throw fail(field, field + " is " + stopStep + (stop == null ? " (srtctl's default)" : "")
+                        + " but start_step is " + startStep + "; srtctl sends num_steps = stop_step - start_step,"
+                        + " so stop_step must be greater than start_step");
+            }
+            Value isl = required(key, "isl", b.isl(), profiling.isl(), benchmark.isl(), "benchmark.isl");
+            Value osl = required(key, "osl", b.osl(), profiling.osl(), benchmark.osl(), "benchmark.osl");
+            Value concurrency = first(key, "concurrency", b.concurrency(), profiling.concurrency(), null, null);
+            if (concurrency == null) {
+                concurrency = benchmarkConcurrency(key);
+            }
+            for (Value v : List.of(isl, osl, concurrency)) {
+                if (v.value() < 1) {
+                    throw fail(v.field(), v.field() + " is " + v.value() + "; it must be at least 1");
+                }
+            }
+            return new SrtctlRecipe.Window(phase, startStep, stopStep, isl.value(), osl.value(), concurrency.value(),
+                    requestRate());
+        }
+
+        /** The value and the field it came from, for messages. */
+        private record Value(int value, String field) {
+        }
+
+        private Value first(String key, String name, Integer inBlock, Integer inProfiling, Integer inBenchmark,
+                String benchmarkField) {
+            if (inBlock != null) {
+                return new Value(inBlock, key + "." + name);
+            }
+            if (inProfiling != null) {
+                return new Value(inProfiling, "profiling." + name);
+            }
+            return inBenchmark != null ? new Value(inBenchmark, benchmarkField) : null;
+        }
+
+        private Value required(String key, String name, Integer inBlock, Integer inProfiling, Integer inBenchmark,
+                String benchmarkField) {
+            Value v = first(key, name, inBlock, inProfiling, inBenchmark, benchmarkField);
+            if (v == null) {
+                String field = key.equals("profiling") ? "profiling." + name : key + "." + name;
+                throw fail(field, field + " is missing: give " + name + " in "
+                        + (key.equals("profiling") ? "" : key + ", in ") + "profiling, or in " + benchmarkField
+                        + " (srtctl's current schema takes the load from the benchmark section)");
+            }
+            return v;
+        }
+
+        private Value benchmarkConcurrency(String key) {
+            JsonNode node = benchmark.concurrencies();
+            String field = key.equals("profiling") ? "profiling.concurrency" : key + ".concurrency";
+            if (node == null || node.isNull()) {
+                throw fail(field, field + " is missing: give concurrency in " + (key.equals("profiling") ? ""
+                        : key + ", in ") + "profiling, or one value in benchmark.concurrencies");
+            }
+            List<Integer> values = new ArrayList<>();
+            try {
+                if (node.isInt()) {
+                    values.add(node.intValue());
+                } else if (node.isArray()) {
+                    for (JsonNode n : node) {
+                        if (!n.isInt()) {
+                            throw new NumberFormatException(n.toString());
+                        }
+                        values.add(n.intValue());
+                    }
+                } else if (node.isTextual()) {
+                    // srtctl's "AxBxC" shorthand (BenchmarkConfig.get_concurrency_list)
+                    for (String part : node.textValue().split("x", -1)) {
+                        values.add(Integer.parseInt(part.strip()));
+                    }
+                } else {
+                    throw new NumberFormatException(node.toString());
+                }
+            } catch (NumberFormatException e) {
+                throw fail("benchmark.concurrencies", "benchmark.concurrencies must be a list of whole numbers or"
+                        + " an \"AxB\" string, was " + node);
+            }
+            if (values.size() != 1) {
+                throw fail("benchmark.concurrencies", "benchmark.concurrencies lists " + values.size()
+                        + " concurrencies " + values + ", but a profile window sends one load; keep only the one"
+                        + " to profile in benchmark.concurrencies");
+            }
+            return new Value(values.get(0), "benchmark.concurrencies");
+        }
+
+        /** {@code benchmark.req_rate}: sa-bench's {@code --request-rate}, {@code inf} by default. */
+        private double requestRate() {
+            JsonNode node = benchmark.reqRate();
+            if (node == null || node.isNull()) {
+                return Double.POSITIVE_INFINITY;
+            }
+            String text = node.isNumber() ? node.asText() : node.isTextual() ? node.textValue().strip() : "";
+            double rate;
+            try {
+                rate = text.equals("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(text);
+            } catch (NumberFormatException e) {
+                rate = Double.NaN;
+            }
+            if (!(rate > 0) || Double.isNaN(rate)) {
+                throw fail("benchmark.req_rate", "benchmark.req_rate must be \"inf\" (srtctl's default: a closed"
+                        + " loop at the concurrency) or a positive number of requests/s, was " + node);
+            }
+            return rate;
+        }
+
+        /** What vLLM cannot take per call, named by the recipe's fields ({@code docs/PROTOCOLS.md} §2.2). */
+        private void checkVllm(List<SrtctlRecipe.Window> windows) {
+            for (SrtctlRecipe.Window w : windows) {
+                if (w.startStep() > 0) {
+                    String field = (w.aggregated() ? "profiling.aggregated" : "profiling." + w.mode()) + ".start_step";
+                    throw fail(field, field + " is " + w.startStep() + " with backend.type vllm, which cannot be"
+                            + " honoured: vLLM has no per-call start step (its delay_iterations is fixed by"
+                            + " --profiler-config at server start). Set start_step: 0 and start the server with"
+                            + " \"delay_iterations\":" + w.startStep() + " instead");
+                }
+            }
+        }
+
+        private RecipeException fail(String field, String message) {
+            return new RecipeException(source, Objects.requireNonNull(field), message, null);
+        }
+    }
+}
