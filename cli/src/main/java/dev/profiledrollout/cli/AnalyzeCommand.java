@@ -39,13 +39,13 @@ import java.util.concurrent.Callable;
  * a note on stderr. Definitions and units are those of {@link dev.profiledrollout.trace} (all times ns).
  *
  * <h2>Output</h2>
- * {@code --format json} prints {@code {"traces":[{"file", "kernelEvents", "memoryEvents", "distinctKernels",
- * "kernelTotalNs", "devices":[{"id","busyNs","spanNs"}], "kernels":[{"name","count","totalNs","minNs","maxNs",
- * "meanNs"}], "rank", "warnings"}]}} with every kernel, sorted by totalNs descending; fields may be added later,
- * never renamed (issue 5 added per-kernel p50Ns/p99Ns/category and the TraceDetails fields, see
- * {@link dev.profiledrollout.report.TraceDetailsJson}); with {@code --all-ranks} also {@code "allRanks":{"busyImbalance",
- * "straggler","ranks":[…],"kernelSpread":[…]}}, with {@code --baseline} also {@code "baselineDiff":{"kernelTimeChange",
- * "kernels":[…]}}. {@code --format table} (the default) prints per file a header and the top 15 rows of the
+ * {@code --format json} prints {@code {"traces":[…]}}, one object per summarised file in the shape of
+ * {@link dev.profiledrollout.report.TraceSummaryJson} ({@code "file"} is the path as given, every kernel, sorted by
+ * totalNs descending); with {@code --all-ranks} also {@code "allRanks":{"busyImbalance","straggler",
+ * "ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],"kernelSpread":[…]}}, with {@code --baseline} also
+ * {@code "baselineDiff"}: the {@link BaselineDiff} with every kernel (shapes in
+ * {@link dev.profiledrollout.report.ResultsModule}). Fields are added in later versions, never renamed or removed.
+ * {@code --format table} (the default) prints per file a header and the top 15 rows of the
  * {@code --by} view (kernels by default). {@code --format csv} prints one CSV table: the baseline diff with
  * {@code --baseline}, else the cross-rank table with {@code --all-ranks}, else the {@code --by} view of every file
  * (first column {@code file}). {@code --write-baseline FILE} writes the kernels of all inputs as a baseline

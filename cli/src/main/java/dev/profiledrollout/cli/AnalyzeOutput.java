@@ -1,16 +1,15 @@
 package dev.profiledrollout.cli;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.cli.internal.AnalysisViews;
 import dev.profiledrollout.cli.internal.SummaryTable;
 import dev.profiledrollout.cli.internal.ViewPrinter;
-import dev.profiledrollout.report.TraceSummaryJson;
+import dev.profiledrollout.report.LabeledTrace;
+import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.KernelDelta;
 import dev.profiledrollout.trace.KernelSpread;
 import dev.profiledrollout.trace.TraceSet;
-import dev.profiledrollout.trace.TraceSummary;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -22,72 +21,36 @@ final class AnalyzeOutput {
 
     private static final int TABLE_ROWS = SummaryTable.TOP_KERNELS;
     private static final int SPREAD_ROWS = 10;
+    private static final ObjectMapper JSON = ResultsModule.newMapper();
 
     private AnalyzeOutput() {
     }
 
     static void json(PrintWriter out, List<AnalyzeCommand.Labeled> traces, TraceSet ranks, BaselineDiff diff)
             throws IOException {
-        JsonGenerator json = new JsonFactory().createGenerator(out)
-                .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
-                .useDefaultPrettyPrinter();
-        json.writeStartObject();
-        json.writeArrayFieldStart("traces");
-        for (AnalyzeCommand.Labeled t : traces) {
-            TraceSummaryJson.write(json, t.label(), t.summary());
-        }
-        json.writeEndArray();
-        if (ranks != null) {
-            json.writeObjectFieldStart("allRanks");
-            json.writeNumberField("busyImbalance", ranks.busyImbalance());
-            json.writeStringField("straggler", ranks.straggler().map(TraceSet::label).orElse(null));
-            json.writeArrayFieldStart("ranks");
-            for (TraceSummary t : ranks.traces()) {
-                json.writeStartObject();
-                json.writeStringField("rank", TraceSet.label(t));
-                json.writeStringField("file", t.file().toString());
-                json.writeNumberField("kernelTotalNs", t.kernelTotalNs());
-                json.writeNumberField("busyNs", t.busyNs());
-                json.writeNumberField("spanNs", t.spanNs());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-            json.writeArrayFieldStart("kernelSpread");
-            for (KernelSpread k : ranks.kernelSpread()) {
-                json.writeStartObject();
-                json.writeStringField("name", k.name());
-                json.writeNumberField("spread", k.spread());
-                json.writeNumberField("minNs", k.minNs());
-                json.writeNumberField("maxNs", k.maxNs());
-                json.writeNumberField("meanNs", k.meanNs());
-                json.writeStringField("longestOn", k.maxLabel());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-            json.writeEndObject();
-        }
-        if (diff != null) {
-            json.writeObjectFieldStart("baselineDiff");
-            json.writeNumberField("baselineKernelTotalNs", diff.baseline().kernelTotalNs());
-            json.writeNumberField("kernelTotalNs", diff.run().kernelTotalNs());
-            json.writeArrayFieldStart("kernels");
-            for (KernelDelta k : diff.kernels()) {
-                json.writeStartObject();
-                json.writeStringField("name", k.name());
-                json.writeStringField("status", k.status().name());
-                json.writeNumberField("baseCount", k.baseCount());
-                json.writeNumberField("count", k.count());
-                json.writeNumberField("baseTotalNs", k.baseTotalNs());
-                json.writeNumberField("totalNs", k.totalNs());
-                json.writeNumberField("deltaNs", k.deltaNs());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-            json.writeEndObject();
-        }
-        json.writeEndObject();
-        json.flush();
+        List<LabeledTrace> labeled = traces.stream().map(t -> new LabeledTrace(t.label(), t.summary())).toList();
+        JSON.writeValue(out, new JsonOutput(labeled, ranks == null ? null : AllRanks.of(ranks), diff));
         out.println();
+    }
+
+    /** What {@code --format json} prints; the records inside have the shapes {@link ResultsModule} gives them. */
+    private record JsonOutput(List<LabeledTrace> traces, @JsonInclude(JsonInclude.Include.NON_NULL) AllRanks allRanks,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) BaselineDiff baselineDiff) {
+    }
+
+    /** {@code --all-ranks}: the ranks side by side and each kernel's spread across them. */
+    private record AllRanks(double busyImbalance, String straggler, List<RankRow> ranks,
+                            List<KernelSpread> kernelSpread) {
+
+        static AllRanks of(TraceSet set) {
+            return new AllRanks(set.busyImbalance(), set.straggler().map(TraceSet::label).orElse(null),
+                    set.traces().stream().map(t -> new RankRow(TraceSet.label(t), t.file().toString(),
+                            t.kernelTotalNs(), t.busyNs(), t.spanNs())).toList(), set.kernelSpread());
+        }
+    }
+
+    /** One trace of {@code --all-ranks}: its label, file, kernel time, GPU busy time and longest device span (ns). */
+    private record RankRow(String rank, String file, long kernelTotalNs, long busyNs, long spanNs) {
     }
 
     static void table(PrintWriter out, List<AnalyzeCommand.Labeled> traces, AnalysisViews.By by, TraceSet ranks,

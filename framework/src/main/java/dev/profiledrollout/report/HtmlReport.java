@@ -60,7 +60,7 @@ public final class HtmlReport {
                         + latency.get("goodRequests").asLong() + " good; SLO " + escape(goodputSlo(latency)) + ")" : "")
                 : "– (no goodput SLO set)");
         StringBuilder errors = new StringBuilder();
-        latency.path("errors").fields().forEachRemaining(e -> errors.append(errors.length() == 0 ? "" : ", ")
+        latency.path("errors").properties().forEach(e -> errors.append(errors.length() == 0 ? "" : ", ")
                 .append(e.getKey()).append(": ").append(e.getValue().asLong()));
         row(html, "errors", errors.length() == 0 ? "none" : escape(errors.toString()));
         return html.append("</table>").toString();

@@ -3,6 +3,10 @@ package dev.profiledrollout.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.metrics.TimeSeries;
+import dev.profiledrollout.trace.CategoryStats;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.RankIdentity;
+import dev.profiledrollout.trace.TraceSet;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,10 +15,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
@@ -23,6 +29,8 @@ import org.HdrHistogram.HistogramLogReader;
  * One run directory read back from its files: {@code summary.json} (required), {@code requests.jsonl},
  * {@code timeseries.csv} and {@code latency.hlog} (each optional). Everything the HTML report and the charts show comes
  * from here, so the report of a JUnit test and {@code profiled-rollout report DIR} agree with {@code summary.json}.
+ * The records in {@code summary.json} and the lines of {@code requests.jsonl} are read with the mapping that wrote them
+ * ({@link ResultsModule}).
  *
  * @param directory  the run directory, not null
  * @param summary    the parsed {@code summary.json}, not null
@@ -30,11 +38,48 @@ import org.HdrHistogram.HistogramLogReader;
  * @param timeSeries per second; empty without {@code timeseries.csv}
  * @param histograms by tag ({@code TTFT}, {@code ITL}, {@code TPOT}, {@code E2E}), values in ns; empty without
  *                   {@code latency.hlog}
+ * @param testName   {@code test} from {@code summary.json}, or the directory's name without it; not null
+ * @param verdicts   {@code verdicts} from {@code summary.json}, empty before the test body ended; not null
+ * @param trace      {@code trace} from {@code summary.json}, {@link Trace#NONE} without one; not null
  */
 public record ReportData(Path directory, JsonNode summary, List<Request> requests, List<TimeSeries.Bucket> timeSeries,
-                         Map<String, Histogram> histograms) {
+                         Map<String, Histogram> histograms, String testName, List<Verdict> verdicts, Trace trace) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = ResultsModule.MAPPER;
+
+    public ReportData {
+        Objects.requireNonNull(directory, "directory");
+        Objects.requireNonNull(summary, "summary");
+        requests = List.copyOf(requests);
+        timeSeries = List.copyOf(timeSeries);
+        histograms = Collections.unmodifiableMap(new LinkedHashMap<>(histograms));
+        Objects.requireNonNull(testName, "testName");
+        verdicts = List.copyOf(verdicts);
+        Objects.requireNonNull(trace, "trace");
+    }
+
+    /**
+     * {@code summary.json}'s {@code trace}, as {@link RunReport} writes it.
+     *
+     * @param kernelTotalNs Σ kernel time over all ranks, ns
+     * @param kernels       every kernel over all ranks, by total time descending; may be empty in a file that has
+     *                      only {@code ranks}
+     * @param ranks         one per trace file, labelled with its file name
+     */
+    public record Trace(long kernelTotalNs, List<KernelStats> kernels, List<LabeledTrace> ranks) {
+
+        /** No trace was analysed. */
+        public static final Trace NONE = new Trace(0, List.of(), List.of());
+
+        public Trace {
+            kernels = kernels == null ? List.of() : List.copyOf(kernels);
+            ranks = ranks == null ? List.of() : List.copyOf(ranks);
+        }
+    }
+
+    /** The parts of {@code summary.json} read as records; the rest stays in the tree. */
+    private record Contents(String test, Trace trace, List<Verdict> verdicts) {
+    }
 
     /**
      * One line of {@code requests.jsonl}; times in ns from the earliest intended send, -1 when absent.
@@ -82,9 +127,19 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
                     + "output directory, e.g. target/profiled-rollout/<Class>/<method>"));
         }
         try {
-            JsonNode summary = JSON.readTree(summaryFile.toFile());
+            JsonNode summary;
+            Contents contents;
+            try {
+                summary = JSON.readTree(summaryFile.toFile());
+                contents = JSON.treeToValue(summary, Contents.class);
+            } catch (IOException e) {
+                throw new IOException(summaryFile.getFileName() + ": " + e.getMessage(), e);
+            }
             return new ReportData(directory, summary, requests(directory.resolve("requests.jsonl")),
-                    timeSeries(directory.resolve("timeseries.csv")), histograms(directory.resolve("latency.hlog")));
+                    timeSeries(directory.resolve("timeseries.csv")), histograms(directory.resolve("latency.hlog")),
+                    contents.test() == null ? directory.getFileName().toString() : contents.test(),
+                    contents.verdicts() == null ? List.of() : contents.verdicts(),
+                    contents.trace() == null ? Trace.NONE : contents.trace());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the run in " + directory + ": " + e.getMessage(), e);
         }
@@ -100,9 +155,7 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
                 if (line.isBlank()) {
                     continue;
                 }
-                JsonNode n = JSON.readTree(line);
-                out.add(new Request(n.path("sendNs").asLong(), n.path("ttftNs").asLong(-1),
-                        n.path("e2eNs").asLong(-1), n.path("error").isTextual() ? n.get("error").asText() : null));
+                out.add(JSON.readValue(line, Request.class));
             }
         }
         return out;
@@ -141,78 +194,37 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         return out;
     }
 
-    /** @return the test name from {@code summary.json}, or the directory name */
-    public String testName() {
-        return summary.path("test").asText(directory.getFileName().toString());
-    }
-
-    /** @return the verdicts in {@code summary.json} (empty before the test body ended) */
-    public List<Verdict> verdicts() {
-        List<Verdict> out = new ArrayList<>();
-        for (JsonNode v : summary.path("verdicts")) {
-            out.add(new Verdict(v.path("measure").asText(), v.path("relation").asText(), v.path("actual").asDouble(),
-                    v.path("budget").asDouble(), v.path("unit").asText(""), v.path("actualText").asText(),
-                    v.path("budgetText").asText(), v.path("passed").asBoolean()));
-        }
-        return out;
-    }
-
     /**
-     * @return kernels over all ranks sorted by total time, descending: {@code trace.kernels} when present, else summed
-     *         from {@code trace.ranks[].kernels}
+     * @return kernels over all ranks sorted by total time, descending: {@code trace.kernels} when present, else merged
+     *         by name from {@code trace.ranks[].kernels}
      */
     public List<Kernel> kernels() {
-        JsonNode trace = summary.path("trace");
-        Map<String, Kernel> byName = new LinkedHashMap<>();
-        JsonNode source = trace.has("kernels") ? trace.get("kernels") : null;
-        List<JsonNode> lists = new ArrayList<>();
-        if (source != null) {
-            lists.add(source);
-        } else {
-            trace.path("ranks").forEach(r -> lists.add(r.path("kernels")));
-        }
-        for (JsonNode list : lists) {
-            for (JsonNode k : list) {
-                Kernel add = new Kernel(k.path("name").asText(), k.path("count").asLong(), k.path("totalNs").asLong(),
-                        k.path("minNs").asLong(), k.path("maxNs").asLong());
-                byName.merge(add.name(), add, (a, b) -> new Kernel(a.name(), a.count() + b.count(),
-                        a.totalNs() + b.totalNs(), Math.min(a.minNs(), b.minNs()), Math.max(a.maxNs(), b.maxNs())));
-            }
-        }
-        return byName.values().stream().sorted(Comparator.comparingLong(Kernel::totalNs).reversed()
-                .thenComparing(Kernel::name)).toList();
+        List<KernelStats> kernels = !trace.kernels().isEmpty() ? trace.kernels()
+                : TraceSet.of(trace.ranks().stream().map(LabeledTrace::summary).toList()).kernels();
+        return kernels.stream().map(k -> new Kernel(k.name(), k.count(), k.totalNs(), k.minNs(), k.maxNs()))
+                .sorted(Comparator.comparingLong(Kernel::totalNs).reversed().thenComparing(Kernel::name)).toList();
     }
 
     /** @return Σ kernel time over all ranks, ns ({@code trace.kernelTotalNs}); 0 without a trace */
     public long kernelTotalNs() {
-        return summary.path("trace").path("kernelTotalNs").asLong(0);
-    }
-
-    /** @return per trace file in {@code trace.ranks} order, its GPU busy time */
-    public List<RankBusy> rankBusy() {
-        List<RankBusy> out = new ArrayList<>();
-        for (JsonNode r : summary.path("trace").path("ranks")) {
-            long busy = 0;
-            long span = 0;
-            for (JsonNode d : r.path("devices")) {
-                busy += d.path("busyNs").asLong();
-                span = Math.max(span, d.path("spanNs").asLong());
-            }
-            String label = r.path("rank").isObject() ? r.path("rank").path("label").asText() : r.path("file").asText();
-            out.add(new RankBusy(label, busy, span));
-        }
-        return out;
+        return trace.kernelTotalNs();
     }
 
     /**
-     * @return time by kernel category over all ranks, ns, when the trace summary carries categories
-     *         ({@code trace.ranks[].categories} as objects with {@code name} and {@code totalNs}); empty otherwise
+     * @return per trace file in {@code trace.ranks} order, its GPU busy time; labelled with the rank's label, else the
+     *         file label
      */
+    public List<RankBusy> rankBusy() {
+        return trace.ranks().stream().map(r -> new RankBusy(r.summary().rank().map(RankIdentity::label)
+                .orElse(r.file()), r.summary().busyNs(), r.summary().spanNs())).toList();
+    }
+
+    /** @return time by kernel category over all ranks ({@code trace.ranks[].categories}), ns; empty without any */
     public Map<String, Long> categories() {
         Map<String, Long> out = new LinkedHashMap<>();
-        for (JsonNode r : summary.path("trace").path("ranks")) {
-            for (JsonNode c : r.path("categories")) {
-                out.merge(c.path("name").asText(c.path("category").asText()), c.path("totalNs").asLong(), Long::sum);
+        for (LabeledTrace r : trace.ranks()) {
+            for (CategoryStats c : r.summary().details().categories()) {
+                out.merge(c.category().name(), c.totalNs(), Long::sum);
             }
         }
         return out;

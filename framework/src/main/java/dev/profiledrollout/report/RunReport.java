@@ -1,17 +1,11 @@
 package dev.profiledrollout.report;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.util.TokenBuffer;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.load.LoadSpec;
-import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestLog;
 import dev.profiledrollout.metrics.ScheduleReport;
@@ -46,15 +40,19 @@ import java.util.stream.Stream;
  *       flight ({@link TimeSeries}).</li>
  *   <li>{@code latency.hlog}: HdrHistogram log, one interval histogram per metric tagged TTFT, ITL, TPOT, E2E, in ns.</li>
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code backend}, {@code url} without user info or query,
- *       {@code kind}: {@code simulator} or {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load}, {@code profileRequest} (the exact
- *       body sent), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms; throughput; errors by
- *       kind; with a goodput SLO {@code requestGoodput} in req/s, {@code goodRequests} and {@code goodput}, the SLO as
- *       {@code "key:ms"} strings; {@code scheduleLag}, {@code correctedTtft}, {@code correctedE2e} and {@code clientFellBehind} from
- *       {@link ScheduleReport}), {@code trace} ({@code kernelTotalNs}, {@code busyImbalance}, {@code kernels}: every kernel over all ranks,
- *       {@code name, count, totalNs, minNs, maxNs, meanNs}, by total time descending; and {@code ranks}: one object per
- *       trace file in the shape of {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the window did not complete.
- *       After the test body, {@link TestReport} adds {@code verdicts} (one {@link Verdict} per budget assertion) and
- *       {@code traceFiles} (paths of the collected trace files).</li>
+ *       {@code kind}: {@code simulator} or {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load},
+ *       {@code profileRequest} (the exact body sent), {@code phase}, {@code workers} and {@code frontendTraceFiles}
+ *       (see {@link #withFanOut}), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms;
+ *       throughput; errors by kind; with a goodput SLO {@code requestGoodput} in req/s, {@code goodRequests} and
+ *       {@code goodput}, the SLO as {@code "key:ms"} strings; {@code scheduleLag}, {@code correctedTtft},
+ *       {@code correctedE2e} and {@code clientFellBehind} from {@link ScheduleReport}), {@code trace}
+ *       ({@code kernelTotalNs}, {@code busyImbalance}, {@code kernels}: every kernel over all ranks, by total time
+ *       descending; and {@code ranks}: one object per trace file in the shape of
+ *       {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the
+ *       window did not complete. The extension adds {@code baseline} when a kernel baseline was compared; after the
+ *       test body, {@link TestReport} adds {@code verdicts} (one {@link Verdict} per budget assertion) and
+ *       {@code traceFiles} (paths of the collected trace files). Every record in it has the shape
+ *       {@link ResultsModule} gives it.</li>
  *   <li>{@code charts/*.png}, {@code kernels.csv} and {@code report.html}: the offline report, see
  *       {@link ReportRenderer}.</li>
  * </ul>
@@ -62,10 +60,7 @@ import java.util.stream.Stream;
  */
 public final class RunReport {
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-    private static final double[] PERCENTILES = {50, 90, 99};
+    private static final ObjectMapper JSON = ResultsModule.MAPPER;
     private static final int TOP_KERNELS_ON_CONSOLE = 8;
 
     private final Path directory;
@@ -167,24 +162,14 @@ public final class RunReport {
             root.put("phase", phase);
         }
         if (!workers.isEmpty()) {
-            ArrayNode list = root.putArray("workers");
-            for (WorkerOutcome w : workers) {
-                ObjectNode node = list.addObject();
-                node.put("url", w.url().toString());
-                node.put("workerType", w.workerType());
-                node.put("state", w.state().name());
-                node.put("httpStatus", w.httpStatus());
-                node.put("reason", w.reason());
-                node.put("stopOutcome", w.stopOutcome() == null ? null : w.stopOutcome().name());
-            }
+            root.set("workers", JSON.valueToTree(workers));
         }
         if (!frontendTraceFiles.isEmpty()) {
-            ArrayNode list = root.putArray("frontendTraceFiles");
-            frontendTraceFiles.forEach(list::add);
+            root.set("frontendTraceFiles", JSON.valueToTree(frontendTraceFiles));
         }
-        root.set("latency", latencyNode(latency));
+        root.set("latency", JSON.valueToTree(latency));
         if (trace != null) {
-            root.set("trace", traceNode(trace));
+            root.set("trace", JSON.valueToTree(trace));
         }
         root.put("error", error);
         try {
@@ -193,75 +178,6 @@ public final class RunReport {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write " + directory.resolve("summary.json"), e);
         }
-    }
-
-    private static ObjectNode latencyNode(LatencyReport latency) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("completed", latency.completed());
-        node.put("failed", latency.failed());
-        node.put("durationMs", latency.duration().toNanos() / 1e6);
-        node.put("requestThroughput", latency.requestThroughput());
-        node.put("outputTokenThroughput", latency.outputTokenThroughput());
-        node.put("totalTokenThroughput", latency.totalTokenThroughput());
-        node.put("inputTokens", latency.inputTokens());
-        node.put("outputTokens", latency.outputTokens());
-        if (!latency.slo().isEmpty()) {
-            node.put("requestGoodput", latency.requestGoodput());
-            node.put("goodRequests", latency.goodRequests());
-            ArrayNode slo = node.putArray("goodput");
-            latency.slo().toPairs().forEach(slo::add);
-        }
-        ObjectNode errors = node.putObject("errors");
-        latency.errors().forEach((kind, count) -> errors.put(kind.name(), count));
-        metric(node, "ttft", latency.ttft());
-        metric(node, "itl", latency.itl());
-        metric(node, "tpot", latency.tpot());
-        metric(node, "e2e", latency.e2e());
-        ScheduleReport schedule = ScheduleReport.of(latency.records());
-        metric(node, "scheduleLag", schedule.lag());
-        metric(node, "correctedTtft", schedule.correctedTtft());
-        metric(node, "correctedE2e", schedule.correctedE2e());
-        node.put("clientFellBehind", schedule.clientFellBehind());
-        return node;
-    }
-
-    private static void metric(ObjectNode parent, String name, LatencyDistribution d) {
-        ObjectNode node = parent.putObject(name);
-        node.put("definition", d.definition());
-        node.put("count", d.count());
-        if (d.count() > 0) {
-            node.put("meanMs", millis(d.mean().toNanos()));
-            for (double p : PERCENTILES) {
-                node.put("p" + (int) p + "Ms", millis(d.percentile(p).toNanos()));
-            }
-            node.put("maxMs", millis(d.max().toNanos()));
-        }
-    }
-
-    private static ObjectNode traceNode(TraceSet trace) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("kernelTotalNs", trace.kernelTotalNs());
-        node.put("busyImbalance", trace.busyImbalance());
-        ArrayNode kernels = node.putArray("kernels");
-        for (KernelStats k : trace.kernels()) {
-            ObjectNode kernel = kernels.addObject();
-            kernel.put("name", k.name());
-            kernel.put("count", k.count());
-            kernel.put("totalNs", k.totalNs());
-            kernel.put("minNs", k.minNs());
-            kernel.put("maxNs", k.maxNs());
-            kernel.put("meanNs", k.meanNs());
-        }
-        ArrayNode ranks = node.putArray("ranks");
-        for (TraceSummary t : trace.traces()) {
-            try (TokenBuffer buffer = new TokenBuffer(JSON, false)) {
-                TraceSummaryJson.write(buffer, t.file().getFileName().toString(), t);
-                ranks.add((JsonNode) JSON.readTree(buffer.asParser()));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return node;
     }
 
     /** Prints the latency table, the top kernels over all ranks and each rank's GPU busy time. */
@@ -301,10 +217,6 @@ public final class RunReport {
 
     private static String abbreviate(String s, int max) {
         return s.length() <= max ? s : s.substring(0, max - 1) + "…";
-    }
-
-    private static double millis(long nanos) {
-        return nanos / 1e6;
     }
 
     /** Deletes a directory tree if it exists (a previous run's results for the same test). */

@@ -1,7 +1,6 @@
 package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -30,7 +29,7 @@ public final class TestReport {
     /** Configuration key: the largest trace file attached, in bytes (default 20 MiB). */
     public static final String ATTACH_MAX_BYTES = "profiledrollout.report.attach.maxBytes";
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = ResultsModule.MAPPER;
 
     private TestReport() {
     }

@@ -1,6 +1,9 @@
 package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.SerializerProvider;
 import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.GpuTimelineBreakdown;
 import dev.profiledrollout.trace.IdleGap;
@@ -13,10 +16,12 @@ import dev.profiledrollout.trace.TraceDetails;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
- * Writes the {@link TraceDetails} of a trace as fields of the enclosing {@link TraceSummaryJson} object (all times
- * ns):
+ * The {@link TraceDetails} of a trace as fields of the enclosing {@link TraceSummaryJson} object (all times ns),
+ * written and read by {@link ResultsModule}:
  * <ul>
  *   <li>{@code distributedRank}: number or null;</li>
  *   <li>{@code categories}: {@code [{"category","count","totalNs","share"}]};</li>
@@ -24,12 +29,14 @@ import java.util.List;
  *       "nonComputeNs","communicationNs","overlapNs","overlapPercent"}} (overlapPercent null without communication);</li>
  *   <li>{@code gpuTimeline}: TraceLens' rows, the {@link GpuTimelineBreakdown} components;</li>
  *   <li>{@code idleGaps}: {@code [{"deviceId","startNs","durationNs","cpuContext"}]};</li>
- *   <li>{@code stages}: per stage {@code {"stage","steps","kernelNs","durationP50Ns","durationP99Ns","durationMaxNs"}};</li>
+ *   <li>{@code stages}: per stage {@code {"stage","steps","kernelNs","durationP50Ns","durationP99Ns","durationMaxNs"}}
+ *       (derived from the steps; not read back);</li>
  *   <li>{@code steps}: the first {@value #MAX_STEPS} steps {@code {"name","stage","startNs","durationNs",
  *       "gpuDurationNs","kernels","kernelNs"}};</li>
  *   <li>{@code launches}: the {@link LaunchStats} components plus {@code graphKernelsMissing};</li>
  *   <li>{@code operators}: the first {@value #MAX_OPERATORS} {@code {"name","inputDims","count","cpuNs","gpuEvents","gpuNs"}}.</li>
  * </ul>
+ * Read back, a missing field is an empty list or zero row (files written before the field existed).
  */
 public final class TraceDetailsJson {
 
@@ -43,126 +50,71 @@ public final class TraceDetailsJson {
 
     /** Writes the fields at the generator's current position (inside an object). */
     public static void write(JsonGenerator json, TraceDetails d) throws IOException {
-        json.writeFieldName("distributedRank");
-        if (d.distributedRank().isPresent()) {
-            json.writeNumber(d.distributedRank().getAsInt());
-        } else {
-            json.writeNull();
-        }
-        json.writeArrayFieldStart("categories");
-        for (CategoryStats c : d.categories()) {
-            json.writeStartObject();
-            json.writeStringField("category", c.category().name());
-            json.writeNumberField("count", c.count());
-            json.writeNumberField("totalNs", c.totalNs());
-            json.writeNumberField("share", c.share());
-            json.writeEndObject();
-        }
-        json.writeEndArray();
+        writeFields(d, json, ResultsModule.MAPPER.getSerializerProviderInstance());
+    }
+
+    /** One stage's steps, as written to {@code stages}. */
+    private record Stage(String stage, int steps, long kernelNs, long durationP50Ns, long durationP99Ns,
+                         long durationMaxNs) {
+    }
+
+    static void writeFields(TraceDetails d, JsonGenerator json, SerializerProvider provider) throws IOException {
+        provider.defaultSerializeField("distributedRank", d.distributedRank(), json);
+        provider.defaultSerializeField("categories", d.categories(), json);
         json.writeObjectFieldStart("temporal");
-        temporal(json, "exact", d.exact());
-        temporal(json, "htaCompatible", d.htaCompatible());
+        provider.defaultSerializeField("exact", d.exact(), json);
+        provider.defaultSerializeField("htaCompatible", d.htaCompatible(), json);
         json.writeEndObject();
-        GpuTimelineBreakdown t = d.gpuTimeline();
-        json.writeObjectFieldStart("gpuTimeline");
-        json.writeNumberField("computationNs", t.computationNs());
-        json.writeNumberField("communicationNs", t.communicationNs());
-        json.writeNumberField("memcpyNs", t.memcpyNs());
-        json.writeNumberField("exposedCommNs", t.exposedCommNs());
-        json.writeNumberField("exposedMemcpyNs", t.exposedMemcpyNs());
-        json.writeNumberField("busyNs", t.busyNs());
-        json.writeNumberField("totalNs", t.totalNs());
-        json.writeNumberField("idleNs", t.idleNs());
-        json.writeNumberField("unlinkedEvents", t.unlinkedEvents());
-        json.writeEndObject();
-        json.writeArrayFieldStart("idleGaps");
-        for (IdleGap g : d.idleGaps()) {
-            json.writeStartObject();
-            json.writeStringField("deviceId", g.deviceId());
-            json.writeNumberField("startNs", g.startNs());
-            json.writeNumberField("durationNs", g.durationNs());
-            json.writeStringField("cpuContext", g.cpuContext());
-            json.writeEndObject();
-        }
-        json.writeEndArray();
-        json.writeArrayFieldStart("stages");
+        provider.defaultSerializeField("gpuTimeline", d.gpuTimeline(), json);
+        provider.defaultSerializeField("idleGaps", d.idleGaps(), json);
+        List<Stage> stages = new ArrayList<>();
         for (StepStats.Stage stage : StepStats.Stage.values()) {
             List<StepStats> steps = d.steps(stage);
-            if (steps.isEmpty()) {
-                continue;
+            if (!steps.isEmpty()) {
+                List<Long> durations = steps.stream().map(StepStats::durationNs).sorted().toList();
+                stages.add(new Stage(stage.name(), steps.size(), steps.stream().mapToLong(StepStats::kernelNs).sum(),
+                        nearestRank(durations, 50), nearestRank(durations, 99), durations.get(durations.size() - 1)));
             }
-            List<Long> durations = new ArrayList<>(steps.stream().map(StepStats::durationNs).sorted().toList());
-            json.writeStartObject();
-            json.writeStringField("stage", stage.name());
-            json.writeNumberField("steps", steps.size());
-            json.writeNumberField("kernelNs", steps.stream().mapToLong(StepStats::kernelNs).sum());
-            json.writeNumberField("durationP50Ns", nearestRank(durations, 50));
-            json.writeNumberField("durationP99Ns", nearestRank(durations, 99));
-            json.writeNumberField("durationMaxNs", durations.get(durations.size() - 1));
-            json.writeEndObject();
         }
-        json.writeEndArray();
-        json.writeArrayFieldStart("steps");
-        for (StepStats s : d.steps().subList(0, Math.min(MAX_STEPS, d.steps().size()))) {
-            json.writeStartObject();
-            json.writeStringField("name", s.name());
-            json.writeStringField("stage", s.stage().name());
-            json.writeNumberField("startNs", s.startNs());
-            json.writeNumberField("durationNs", s.durationNs());
-            json.writeNumberField("gpuDurationNs", s.gpuDurationNs());
-            json.writeNumberField("kernels", s.kernels());
-            json.writeNumberField("kernelNs", s.kernelNs());
-            json.writeEndObject();
+        provider.defaultSerializeField("stages", stages, json);
+        provider.defaultSerializeField("steps", d.steps().subList(0, Math.min(MAX_STEPS, d.steps().size())), json);
+        provider.defaultSerializeField("launches", d.launches(), json);
+        provider.defaultSerializeField("operators",
+                d.operators().subList(0, Math.min(MAX_OPERATORS, d.operators().size())), json);
+    }
+
+    static TraceDetails readFields(JsonNode trace, DeserializationContext context) throws IOException {
+        JsonNode rank = trace.path("distributedRank");
+        JsonNode temporal = trace.path("temporal");
+        return new TraceDetails(rank.isInt() ? OptionalInt.of(rank.asInt()) : OptionalInt.empty(),
+                OptionalLong.empty(),
+                TraceSummaryJson.list(trace.path("categories"), CategoryStats.class, context),
+                temporal(temporal.path("exact"), false, context),
+                temporal(temporal.path("htaCompatible"), true, context),
+                TraceSummaryJson.list(trace.path("idleGaps"), IdleGap.class, context),
+                TraceSummaryJson.list(trace.path("steps"), StepStats.class, context),
+                trace.path("launches").isObject() ? context.readTreeAsValue(trace.get("launches"), LaunchStats.class)
+                        : LaunchStats.empty(),
+                TraceSummaryJson.list(trace.path("operators"), OperatorStats.class, context),
+                trace.path("gpuTimeline").isObject()
+                        ? context.readTreeAsValue(trace.get("gpuTimeline"), GpuTimelineBreakdown.class)
+                        : GpuTimelineBreakdown.empty());
+    }
+
+    /** The JSON leaves out which mode a breakdown is in: the field it sits in says so. */
+    private static TemporalBreakdown temporal(JsonNode node, boolean htaCompatible, DeserializationContext context)
+            throws IOException {
+        if (!node.isObject()) {
+            return TemporalBreakdown.empty(htaCompatible);
         }
-        json.writeEndArray();
-        LaunchStats l = d.launches();
-        json.writeObjectFieldStart("launches");
-        json.writeNumberField("launches", l.launches());
-        json.writeNumberField("launchP50Ns", l.launchP50Ns());
-        json.writeNumberField("launchP99Ns", l.launchP99Ns());
-        json.writeNumberField("delayP50Ns", l.delayP50Ns());
-        json.writeNumberField("delayP99Ns", l.delayP99Ns());
-        json.writeNumberField("graphLaunches", l.graphLaunches());
-        json.writeNumberField("graphLaunchesWithoutKernels", l.graphLaunchesWithoutKernels());
-        json.writeNumberField("graphKernels", l.graphKernels());
-        json.writeBooleanField("graphKernelsMissing", l.graphKernelsMissing());
-        json.writeNumberField("kernelsWithoutLaunch", l.kernelsWithoutLaunch());
-        json.writeNumberField("kernelNsWithoutCpuOp", l.kernelNsWithoutCpuOp());
-        json.writeEndObject();
-        json.writeArrayFieldStart("operators");
-        for (OperatorStats o : d.operators().subList(0, Math.min(MAX_OPERATORS, d.operators().size()))) {
-            json.writeStartObject();
-            json.writeStringField("name", o.name());
-            json.writeStringField("inputDims", o.inputDims());
-            json.writeNumberField("count", o.count());
-            json.writeNumberField("cpuNs", o.cpuNs());
-            json.writeNumberField("gpuEvents", o.gpuEvents());
-            json.writeNumberField("gpuNs", o.gpuNs());
-            json.writeEndObject();
-        }
-        json.writeEndArray();
+        TemporalBreakdown t = context.readTreeAsValue(node, TemporalBreakdown.class);
+        return new TemporalBreakdown(htaCompatible, t.kernelTimeNs(), t.idleNs(), t.computeNs(), t.nonComputeNs(),
+                t.communicationNs(), t.overlapNs());
     }
 
     /** Nearest-rank percentile of sorted values. */
     static long nearestRank(List<Long> sorted, double p) {
         int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-    }
-
-    private static void temporal(JsonGenerator json, String field, TemporalBreakdown t) throws IOException {
-        json.writeObjectFieldStart(field);
-        json.writeNumberField("kernelTimeNs", t.kernelTimeNs());
-        json.writeNumberField("idleNs", t.idleNs());
-        json.writeNumberField("computeNs", t.computeNs());
-        json.writeNumberField("nonComputeNs", t.nonComputeNs());
-        json.writeNumberField("communicationNs", t.communicationNs());
-        json.writeNumberField("overlapNs", t.overlapNs());
-        json.writeFieldName("overlapPercent");
-        if (Double.isNaN(t.overlapPercent())) {
-            json.writeNull();
-        } else {
-            json.writeNumber(t.overlapPercent());
-        }
-        json.writeEndObject();
     }
 }

@@ -14,6 +14,12 @@
  * from it alone, so the extension and {@code profiled-rollout report DIR} produce the same output and every number
  * shown is the one in {@code summary.json}.
  *
+ * <h2>One JSON mapping</h2>
+ * {@link dev.profiledrollout.report.ResultsModule} is the Jackson mapping of every result record in
+ * {@code summary.json} and {@code profiled-rollout analyze --format json}; the extension, the CLI and
+ * {@link dev.profiledrollout.report.ReportData} write and read the records through it, so a record has one shape
+ * wherever it appears.
+ *
  * <h2>Verdicts</h2>
  * Budget assertions ({@code DurationBudgetAssert}, {@code NumberBudgetAssert}) record a
  * {@link dev.profiledrollout.report.Verdict} in the {@link dev.profiledrollout.report.Verdicts} recording the

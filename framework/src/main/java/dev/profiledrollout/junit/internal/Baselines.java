@@ -1,13 +1,12 @@
 package dev.profiledrollout.junit.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.RolloutResult;
+import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.KernelDelta;
 import dev.profiledrollout.trace.TraceBaseline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,17 +21,17 @@ import java.util.Optional;
  * {@code profiledrollout.baseline.update=true} the run (re)writes its baseline instead, the usual way to record one on
  * a known-good build.
  *
- * <p>{@code summary.json}'s {@code baseline}: {@code file}, {@code baseKernelTotalNs}, {@code kernelTotalNs},
- * {@code kernelTimeChange} (run / baseline − 1), {@code newKernels}, {@code vanishedKernels}, and {@code kernels}: the
- * {@value #KERNELS_IN_SUMMARY} largest |Δtime| as {@code {name, status, baseCount, count, baseTotalNs, totalNs,
- * deltaNs}}.
+ * <p>{@code summary.json}'s {@code baseline}: {@code file}, then the {@link BaselineDiff} as {@link ResultsModule}
+ * writes it ({@code baseKernelTotalNs}, {@code kernelTotalNs}, {@code kernelTimeChange} = run / baseline − 1,
+ * {@code newKernels}, {@code vanishedKernels}, ...) with {@code kernels} cut to the {@value #KERNELS_IN_SUMMARY}
+ * largest |Δtime|, each {@code {name, status, baseCount, count, baseTotalNs, totalNs, deltaNs}}.
  */
 final class Baselines {
 
     static final String DIR = "profiledrollout.baseline.dir";
     static final String UPDATE = "profiledrollout.baseline.update";
     static final int KERNELS_IN_SUMMARY = 20;
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = ResultsModule.newMapper();
 
     private Baselines() {
     }
@@ -76,16 +75,10 @@ final class Baselines {
             ObjectNode root = (ObjectNode) JSON.readTree(summary.toFile());
             ObjectNode node = root.putObject("baseline");
             node.put("file", file.toString());
-            node.put("baseKernelTotalNs", diff.baseline().kernelTotalNs());
-            node.put("kernelTotalNs", diff.run().kernelTotalNs());
-            node.put("kernelTimeChange", diff.kernelTimeChange());
-            node.put("newKernels", diff.newKernels().size());
-            node.put("vanishedKernels", diff.vanishedKernels().size());
-            ArrayNode kernels = node.putArray("kernels");
-            for (KernelDelta k : diff.kernels().stream().limit(KERNELS_IN_SUMMARY).toList()) {
-                kernels.addObject().put("name", k.name()).put("status", k.status().name())
-                        .put("baseCount", k.baseCount()).put("count", k.count())
-                        .put("baseTotalNs", k.baseTotalNs()).put("totalNs", k.totalNs()).put("deltaNs", k.deltaNs());
+            node.setAll((ObjectNode) JSON.valueToTree(diff));
+            ArrayNode kernels = (ArrayNode) node.get("kernels");
+            while (kernels.size() > KERNELS_IN_SUMMARY) {
+                kernels.remove(kernels.size() - 1);
             }
             JSON.writeValue(summary.toFile(), root);
         } catch (IOException e) {

@@ -1,0 +1,406 @@
+package dev.profiledrollout.report;
+
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import dev.profiledrollout.load.ArrivalProcess;
+import dev.profiledrollout.metrics.LatencyDistribution;
+import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.metrics.ScheduleReport;
+import dev.profiledrollout.trace.BaselineDiff;
+import dev.profiledrollout.trace.KernelCategories;
+import dev.profiledrollout.trace.KernelDelta;
+import dev.profiledrollout.trace.KernelSpread;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.LaunchStats;
+import dev.profiledrollout.trace.RankIdentity;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TemporalBreakdown;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apiguardian.api.API;
+
+/**
+ * The one JSON mapping of the result records: {@code summary.json} ({@link RunReport}, {@link TestReport}, the
+ * extension's baseline comparison), {@code profiled-rollout analyze --format json} and {@link ReportData} all write
+ * and read them through this Jackson module, so every record has a single shape wherever it appears. All times are
+ * ns unless a name ends in {@code Ms}; field names are a contract: later versions add fields, never rename or remove
+ * them, which is why {@link #newMapper()} ignores unknown fields when reading.
+ *
+ * <h2>Shapes</h2>
+ * <ul>
+ *   <li>{@link LabeledTrace} (a {@link TraceSummary} under a file label): see {@link TraceSummaryJson} and
+ *       {@link TraceDetailsJson}; written and read.</li>
+ *   <li>{@link KernelStats}: {@code {"name","count","totalNs","minNs","maxNs","meanNs","p50Ns","p99Ns","category"}},
+ *       percentiles −1 when unknown, {@code category} by {@link KernelCategories#defaults()}; read back without
+ *       {@code meanNs}/{@code category} (derived), missing percentiles as −1.</li>
+ *   <li>{@link RankIdentity}: {@code {"label","prefix","profileId","tp","dp","pp","ep","stage"}}, absent parts
+ *       null; read back without {@code label} (derived).</li>
+ *   <li>{@link TraceSet}: {@code {"kernelTotalNs","busyImbalance","kernels":[KernelStats over all ranks],
+ *       "ranks":[LabeledTrace labelled with the file name]}} (written only).</li>
+ *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
+ *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
+ *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
+ *       run / baseline − 1, the kernels largest |Δtime| first (written only).</li>
+ *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
+ *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
+ *       {@link KernelSpread#maxLabel()}).</li>
+ *   <li>{@link LatencyReport}: {@code summary.json}'s {@code latency}, see {@link RunReport}; per metric
+ *       ({@link LatencyDistribution}) {@code {"definition","count","meanMs","p50Ms","p90Ms","p99Ms","maxMs"}}, the
+ *       statistics only when {@code count > 0} (written only).</li>
+ *   <li>{@link TemporalBreakdown} without {@code htaCompatible} (the enclosing field says which) and with
+ *       {@code overlapPercent} (null without communication); {@link LaunchStats} with {@code graphKernelsMissing}
+ *       after {@code graphKernels}; {@link StepStats} without {@code batchSize}/{@code tokens}; {@link OptionalInt}
+ *       as a number or null.</li>
+ *   <li>{@link ArrivalProcess} (in {@code summary.json}'s {@code load}): its components, then {@code ramp} and
+ *       {@code closedLoop}.</li>
+ *   <li>Every other record ({@code DeviceStats}, {@code CategoryStats}, {@code GpuTimelineBreakdown},
+ *       {@code IdleGap}, {@code OperatorStats}, {@link Verdict}, {@code WorkerOutcome}, ...): its components in
+ *       declaration order, enums by name.</li>
+ * </ul>
+ */
+@API(status = EXPERIMENTAL, since = "0.1.0")
+public final class ResultsModule extends SimpleModule {
+
+    private static final long serialVersionUID = 1L;
+    private static final double[] PERCENTILES = {50, 90, 99};
+
+    /** A {@link #newMapper()} shared by this package's writers and readers (configured once, never changed). */
+    static final ObjectMapper MAPPER = newMapper();
+
+    public ResultsModule() {
+        super("profiled-rollout-results");
+        addSerializer(OptionalInt.class, new OptionalIntSerializer());
+        addDeserializer(OptionalInt.class, new OptionalIntDeserializer());
+        addSerializer(KernelStats.class, new KernelStatsSerializer());
+        addDeserializer(KernelStats.class, new KernelStatsDeserializer());
+        addSerializer(RankIdentity.class, new RankIdentitySerializer());
+        addDeserializer(RankIdentity.class, new RankIdentityDeserializer());
+        addSerializer(LabeledTrace.class, new TraceSummaryJson.Serializer());
+        addDeserializer(LabeledTrace.class, new TraceSummaryJson.Deserializer());
+        addSerializer(TraceSet.class, new TraceSetSerializer());
+        addSerializer(BaselineDiff.class, new BaselineDiffSerializer());
+        addSerializer(LatencyReport.class, new LatencyReportSerializer());
+        addSerializer(LatencyDistribution.class, new LatencyDistributionSerializer());
+        setMixInAnnotation(TemporalBreakdown.class, TemporalBreakdownMixin.class);
+        setMixInAnnotation(LaunchStats.class, LaunchStatsMixin.class);
+        setMixInAnnotation(StepStats.class, StepStatsMixin.class);
+        setMixInAnnotation(KernelDelta.class, KernelDeltaMixin.class);
+        setMixInAnnotation(KernelSpread.class, KernelSpreadMixin.class);
+        setMixInAnnotation(ArrivalProcess.class, ArrivalProcessMixin.class);
+    }
+
+    /**
+     * @return a new mapper with this module that writes indented JSON, leaves the streams it is given open and
+     *         ignores unknown fields when reading (files of later versions carry added fields)
+     */
+    public static ObjectMapper newMapper() {
+        return JsonMapper.builder()
+                .addModule(new ResultsModule())
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .build();
+    }
+
+    private static final class OptionalIntSerializer extends StdSerializer<OptionalInt> {
+        OptionalIntSerializer() {
+            super(OptionalInt.class);
+        }
+
+        @Override
+        public void serialize(OptionalInt value, JsonGenerator json, SerializerProvider provider) throws IOException {
+            if (value.isPresent()) {
+                json.writeNumber(value.getAsInt());
+            } else {
+                json.writeNull();
+            }
+        }
+    }
+
+    private static final class OptionalIntDeserializer extends StdDeserializer<OptionalInt> {
+        OptionalIntDeserializer() {
+            super(OptionalInt.class);
+        }
+
+        @Override
+        public OptionalInt deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+            return OptionalInt.of(parser.getValueAsInt());
+        }
+
+        @Override
+        public OptionalInt getNullValue(DeserializationContext context) {
+            return OptionalInt.empty();
+        }
+    }
+
+    private static final class KernelStatsSerializer extends StdSerializer<KernelStats> {
+        KernelStatsSerializer() {
+            super(KernelStats.class);
+        }
+
+        @Override
+        public void serialize(KernelStats kernel, JsonGenerator json, SerializerProvider provider) throws IOException {
+            json.writeStartObject();
+            json.writeStringField("name", kernel.name());
+            json.writeNumberField("count", kernel.count());
+            json.writeNumberField("totalNs", kernel.totalNs());
+            json.writeNumberField("minNs", kernel.minNs());
+            json.writeNumberField("maxNs", kernel.maxNs());
+            json.writeNumberField("meanNs", kernel.meanNs());
+            json.writeNumberField("p50Ns", kernel.p50Ns());
+            json.writeNumberField("p99Ns", kernel.p99Ns());
+            json.writeStringField("category", KernelCategories.defaults().categoryOf(kernel.name()).name());
+            json.writeEndObject();
+        }
+    }
+
+    private static final class KernelStatsDeserializer extends StdDeserializer<KernelStats> {
+        KernelStatsDeserializer() {
+            super(KernelStats.class);
+        }
+
+        @Override
+        public KernelStats deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+            JsonNode k = context.readTree(parser);
+            if (!k.path("name").isTextual()) {
+                return (KernelStats) context.handleUnexpectedToken(KernelStats.class, JsonToken.START_OBJECT, parser,
+                        "a kernel needs a \"name\" string, got %s", k);
+            }
+            return new KernelStats(k.get("name").asText(), k.path("count").asLong(), k.path("totalNs").asLong(),
+                    k.path("minNs").asLong(), k.path("maxNs").asLong(), k.path("p50Ns").asLong(-1),
+                    k.path("p99Ns").asLong(-1));
+        }
+    }
+
+    private static final class RankIdentitySerializer extends StdSerializer<RankIdentity> {
+        RankIdentitySerializer() {
+            super(RankIdentity.class);
+        }
+
+        @Override
+        public void serialize(RankIdentity rank, JsonGenerator json, SerializerProvider provider) throws IOException {
+            json.writeStartObject();
+            json.writeStringField("label", rank.label());
+            json.writeStringField("prefix", rank.prefix());
+            json.writeStringField("profileId", rank.profileId());
+            json.writeNumberField("tp", rank.tp());
+            provider.defaultSerializeField("dp", rank.dp(), json);
+            provider.defaultSerializeField("pp", rank.pp(), json);
+            provider.defaultSerializeField("ep", rank.ep(), json);
+            json.writeStringField("stage", rank.stage().orElse(null));
+            json.writeEndObject();
+        }
+    }
+
+    private static final class RankIdentityDeserializer extends StdDeserializer<RankIdentity> {
+        RankIdentityDeserializer() {
+            super(RankIdentity.class);
+        }
+
+        @Override
+        public RankIdentity deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+            JsonNode r = context.readTree(parser);
+            if (!r.path("profileId").isTextual() || !r.path("tp").isInt()) {
+                return (RankIdentity) context.handleUnexpectedToken(RankIdentity.class, JsonToken.START_OBJECT, parser,
+                        "a rank needs \"profileId\" (string) and \"tp\" (number), got %s", r);
+            }
+            return new RankIdentity(r.path("prefix").textValue(), r.get("profileId").asText(), r.get("tp").asInt(),
+                    optionalInt(r.path("dp")), optionalInt(r.path("pp")), optionalInt(r.path("ep")),
+                    Optional.ofNullable(r.path("stage").textValue()));
+        }
+
+        private static OptionalInt optionalInt(JsonNode n) {
+            return n.isInt() ? OptionalInt.of(n.asInt()) : OptionalInt.empty();
+        }
+    }
+
+    private static final class TraceSetSerializer extends StdSerializer<TraceSet> {
+        TraceSetSerializer() {
+            super(TraceSet.class);
+        }
+
+        @Override
+        public void serialize(TraceSet trace, JsonGenerator json, SerializerProvider provider) throws IOException {
+            json.writeStartObject();
+            json.writeNumberField("kernelTotalNs", trace.kernelTotalNs());
+            json.writeNumberField("busyImbalance", trace.busyImbalance());
+            provider.defaultSerializeField("kernels", trace.kernels(), json);
+            json.writeArrayFieldStart("ranks");
+            for (TraceSummary t : trace.traces()) {
+                provider.defaultSerializeValue(new LabeledTrace(t.file().getFileName().toString(), t), json);
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+    }
+
+    private static final class BaselineDiffSerializer extends StdSerializer<BaselineDiff> {
+        BaselineDiffSerializer() {
+            super(BaselineDiff.class);
+        }
+
+        @Override
+        public void serialize(BaselineDiff diff, JsonGenerator json, SerializerProvider provider) throws IOException {
+            json.writeStartObject();
+            json.writeNumberField("baselineKernelTotalNs", diff.baseline().kernelTotalNs());
+            json.writeNumberField("baseKernelTotalNs", diff.baseline().kernelTotalNs());
+            json.writeNumberField("kernelTotalNs", diff.run().kernelTotalNs());
+            json.writeNumberField("kernelTimeChange", diff.kernelTimeChange());
+            json.writeNumberField("newKernels", diff.newKernels().size());
+            json.writeNumberField("vanishedKernels", diff.vanishedKernels().size());
+            provider.defaultSerializeField("kernels", diff.kernels(), json);
+            json.writeEndObject();
+        }
+    }
+
+    private static final class LatencyReportSerializer extends StdSerializer<LatencyReport> {
+        LatencyReportSerializer() {
+            super(LatencyReport.class);
+        }
+
+        @Override
+        public void serialize(LatencyReport latency, JsonGenerator json, SerializerProvider provider)
+                throws IOException {
+            json.writeStartObject();
+            json.writeNumberField("completed", latency.completed());
+            json.writeNumberField("failed", latency.failed());
+            json.writeNumberField("durationMs", latency.duration().toNanos() / 1e6);
+            json.writeNumberField("requestThroughput", latency.requestThroughput());
+            json.writeNumberField("outputTokenThroughput", latency.outputTokenThroughput());
+            json.writeNumberField("totalTokenThroughput", latency.totalTokenThroughput());
+            json.writeNumberField("inputTokens", latency.inputTokens());
+            json.writeNumberField("outputTokens", latency.outputTokens());
+            if (!latency.slo().isEmpty()) {
+                json.writeNumberField("requestGoodput", latency.requestGoodput());
+                json.writeNumberField("goodRequests", latency.goodRequests());
+                provider.defaultSerializeField("goodput", latency.slo().toPairs(), json);
+            }
+            json.writeObjectFieldStart("errors");
+            for (var error : latency.errors().entrySet()) {
+                json.writeNumberField(error.getKey().name(), error.getValue());
+            }
+            json.writeEndObject();
+            provider.defaultSerializeField("ttft", latency.ttft(), json);
+            provider.defaultSerializeField("itl", latency.itl(), json);
+            provider.defaultSerializeField("tpot", latency.tpot(), json);
+            provider.defaultSerializeField("e2e", latency.e2e(), json);
+            ScheduleReport schedule = ScheduleReport.of(latency.records());
+            provider.defaultSerializeField("scheduleLag", schedule.lag(), json);
+            provider.defaultSerializeField("correctedTtft", schedule.correctedTtft(), json);
+            provider.defaultSerializeField("correctedE2e", schedule.correctedE2e(), json);
+            json.writeBooleanField("clientFellBehind", schedule.clientFellBehind());
+            json.writeEndObject();
+        }
+    }
+
+    private static final class LatencyDistributionSerializer extends StdSerializer<LatencyDistribution> {
+        LatencyDistributionSerializer() {
+            super(LatencyDistribution.class);
+        }
+
+        @Override
+        public void serialize(LatencyDistribution d, JsonGenerator json, SerializerProvider provider)
+                throws IOException {
+            json.writeStartObject();
+            json.writeStringField("definition", d.definition());
+            json.writeNumberField("count", d.count());
+            if (d.count() > 0) {
+                json.writeNumberField("meanMs", d.mean().toNanos() / 1e6);
+                for (double p : PERCENTILES) {
+                    json.writeNumberField("p" + (int) p + "Ms", d.percentile(p).toNanos() / 1e6);
+                }
+                json.writeNumberField("maxMs", d.max().toNanos() / 1e6);
+            }
+            json.writeEndObject();
+        }
+    }
+
+    /** {@code NaN} (a ratio with a zero denominator) as null. */
+    static final class NanAsNull extends StdSerializer<Double> {
+        NanAsNull() {
+            super(Double.class);
+        }
+
+        @Override
+        public void serialize(Double value, JsonGenerator json, SerializerProvider provider) throws IOException {
+            if (value.isNaN()) {
+                json.writeNull();
+            } else {
+                json.writeNumber(value);
+            }
+        }
+    }
+
+    @JsonPropertyOrder({"kernelTimeNs", "idleNs", "computeNs", "nonComputeNs", "communicationNs", "overlapNs",
+            "overlapPercent"})
+    private abstract static class TemporalBreakdownMixin {
+        @JsonIgnore
+        abstract boolean htaCompatible();
+
+        @JsonProperty(value = "overlapPercent", access = JsonProperty.Access.READ_ONLY)
+        @JsonSerialize(using = NanAsNull.class)
+        abstract double overlapPercent();
+    }
+
+    @JsonPropertyOrder({"launches", "launchP50Ns", "launchP99Ns", "delayP50Ns", "delayP99Ns", "graphLaunches",
+            "graphLaunchesWithoutKernels", "graphKernels", "graphKernelsMissing", "kernelsWithoutLaunch",
+            "kernelNsWithoutCpuOp"})
+    private abstract static class LaunchStatsMixin {
+        @JsonProperty(value = "graphKernelsMissing", access = JsonProperty.Access.READ_ONLY)
+        abstract boolean graphKernelsMissing();
+    }
+
+    private abstract static class StepStatsMixin {
+        @JsonIgnore
+        abstract OptionalInt batchSize();
+
+        @JsonIgnore
+        abstract OptionalInt tokens();
+    }
+
+    @JsonPropertyOrder({"name", "status", "baseCount", "count", "baseTotalNs", "totalNs", "deltaNs"})
+    private abstract static class KernelDeltaMixin {
+        @JsonProperty(value = "status", access = JsonProperty.Access.READ_ONLY)
+        abstract KernelDelta.Status status();
+
+        @JsonProperty(value = "deltaNs", access = JsonProperty.Access.READ_ONLY)
+        abstract long deltaNs();
+    }
+
+    /** Its getters {@code isRamp}/{@code isClosedLoop} would otherwise come in the JVM's method order, which varies. */
+    @JsonPropertyOrder({"requestRate", "burstiness", "rampEndRate", "rampShape", "ramp", "closedLoop"})
+    private abstract static class ArrivalProcessMixin {
+    }
+
+    @JsonPropertyOrder({"name", "spread", "minNs", "maxNs", "meanNs", "longestOn"})
+    private abstract static class KernelSpreadMixin {
+        @JsonProperty(value = "spread", access = JsonProperty.Access.READ_ONLY)
+        abstract double spread();
+
+        @JsonIgnore
+        abstract int maxRank();
+
+        @JsonProperty("longestOn")
+        abstract String maxLabel();
+    }
+}
