@@ -18,31 +18,53 @@ import org.testcontainers.utility.DockerImageName;
  *
  * <p>Without Docker the tests are skipped, except in CI ({@code CI=true}), where a missing Docker is a failure:
  * {@code .ci/run} installs and starts it.
+ *
+ * <p>Public, and shipped in this module's test jar, for the examples module's container example, which runs the same
+ * image (its Surefire configuration sets {@code simulator.jar} and {@code simulator.image.script}).
  */
-final class SimulatorImage {
+public final class SimulatorImage {
 
-    private static DockerImageName sglang;
-    private static DockerImageName vllm;
+    private static String tag;
+    private static boolean built;
 
     private SimulatorImage() {
     }
 
     /** {@code profiled-rollout/simulator-sglang}, declared a compatible substitute for {@code lmsysorg/sglang}. */
-    static synchronized DockerImageName sglang() {
+    public static synchronized DockerImageName sglang() {
         build();
-        return sglang;
+        return sglangName();
     }
 
     /** {@code profiled-rollout/simulator-vllm}, declared a compatible substitute for {@code vllm/vllm-openai}. */
-    static synchronized DockerImageName vllm() {
+    public static synchronized DockerImageName vllm() {
         build();
-        return vllm;
+        return DockerImageName.parse("profiled-rollout/simulator-vllm:" + tag())
+                .asCompatibleSubstituteFor(VllmContainer.DEFAULT_IMAGE_NAME);
+    }
+
+    /**
+     * The name {@link #sglang()} returns, without building the image or asking Docker anything: for a
+     * {@code @RolloutEngine} field, which is initialised with its class even when the class is skipped for want of
+     * Docker. Build the image with {@link #sglang()} before the container starts.
+     */
+    public static synchronized DockerImageName sglangName() {
+        return DockerImageName.parse("profiled-rollout/simulator-sglang:" + tag())
+                .asCompatibleSubstituteFor(SglangContainer.DEFAULT_IMAGE_NAME);
+    }
+
+    /**
+     * @return whether a Docker engine is reachable, after letting Testcontainers talk to an older one
+     *         ({@link DockerApiVersion}); usable as a JUnit {@code @EnabledIf} condition
+     */
+    public static boolean dockerAvailable() {
+        DockerApiVersion.adaptToEngine();
+        return DockerClientFactory.instance().isDockerAvailable();
     }
 
     /** Skips (or, in CI, fails) the calling test when there is no Docker engine. */
-    static void requireDocker() {
-        DockerApiVersion.adaptToEngine();
-        if (!DockerClientFactory.instance().isDockerAvailable()) {
+    public static void requireDocker() {
+        if (!dockerAvailable()) {
             String why = "no Docker engine is reachable (install docker.io and start dockerd, or set DOCKER_HOST)";
             if ("true".equals(System.getenv("CI"))) {
                 throw new AssertionError("Container tests must run in CI but " + why
@@ -53,24 +75,33 @@ final class SimulatorImage {
     }
 
     private static void build() {
-        if (sglang != null) {
+        if (built) {
             return;
         }
         requireDocker();
+        if (!exists(sglangName())) {
+            Path script = Path.of(System.getProperty("simulator.image.script",
+                    "src/test/docker/build-simulator-image.sh"));
+            run(script, jar(), tag());
+        }
+        built = true;
+    }
+
+    /** The images' tag: the first 16 hex digits of the jar's SHA-256, so that a changed jar gets new images. */
+    private static String tag() {
+        if (tag == null) {
+            tag = sha256(jar()).substring(0, 16);
+        }
+        return tag;
+    }
+
+    private static Path jar() {
         Path jar = Path.of(System.getProperty("simulator.jar", "../cli/target/profiled-rollout.jar"));
-        Path script = Path.of(System.getProperty("simulator.image.script", "src/test/docker/build-simulator-image.sh"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("The simulator image is built from " + jar.toAbsolutePath()
                     + ", which does not exist: build it first (mvn -B -DskipTests package)");
         }
-        String tag = sha256(jar).substring(0, 16);
-        DockerImageName sglangImage = DockerImageName.parse("profiled-rollout/simulator-sglang:" + tag);
-        if (!exists(sglangImage)) {
-            run(script, jar, tag);
-        }
-        sglang = sglangImage.asCompatibleSubstituteFor(SglangContainer.DEFAULT_IMAGE_NAME);
-        vllm = DockerImageName.parse("profiled-rollout/simulator-vllm:" + tag)
-                .asCompatibleSubstituteFor(VllmContainer.DEFAULT_IMAGE_NAME);
+        return jar;
     }
 
     private static boolean exists(DockerImageName image) {

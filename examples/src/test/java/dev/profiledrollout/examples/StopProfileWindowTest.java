@@ -14,6 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Profiling the whole load instead of a fixed number of steps: without {@code numSteps} the capture runs until the
  * extension calls {@code /stop_profile} after the last request, so prefill and decode batches are both in the trace.
+ *
+ * <p>Runs against the embedded simulator by default; {@code -Dprofiledrollout.engine=attach
+ * -Dprofiledrollout.engine.url=http://gpu-node:30000} runs it against a real SGLang server unchanged. Keep such a
+ * capture short there: without {@code num_steps} the engine records every step until the stop.
  */
 @ProfiledRollout
 @RolloutLoad(concurrency = 4, requests = 8, inputTokens = 1024, outputTokens = 16)

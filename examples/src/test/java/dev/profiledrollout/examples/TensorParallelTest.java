@@ -16,6 +16,11 @@ import org.junit.jupiter.api.Test;
  * A tensor-parallel run checked rank by rank: instead of pinning rows in Perfetto to compare TP ranks, assert that
  * every rank wrote its trace, that the ranks were equally busy, and that all-reduce stays a small part of each rank's
  * kernel time.
+ *
+ * <p>{@code @SimulatedEngine(tpSize = 2)} shapes the embedded simulator only. Against a real SGLang server started with
+ * {@code --tp-size 2}: {@code -Dprofiledrollout.engine=attach -Dprofiledrollout.engine.url=http://gpu-node:30000}, plus
+ * {@code -Dprofiledrollout.trace.dir=…} and {@code .trace.dir.server=…} when its ranks write to a filesystem this
+ * machine mounts elsewhere.
  */
 @ProfiledRollout(numSteps = 8, activities = GPU)
 @SimulatedEngine(tpSize = 2)

@@ -16,6 +16,7 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -196,6 +197,10 @@ class FanOutExtensionTest {
                 assertThat(JSON.readTree(dir.resolve("decode/summary.json").toFile()).path("latency")
                         .path("completed").asInt()).isEqualTo(6);
                 assertThat(JSON.readTree(dir.resolve("summary.json").toFile()).path("workers")).hasSize(2);
+                // the combined view has every phase's requests, and so the latency charts of a single window
+                assertThat(Files.readAllLines(dir.resolve("requests.jsonl"))).hasSize(10);
+                assertThat(dir.resolve("charts/ttft-percentiles.png")).isNotEmptyFile();
+                assertThat(dir.resolve("charts/latency-over-time.png")).isNotEmptyFile();
             }
         }
     }
