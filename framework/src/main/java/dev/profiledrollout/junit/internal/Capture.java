@@ -17,6 +17,7 @@ import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.AllureSteps;
 import dev.profiledrollout.report.RunReport;
+import dev.profiledrollout.trace.TraceFileName;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -302,7 +303,7 @@ final class Capture implements AutoCloseable {
 
     /** SGLang's {@code merged-*} file stays in {@code traces/} but is not analysed: it repeats the rank files. */
     private static void addCollected(TraceLocation.Collected c, List<Path> rankFiles, List<Path> frontend) {
-        c.rankFiles().stream().filter(p -> !p.getFileName().toString().startsWith("merged-")).forEach(rankFiles::add);
+        c.rankFiles().stream().filter(p -> !TraceFileName.isMerged(p.getFileName().toString())).forEach(rankFiles::add);
         frontend.addAll(c.frontendFiles());
     }
 

@@ -1,7 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.Backend;
-import dev.profiledrollout.engine.TraceFiles;
+import dev.profiledrollout.trace.TraceFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,10 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.Set;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
@@ -88,8 +85,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      *         (a vLLM directory is shared between windows)
      */
     Set<String> existingNames() {
-        return TraceFiles.listNested(localPath, name -> true).stream().map(p -> localPath.relativize(p).toString())
-                .collect(Collectors.toSet());
+        return TraceFiles.snapshot(localPath);
     }
 
     /**
@@ -100,39 +96,25 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      */
     Collected collect(List<Path> files, Set<String> before) {
         boolean inPlace = localPath.toAbsolutePath().normalize().equals(collectedPath.toAbsolutePath().normalize());
-        Predicate<Path> fresh = file -> !before.contains(localPath.relativize(file).toString());
         try {
             Files.createDirectories(collectedPath);
             List<Path> ranks = new ArrayList<>();
             for (Path file : files) {
-                ranks.add(place(file, rankedName(file), inPlace));
+                ranks.add(place(file, TraceFiles.keptName(file), inPlace));
             }
             List<Path> frontend = new ArrayList<>();
-            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isFrontend)) {
-                if (fresh.test(file)) {
-                    frontend.add(place(file, file.getFileName().toString(), inPlace));
-                }
+            for (Path file : TraceFiles.frontendTraces(localPath, before)) {
+                frontend.add(place(file, file.getFileName().toString(), inPlace));
             }
             List<Path> tables = new ArrayList<>();
-            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isProfilerTable)) {
-                if (fresh.test(file)) {
-                    tables.add(place(file, file.getFileName().toString(), inPlace));
-                }
+            for (Path file : TraceFiles.profilerTables(localPath, before)) {
+                tables.add(place(file, file.getFileName().toString(), inPlace));
             }
             return new Collected(List.copyOf(ranks), List.copyOf(frontend), List.copyOf(tables));
         } catch (IOException e) {
             throw new UncheckedIOException("Could not collect trace files from " + localPath + " into " + collectedPath
                     + ": " + e.getMessage(), e);
         }
-    }
-
-    private static String rankedName(Path file) throws IOException {
-        String name = file.getFileName().toString();
-        if (dev.profiledrollout.trace.RankIdentity.fromFileName(name).isPresent() || !name.contains(".pt.trace.json")) {
-            return name;
-        }
-        OptionalInt rank = TraceFiles.distributedRank(file);
-        return rank.isPresent() ? TraceFiles.withRank(name, rank.getAsInt()) : name;
     }
 
     /** Into {@code traces/}, keeping the sub-directory ({@code worker-<i>/}) the file was found in. */
