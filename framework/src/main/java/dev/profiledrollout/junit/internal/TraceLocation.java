@@ -29,10 +29,6 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  */
 record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
 
-    /** The files of one capture after {@link #collect}: ranks (analysed), frontend traces and profiler tables. */
-    record Collected(List<Path> rankFiles, List<Path> frontendFiles, List<Path> profilerTables) {
-    }
-
     /**
      * @param embeddedVllmDir the embedded vLLM simulator's {@code torch_profiler_dir}, when that is the engine
      */
@@ -73,6 +69,26 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         return new TraceLocation(collected.toString(), collected, collected);
     }
 
+    /**
+     * Where engine {@code index} of {@code workers} writes: its own sub-directory {@link #forWorker(int)} when several
+     * SGLang engines share this location, else this location (vLLM's directory is fixed by the server).
+     */
+    TraceLocation ofWorker(int index, int workers, Backend backend) {
+        return workers > 1 && backend == Backend.SGLANG ? forWorker(index) : this;
+    }
+
+    /**
+     * Creates the local directory, except a vLLM one outside {@code outputDirectory}: that is the server's
+     * {@code torch_profiler_dir}, which exists as long as the server does.
+     *
+     * @throws IOException when it cannot be created
+     */
+    void prepare(Backend backend, Path outputDirectory) throws IOException {
+        if (backend != Backend.VLLM || localPath.startsWith(outputDirectory)) {
+            Files.createDirectories(localPath);
+        }
+    }
+
     /** The sub-directory {@code worker-<index>} of this location, on the server, locally and under {@code traces/}. */
     TraceLocation forWorker(int index) {
         String name = "worker-" + index;
@@ -93,8 +109,10 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      * not in {@code before}), into {@code traces/} when they were read elsewhere. A vLLM rank file whose name has no
      * rank ({@code <host>_<pid>.<ns>…}) is collected as {@code <host>_<pid>_rank<r>.<ns>…} with {@code r} from its
      * {@code distributedInfo.rank}.
+     *
+     * @return the rank files and frontend traces where they now are; the tables are only copied
      */
-    Collected collect(List<Path> files, Set<String> before) {
+    ProfilerCapture.Collected collect(List<Path> files, Set<String> before) {
         boolean inPlace = localPath.toAbsolutePath().normalize().equals(collectedPath.toAbsolutePath().normalize());
         try {
             Files.createDirectories(collectedPath);
@@ -106,11 +124,10 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
             for (Path file : TraceFiles.frontendTraces(localPath, before)) {
                 frontend.add(place(file, file.getFileName().toString(), inPlace));
             }
-            List<Path> tables = new ArrayList<>();
             for (Path file : TraceFiles.profilerTables(localPath, before)) {
-                tables.add(place(file, file.getFileName().toString(), inPlace));
+                place(file, file.getFileName().toString(), inPlace);
             }
-            return new Collected(List.copyOf(ranks), List.copyOf(frontend), List.copyOf(tables));
+            return new ProfilerCapture.Collected(ranks, frontend);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not collect trace files from " + localPath + " into " + collectedPath
                     + ": " + e.getMessage(), e);
