@@ -10,9 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The emergency stop of one open capture: what {@link ShutdownGuard}'s hook does to it, on the hook's thread, within
- * the capture's
- * {@code profiledrollout.shutdown.timeout}: cancels the load, stops the profiler (on a thread of its own, so that an
- * engine whose {@code /stop_profile} does not answer cannot hold the JVM), and writes the partial
+ * the capture's {@code profiledrollout.shutdown.timeout}: cancels the load, stops the profiler (on a thread of its
+ * own, so that an engine whose {@code /stop_profile} does not answer cannot hold the JVM), and writes the partial
  * {@code requests.jsonl} and {@code summary.json}, whose {@code error} says the JVM was stopped mid-window and how the
  * stop ended. An engine still stopping at the deadline is reported as {@code STOP_FAILED}. A capture whose final
  * summary was already written is only made sure to be stopped.

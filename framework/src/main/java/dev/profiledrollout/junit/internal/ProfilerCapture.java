@@ -28,9 +28,11 @@ import java.util.stream.Collectors;
  *   <li>{@link NsysSessionCapture}: an interactive Nsight Systems session.</li>
  * </ul>
  *
+ * A new kind of capture is one more implementation and one more case in {@link #of}.
+ *
  * <h2>Threads</h2>
- * {@link #start()} and {@link #stop()} are called by the capture under its lock: start at most once, stop at most once
- * and only after a start that returned. Stop may come from the shutdown hook's thread; {@link #outcomes()} and
+ * {@link #start()} and {@link #stop()} are called through a {@link GuardedProfiler}: start at most once, stop at most
+ * once and only after a start that returned. Stop may come from the shutdown hook's thread; {@link #outcomes()} and
  * {@link #describeStop} may be called from it at any time. {@link #collect()} and {@link #analyse} run on the test's
  * thread after the stop.
  */
