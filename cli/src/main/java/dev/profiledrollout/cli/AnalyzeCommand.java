@@ -1,12 +1,13 @@
 package dev.profiledrollout.cli;
 
 import dev.profiledrollout.cli.internal.AnalysisViews;
-import dev.profiledrollout.cli.internal.TraceFiles;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.SqliteTraceReader;
 import dev.profiledrollout.trace.TraceBaseline;
+import dev.profiledrollout.trace.TraceFileName;
+import dev.profiledrollout.trace.TraceFiles;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceFormatException;
 import dev.profiledrollout.trace.TraceSummary;
@@ -190,13 +191,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
         Path file = input.file();
         String name = String.valueOf(file.getFileName()).toLowerCase(Locale.ROOT);
         try {
-            if (name.endsWith(".rpd") || name.endsWith(".sqlite") || name.endsWith(".db")) {
+            if (TraceFileName.isSqlite(name)) {
                 return one(file, SqliteTraceReader.read(file));
             }
-            if (name.endsWith(".csv")) {
+            if (TraceFileName.isNsysCsv(name)) {
                 return one(file, SqliteTraceReader.readNsysKernelSummaryCsv(file));
             }
-            if (name.startsWith("merged-")) {
+            if (TraceFileName.isMerged(name)) {
                 List<Labeled> ranks = new ArrayList<>();
                 for (TraceSummary s : KinetoTraceReader.readRanks(file, KernelCategories.defaults())) {
                     ranks.add(new Labeled(file + s.rank().map(r -> " [" + r.label() + "]").orElse(""), s));

@@ -142,7 +142,7 @@ public final class KinetoTraceReader {
         RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true, true);
         try {
             String name = String.valueOf(file.getFileName());
-            String profileId = name.startsWith("merged-") ? name.substring(7).replace(".trace.json.gz", "") : name;
+            String profileId = TraceFileName.mergedProfileId(name);
             List<TraceSummary> ranks = new ArrayList<>();
             for (var entry : splitter.byLabel().entrySet()) {
                 KinetoAccumulator acc = entry.getValue();

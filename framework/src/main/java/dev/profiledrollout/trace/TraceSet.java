@@ -117,8 +117,7 @@ public final class TraceSet {
 
     /** SGLang merged files are split into ranks; other files are read whole. */
     private static List<TraceSummary> readOne(Path path) throws IOException {
-        String name = String.valueOf(path.getFileName());
-        if (name.startsWith("merged-")) {
+        if (TraceFileName.isMerged(String.valueOf(path.getFileName()))) {
             return KinetoTraceReader.readRanks(path, KernelCategories.defaults());
         }
         return List.of(KinetoTraceReader.read(path));

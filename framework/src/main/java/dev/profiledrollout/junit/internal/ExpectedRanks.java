@@ -2,12 +2,12 @@ package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.trace.RankIdentity;
+import dev.profiledrollout.trace.TraceFileName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -16,8 +16,8 @@ import java.util.Set;
  * The trace files one capture of one engine leaves, and, for SGLang's torch profiler, the rank each of them belongs
  * to, so that the ranks whose files never appeared can be named.
  *
- * <p>SGLang's rank files are {@code [{prefix}-]{id}-TP-{tp}[-DP-{dp}][-PP-{pp}][-EP-{ep}][-{STAGE}].trace.json.gz},
- * each part only when its size is above 1 ({@code _stop_profile} in
+ * <p>SGLang names a rank file after its TP, DP, PP and EP rank, each part only when its size is above 1
+ * ({@link TraceFileName}; {@code _stop_profile} in
  * {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py}). One file per scheduler process:
  * {@code dp_size × tp_size × pp_size} with plain data parallelism behind one server, {@code tp_size × pp_size}
  * under DP attention (TP is global there and the DP part is the attention-DP rank,
@@ -108,12 +108,12 @@ final class ExpectedRanks {
         Set<Rank> found = new LinkedHashSet<>();
         Map<String, Integer> epOf = new HashMap<>();
         for (Path file : present) {
-            Optional<RankIdentity> id = RankIdentity.fromSglangFileName(file.getFileName().toString());
+            Optional<RankIdentity> id = TraceFileName.sglangRank(file.getFileName().toString());
             if (id.isEmpty()) {
                 continue;
             }
             RankIdentity r = id.get();
-            found.add(new Rank(r.dp().orElse(-1), r.tp(), r.pp().orElse(-1), r.stage().map(ExpectedRanks::stage)
+            found.add(new Rank(r.dp().orElse(-1), r.tp(), r.pp().orElse(-1), r.stage().map(TraceFileName::canonicalStage)
                     .orElse(null)));
             r.ep().ifPresent(ep -> epOf.put(r.tp() + "/" + r.pp().orElse(-1), ep));
         }
@@ -131,11 +131,5 @@ final class ExpectedRanks {
     /** Whether every missing rank is on a DP rank other than 0 (labels from {@link #missing(List)}). */
     boolean onlyOtherDpRanks(List<String> missing) {
         return dpSize > 1 && !missing.isEmpty() && missing.stream().noneMatch(l -> l.startsWith("DP 0 "));
-    }
-
-    /** V1 names stages EXTEND/DECODE, V2 prefill/decode; both mean the same capture. */
-    private static String stage(String written) {
-        return written.equalsIgnoreCase("EXTEND") || written.equalsIgnoreCase("prefill") ? "prefill"
-                : written.toLowerCase(Locale.ROOT);
     }
 }

@@ -8,7 +8,6 @@ import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
-import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.trace.TraceSet;
@@ -127,14 +126,14 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
                     + testName + " is not written");
         }
-        RunReport combined = new RunReport(outputDirectory, testName, engine.baseUri(), engine.embedded(),
-                engine.serverInfo(), spec.load(), current.profileRequest(0)).withBackend(spec.backend().name())
-                .withFanOut(workers, frontend.stream().map(p -> p.getFileName().toString()).toList(), null);
+        CaptureReport combined = new CaptureReport(engine, spec, outputDirectory, testName, null, current.request(),
+                () -> { });
+        ProfilerCapture.Collected all = new ProfilerCapture.Collected(files, frontend);
         // The test's own report charts latency from these files, as for a single window.
         combined.writeRequests(latency);
-        combined.writeSummary(latency, trace, null);
-        return new RolloutResult(latency, trace, files, outputDirectory, engine.serverInfo(),
-                stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS, workers, frontend, phases);
+        combined.writeSummary(workers, all, latency, trace, null);
+        return combined.result(latency, trace, all, stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS,
+                workers, phases);
     }
 
     /**

@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
  * {@code WorkerProfiler.step}). The engine outlives the test JVM and keeps recording until it runs out of memory.
  *
  * <h2>Contract</h2>
- * A {@link Capture} registers right before it starts the profiler and deregisters once its final {@code summary.json}
- * is written or it is closed. One JVM shutdown hook is registered while at least one capture is open and removed
+ * A {@link Capture} registers its {@link EmergencyStop} right before it starts the profiler and deregisters it once
+ * its final {@code summary.json} is written or it is closed. One JVM shutdown hook is registered while at least one capture is open and removed
  * when none is, so a JVM without open windows carries none and no thread of this class exists outside a shutdown.
- * When the hook runs, every open capture is ended concurrently by {@link Capture#stopForShutdown(long)}, each within
+ * When the hook runs, every open capture is ended concurrently by {@link EmergencyStop#stopForShutdown(long)}, each within
  * its own {@code profiledrollout.shutdown.timeout}: load cancelled, every started engine stopped concurrently (or the
  * nsys session), the partial results written with an {@code error} naming what was stopped and how. A capture that
  * finishes normally at the same moment is stopped once: the profiler start/stop and the final report are guarded
@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
 final class ShutdownGuard {
 
     private static final Object LOCK = new Object();
-    private static final Set<Capture> OPEN = new LinkedHashSet<>();
+    private static final Set<EmergencyStop> OPEN = new LinkedHashSet<>();
     private static Thread hook;
     private static boolean shuttingDown;
 
@@ -42,11 +42,12 @@ final class ShutdownGuard {
     }
 
     /**
-     * Tracks {@code capture} until {@link #deregister(Capture)}, registering the JVM shutdown hook if it is the first.
+     * Tracks {@code capture} until {@link #deregister(EmergencyStop)}, registering the JVM shutdown hook if it is the
+     * first.
      *
      * @throws ProfiledRolloutException when the JVM is already shutting down (no profiler may be started then)
      */
-    static void register(Capture capture) {
+    static void register(EmergencyStop capture) {
         synchronized (LOCK) {
             if (shuttingDown) {
                 throw shuttingDown();
@@ -65,7 +66,7 @@ final class ShutdownGuard {
     }
 
     /** Stops tracking {@code capture}; removes the hook when no capture is left. Idempotent. */
-    static void deregister(Capture capture) {
+    static void deregister(EmergencyStop capture) {
         synchronized (LOCK) {
             if (!OPEN.remove(capture) || !OPEN.isEmpty() || hook == null || shuttingDown) {
                 return;
@@ -87,7 +88,7 @@ final class ShutdownGuard {
     }
 
     /** @return the captures currently tracked; for tests */
-    static List<Capture> open() {
+    static List<EmergencyStop> open() {
         synchronized (LOCK) {
             return List.copyOf(OPEN);
         }
@@ -107,7 +108,7 @@ final class ShutdownGuard {
 
     /** The hook: ends every open capture concurrently and waits for all of them, each within its own bound. */
     private static void stopOpenWindows() {
-        List<Capture> open;
+        List<EmergencyStop> open;
         synchronized (LOCK) {
             shuttingDown = true;
             open = List.copyOf(OPEN);
@@ -121,7 +122,7 @@ final class ShutdownGuard {
                 + Settings.SHUTDOWN_TIMEOUT + ").");
         List<Thread> threads = new ArrayList<>();
         long latest = System.nanoTime();
-        for (Capture capture : open) {
+        for (EmergencyStop capture : open) {
             long deadline = System.nanoTime() + capture.shutdownTimeout().toNanos();
             latest = Math.max(latest, deadline);
             Thread thread = new Thread(() -> capture.stopForShutdown(deadline),
@@ -142,7 +143,7 @@ final class ShutdownGuard {
                 return;
             }
         }
-        for (Capture capture : open) {
+        for (EmergencyStop capture : open) {
             System.err.println("[profiled-rollout] " + capture.shutdownReport());
         }
     }

@@ -1,7 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.ProfiledRolloutException;
-import dev.profiledrollout.engine.TraceFiles;
+import dev.profiledrollout.trace.TraceFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 
 /**
  * Waits until a profiler output directory holds the expected number of trace files and none of them is still growing.
+ * Which files count is {@link TraceFiles#rankTraces}'s rule.
  *
  * <p>Why: SGLang writes auto-stopped captures at the start of a later batch, and some vLLM variants export on a
  * background thread after answering {@code /stop_profile} ({@code docs/PROTOCOLS.md} §1.1, §2.3), so a file can exist
@@ -76,14 +77,6 @@ final class TraceFileWatcher {
     }
 
     /**
-     * Rank trace files directly in a directory ({@code *.trace.json[.gz]} except vLLM's {@code .async_llm.} frontend
-     * file, see {@link TraceFiles}), sorted by name.
-     */
-    static List<Path> list(Path directory) {
-        return TraceFiles.list(directory, TraceFiles::isRankTrace);
-    }
-
-    /**
      * @param hint what to suggest when the files never appear
      * @return the complete trace files, sorted by name
      * @throws ProfiledRolloutException when fewer than the expected files are complete after the timeout
@@ -97,8 +90,7 @@ final class TraceFileWatcher {
         long lastChange = System.nanoTime();
         while (true) {
             long now = System.nanoTime();
-            files = (nested ? TraceFiles.listNested(directory, TraceFiles::isRankTrace) : list(directory)).stream()
-                    .filter(p -> !ignore.contains(directory.relativize(p).toString())).collect(Collectors.toList());
+            files = TraceFiles.rankTraces(directory, nested, ignore);
             int complete = 0;
             for (Path file : files) {
                 long size = size(file);

@@ -1,7 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.Backend;
-import dev.profiledrollout.engine.TraceFiles;
+import dev.profiledrollout.trace.TraceFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,10 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.Set;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
@@ -31,10 +28,6 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * With several SGLang engines each gets {@link #forWorker(int) its own sub-directory} {@code worker-<i>}.
  */
 record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
-
-    /** The files of one capture after {@link #collect}: ranks (analysed), frontend traces and profiler tables. */
-    record Collected(List<Path> rankFiles, List<Path> frontendFiles, List<Path> profilerTables) {
-    }
 
     /**
      * @param embeddedVllmDir the embedded vLLM simulator's {@code torch_profiler_dir}, when that is the engine
@@ -76,6 +69,26 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         return new TraceLocation(collected.toString(), collected, collected);
     }
 
+    /**
+     * Where engine {@code index} of {@code workers} writes: its own sub-directory {@link #forWorker(int)} when several
+     * SGLang engines share this location, else this location (vLLM's directory is fixed by the server).
+     */
+    TraceLocation ofWorker(int index, int workers, Backend backend) {
+        return workers > 1 && backend == Backend.SGLANG ? forWorker(index) : this;
+    }
+
+    /**
+     * Creates the local directory, except a vLLM one outside {@code outputDirectory}: that is the server's
+     * {@code torch_profiler_dir}, which exists as long as the server does.
+     *
+     * @throws IOException when it cannot be created
+     */
+    void prepare(Backend backend, Path outputDirectory) throws IOException {
+        if (backend != Backend.VLLM || localPath.startsWith(outputDirectory)) {
+            Files.createDirectories(localPath);
+        }
+    }
+
     /** The sub-directory {@code worker-<index>} of this location, on the server, locally and under {@code traces/}. */
     TraceLocation forWorker(int index) {
         String name = "worker-" + index;
@@ -88,8 +101,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      *         (a vLLM directory is shared between windows)
      */
     Set<String> existingNames() {
-        return TraceFiles.listNested(localPath, name -> true).stream().map(p -> localPath.relativize(p).toString())
-                .collect(Collectors.toSet());
+        return TraceFiles.snapshot(localPath);
     }
 
     /**
@@ -97,42 +109,29 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      * not in {@code before}), into {@code traces/} when they were read elsewhere. A vLLM rank file whose name has no
      * rank ({@code <host>_<pid>.<ns>…}) is collected as {@code <host>_<pid>_rank<r>.<ns>…} with {@code r} from its
      * {@code distributedInfo.rank}.
+     *
+     * @return the rank files and frontend traces where they now are; the tables are only copied
      */
-    Collected collect(List<Path> files, Set<String> before) {
+    ProfilerCapture.Collected collect(List<Path> files, Set<String> before) {
         boolean inPlace = localPath.toAbsolutePath().normalize().equals(collectedPath.toAbsolutePath().normalize());
-        Predicate<Path> fresh = file -> !before.contains(localPath.relativize(file).toString());
         try {
             Files.createDirectories(collectedPath);
             List<Path> ranks = new ArrayList<>();
             for (Path file : files) {
-                ranks.add(place(file, rankedName(file), inPlace));
+                ranks.add(place(file, TraceFiles.keptName(file), inPlace));
             }
             List<Path> frontend = new ArrayList<>();
-            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isFrontend)) {
-                if (fresh.test(file)) {
-                    frontend.add(place(file, file.getFileName().toString(), inPlace));
-                }
+            for (Path file : TraceFiles.frontendTraces(localPath, before)) {
+                frontend.add(place(file, file.getFileName().toString(), inPlace));
             }
-            List<Path> tables = new ArrayList<>();
-            for (Path file : TraceFiles.listNested(localPath, TraceFiles::isProfilerTable)) {
-                if (fresh.test(file)) {
-                    tables.add(place(file, file.getFileName().toString(), inPlace));
-                }
+            for (Path file : TraceFiles.profilerTables(localPath, before)) {
+                place(file, file.getFileName().toString(), inPlace);
             }
-            return new Collected(List.copyOf(ranks), List.copyOf(frontend), List.copyOf(tables));
+            return new ProfilerCapture.Collected(ranks, frontend);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not collect trace files from " + localPath + " into " + collectedPath
                     + ": " + e.getMessage(), e);
         }
-    }
-
-    private static String rankedName(Path file) throws IOException {
-        String name = file.getFileName().toString();
-        if (dev.profiledrollout.trace.RankIdentity.fromFileName(name).isPresent() || !name.contains(".pt.trace.json")) {
-            return name;
-        }
-        OptionalInt rank = TraceFiles.distributedRank(file);
-        return rank.isPresent() ? TraceFiles.withRank(name, rank.getAsInt()) : name;
     }
 
     /** Into {@code traces/}, keeping the sub-directory ({@code worker-<i>/}) the file was found in. */

@@ -35,7 +35,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 
 /**
  * The shutdown hook's bookkeeping in this JVM, without stopping it: the hook is registered only while a window is
- * open, and a capture ended by the hook's work ({@link Capture#stopForShutdown(long)}) while the test's own thread
+ * open, and a capture ended by the hook's work ({@link EmergencyStop#stopForShutdown(long)}) while the test's own thread
  * completes the same window leaves the engine stopped and the hook's partial summary in place. Stopping a real JVM
  * is {@code faults.JvmShutdownTest}.
  */
@@ -119,7 +119,7 @@ class ShutdownGuardTest {
         EngineSimulator sim = ENGINE.get();
         long served = sim.finishedRequests();
         await(() -> sim.profiling() && sim.finishedRequests() >= served + 10);
-        List<Capture> open = ShutdownGuard.open();
+        List<EmergencyStop> open = ShutdownGuard.open();
         assertThat(open).hasSize(1);
         Thread hook = new Thread(() -> open.get(0).stopForShutdown(
                 System.nanoTime() + open.get(0).shutdownTimeout().toNanos()), "test-shutdown-hook");

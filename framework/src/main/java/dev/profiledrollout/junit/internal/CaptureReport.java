@@ -1,0 +1,199 @@
+package dev.profiledrollout.junit.internal;
+
+import dev.profiledrollout.Phase;
+import dev.profiledrollout.ProfiledRolloutException;
+import dev.profiledrollout.RolloutResult;
+import dev.profiledrollout.engine.ProfileRequest;
+import dev.profiledrollout.engine.StopOutcome;
+import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.report.RunReport;
+import dev.profiledrollout.trace.TraceSet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a capture, or the combined result of a phased window, writes under its output directory: the request files
+ * ({@code requests.jsonl} and the rest, see {@link RunReport#writeRequests}) and {@code summary.json}, all from the
+ * one {@link RunReport} built here.
+ *
+ * <h2>Who writes</h2>
+ * The test's thread and the shutdown hook's may both want to write the final {@code summary.json}: the first one
+ * written stays. Once the hook has {@linkplain #takeOver() taken the capture over}, the test's thread writes nothing.
+ */
+final class CaptureReport {
+
+    private final EngineHandle engine;
+    private final WindowSpec spec;
+    private final Path directory;
+    private final String testName;
+    private final String phase;
+    private final ProfileRequest request;
+    private final Runnable whenFinal;
+
+    private final Object lock = new Object();
+    /** A final {@code summary.json} was written; guarded by {@code lock}. */
+    private boolean reported;
+    private volatile boolean takenOver;
+
+    /**
+     * @param phase     the {@code @RolloutPhase} the capture is of, null for a whole window
+     * @param request   the {@code /start_profile} body {@code summary.json} shows
+     * @param whenFinal run once the test's thread wrote the final {@code summary.json}
+     */
+    CaptureReport(EngineHandle engine, WindowSpec spec, Path directory, String testName, String phase,
+            ProfileRequest request, Runnable whenFinal) {
+        this.engine = engine;
+        this.spec = spec;
+        this.directory = directory;
+        this.testName = testName;
+        this.phase = phase;
+        this.request = request;
+        this.whenFinal = whenFinal;
+    }
+
+    /** @return the output directory */
+    Path directory() {
+        return directory;
+    }
+
+    /** Empties the output directory and creates the one the engine writes traces into. */
+    void prepare(TraceLocation traces) {
+        try {
+            RunReport.deleteRecursively(directory);
+            Files.createDirectories(directory);
+            traces.prepare(spec.backend(), directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not prepare the output directory " + directory, e);
+        }
+    }
+
+    private RunReport runReport(List<WorkerOutcome> workers, ProfilerCapture.Collected files) {
+        return new RunReport(directory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
+                spec.load(), request).withBackend(spec.backend().name())
+                .withFanOut(workers, files.frontendNames(), phase);
+    }
+
+    /** @return whether the request files were written (not after the hook took over) */
+    boolean writeRequests(LatencyReport latency) {
+        return publish(false, () -> runReport(List.of(), ProfilerCapture.Collected.NONE).writeRequests(latency));
+    }
+
+    /**
+     * Writes the final {@code summary.json}.
+     *
+     * @param trace the analysed capture, null when there is none
+     * @param error why the capture did not complete, null when it did
+     * @return whether it was written (not when the hook took over or a final summary exists)
+     */
+    boolean writeSummary(List<WorkerOutcome> workers, ProfilerCapture.Collected files, LatencyReport latency,
+            TraceSet trace, String error) {
+        return publish(true, () -> runReport(workers, files).writeSummary(latency, trace, error));
+    }
+
+    /**
+     * Writes the final {@code summary.json} of a capture that failed after its load ended.
+     *
+     * @param error   the summary's {@code error}
+     * @param failure what the test fails with
+     * @return {@code failure}, to be thrown
+     */
+    <E extends RuntimeException> E fail(List<WorkerOutcome> workers, ProfilerCapture.Collected files,
+            LatencyReport latency, TraceSet trace, String error, E failure) {
+        writeSummary(workers, files, latency, trace, error);
+        return failure;
+    }
+
+    /** Writes the request files and the final {@code summary.json} of a capture that ended early. */
+    void writePartial(List<RequestRecord> records, List<WorkerOutcome> workers, String reason) {
+        LatencyReport latency = LatencyReport.of(records, spec.goodput());
+        RunReport report = runReport(workers, ProfilerCapture.Collected.NONE);
+        publish(true, () -> {
+            report.writeRequests(latency);
+            report.writeSummary(latency, null, reason);
+        });
+    }
+
+    /** Prints the console summary of a completed capture. */
+    void printConsoleSummary(List<WorkerOutcome> workers, ProfilerCapture.Collected files, LatencyReport latency,
+            TraceSet trace) {
+        runReport(workers, files).printConsoleSummary(latency, trace, System.out);
+    }
+
+    /**
+     * The shutdown hook takes the capture over: the test's thread writes nothing from now on.
+     *
+     * @return whether no final {@code summary.json} was written yet, so the hook is to write it
+     */
+    boolean takeOver() {
+        synchronized (lock) {
+            takenOver = true;
+            return !reported;
+        }
+    }
+
+    /** @return whether the shutdown hook took the capture over */
+    boolean takenOver() {
+        return takenOver;
+    }
+
+    /** The hook's partial results, after {@link #takeOver()} returned true. */
+    void writeForHook(List<RequestRecord> records, List<WorkerOutcome> workers, String error) {
+        synchronized (lock) {
+            LatencyReport latency = LatencyReport.of(records, spec.goodput());
+            RunReport report = runReport(workers, ProfilerCapture.Collected.NONE);
+            report.writeRequests(latency);
+            report.writeSummary(latency, null, error);
+            reported = true;
+        }
+    }
+
+    /** @throws ProfiledRolloutException when the shutdown hook took the capture over */
+    void requireOwned() {
+        if (takenOver) {
+            throw jvmShuttingDown();
+        }
+    }
+
+    /**
+     * The result of the capture, or of the combined phases, whose summary this report wrote.
+     *
+     * @param phases each phase's result, in declaration order; empty for a window without phases
+     */
+    RolloutResult result(LatencyReport latency, TraceSet trace, ProfilerCapture.Collected files, StopOutcome stopped,
+            List<WorkerOutcome> workers, Map<Phase, RolloutResult> phases) {
+        return new RolloutResult(latency, trace, files.rankFiles(), directory, engine.serverInfo(), stopped, workers,
+                files.frontendFiles(), phases);
+    }
+
+    /** @return the failure of a test whose capture the shutdown hook took over */
+    ProfiledRolloutException jvmShuttingDown() {
+        return new ProfiledRolloutException("The JVM is shutting down: the profile window of " + testName + " was "
+                + "stopped by the shutdown hook, which writes the partial results to " + directory);
+    }
+
+    /**
+     * Runs {@code write} unless the hook has taken over or a final summary is already written.
+     *
+     * @param last {@code write} writes the final {@code summary.json}
+     * @return whether {@code write} ran
+     */
+    private boolean publish(boolean last, Runnable write) {
+        synchronized (lock) {
+            if (takenOver || reported) {
+                return false;
+            }
+            write.run();
+            reported = last;
+        }
+        if (last) {
+            whenFinal.run();
+        }
+        return true;
+    }
+}

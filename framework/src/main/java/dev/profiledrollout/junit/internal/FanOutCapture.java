@@ -1,0 +1,114 @@
+package dev.profiledrollout.junit.internal;
+
+import dev.profiledrollout.ProfiledRolloutException;
+import dev.profiledrollout.engine.FanOut;
+import dev.profiledrollout.engine.ProfileRequest;
+import dev.profiledrollout.engine.StopOutcome;
+import dev.profiledrollout.engine.Worker;
+import dev.profiledrollout.engine.WorkerOutcome;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A capture started and stopped over HTTP on every engine of the window at once ({@link FanOut}): {@code /start_profile}
+ * with each engine's body, {@code /stop_profile} on every engine that started. What the engines write, and where, is
+ * the subclass's to say.
+ */
+abstract class FanOutCapture implements ProfilerCapture {
+
+    /** A file counts as complete once its size has not changed for this long. */
+    static final Duration FILE_STABLE_FOR = Duration.ofMillis(300);
+
+    final EngineHandle engine;
+    final List<Worker> workers;
+    final WindowSpec spec;
+    final Settings settings;
+    final TraceLocation traces;
+
+    private volatile FanOut fanOut;
+    private volatile StopOutcome stopOutcome;
+
+    FanOutCapture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings,
+            TraceLocation traces) {
+        this.engine = engine;
+        this.workers = List.copyOf(workers);
+        this.spec = spec;
+        this.settings = settings;
+        this.traces = traces;
+    }
+
+    /** Where engine {@code worker} writes. */
+    TraceLocation location(int worker) {
+        return traces.ofWorker(worker, workers.size(), spec.backend());
+    }
+
+    @Override
+    public ProfileRequest request(int worker) {
+        return spec.profileRequest(location(worker).serverPath());
+    }
+
+    @Override
+    public void start() {
+        FanOut started = engine.newFanOut(workers);
+        fanOut = started;
+        started.start(this::request);
+        if (!started.anyStarted()) {
+            throw new NotStarted(started.outcomes());
+        }
+    }
+
+    @Override
+    public StopOutcome stop() {
+        List<WorkerOutcome> outcomes = fanOut.stop();
+        stopOutcome = outcomes.stream().anyMatch(o -> o.stopOutcome() == StopOutcome.STOPPED)
+                ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS;
+        return stopOutcome;
+    }
+
+    @Override
+    public List<WorkerOutcome> outcomes() {
+        FanOut f = fanOut;
+        return f == null ? List.of() : f.outcomes();
+    }
+
+    /**
+     * A watcher of {@code location}'s rank traces.
+     *
+     * @param before            files to leave out ({@link TraceLocation#existingNames()})
+     * @param workerDirectories also look in one sub-directory per worker host
+     */
+    TraceFileWatcher watcher(TraceLocation location, int expected, Duration stableFor, Set<String> before,
+            boolean workerDirectories) {
+        return new TraceFileWatcher(location.localPath(), expected, settings.traceTimeout(), stableFor, before,
+                workerDirectories);
+    }
+
+    /** Waits for the watcher's files; its timeout message says what may have kept them from coming. */
+    List<Path> await(TraceLocation location, TraceFileWatcher watcher) {
+        String hint = spec.numSteps() != null
+                ? "The capture asked for num_steps=" + spec.numSteps() + (spec.startStep() != null
+                        ? " from start_step=" + spec.startStep() : "") + "; the engine writes nothing until that many "
+                        + "steps ran (and, with start_step, until that absolute step is reached). If the load "
+                        + "ended first, lower numSteps/startStep or raise @RolloutLoad(requests)."
+                : "/stop_profile answered " + stopOutcome + "; check the engine log for the profiler's export "
+                        + "and that " + location.serverPath() + " is where this machine reads it ("
+                        + Settings.TRACE_DIR + " / " + Settings.TRACE_DIR_SERVER + ").";
+        try {
+            return watcher.await(hint);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProfiledRolloutException("Interrupted while waiting for trace files in " + location.localPath(),
+                    e);
+        }
+    }
+
+    @Override
+    public void close() {
+        FanOut f = fanOut;
+        if (f != null) {
+            f.close();
+        }
+    }
+}

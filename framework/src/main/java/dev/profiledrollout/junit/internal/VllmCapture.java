@@ -1,0 +1,51 @@
+package dev.profiledrollout.junit.internal;
+
+import dev.profiledrollout.engine.Worker;
+import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.report.AllureSteps;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * vLLM's torch profiler on every engine: the engines write into the {@code torch_profiler_dir} fixed at server start
+ * (vllm-project/vllm {@code vllm/profiler/wrapper.py}), one directory shared by every window, so the capture's files
+ * are those that were not there when it started, one worker-host directory deep. vLLM cannot report its layout: with
+ * {@code profiledrollout.engine.ranks} (or the embedded simulator) the capture waits for {@code tp_size} files per
+ * profiled engine, otherwise until no file has appeared or grown for a while.
+ */
+final class VllmCapture extends FanOutCapture {
+
+    /** With an unknown rank count, the directory must be quiet this long before the files count as complete. */
+    private static final Duration COUNT_SETTLED_FOR = Duration.ofSeconds(2);
+
+    private volatile Set<String> before = Set.of();
+
+    VllmCapture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, TraceLocation traces) {
+        super(engine, workers, spec, settings, traces);
+    }
+
+    @Override
+    public void start() {
+        before = traces.existingNames();
+        super.start();
+    }
+
+    @Override
+    public Collected collect() {
+        if (!spec.writesTraceFiles()) {
+            return Collected.NONE;
+        }
+        return AllureSteps.step("trace collection", () -> {
+            long profiled = outcomes().stream().filter(o -> o.state() == WorkerOutcome.State.PROFILED).count();
+            boolean known = settings.engineRanks().isPresent() || engine.embedded();
+            int expected = known ? (int) (engine.serverInfo().tpSize() * profiled) : 1;
+            TraceFileWatcher watcher = watcher(traces, expected, known ? FILE_STABLE_FOR : COUNT_SETTLED_FOR, before,
+                    true);
+            if (known) {
+                watcher.failMissingAfter(settings.traceMissingGrace(), ExpectedRanks.count(expected), "");
+            }
+            return traces.collect(await(traces, watcher), before);
+        });
+    }
+}
