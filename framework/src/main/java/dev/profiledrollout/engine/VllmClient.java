@@ -1,5 +1,6 @@
 package dev.profiledrollout.engine;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import okhttp3.OkHttpClient;
@@ -96,7 +97,8 @@ public final class VllmClient implements EngineClient {
     public void awaitHealthy(Duration timeout) {
         EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout == null ? timeout : unreachableTimeout,
                 healthPollInterval, "vLLM", "Check that the server is running and has finished loading the model, or"
-                        + " raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY + " in the JUnit extension).",
+                        + " raise the health timeout (" + ProfiledRolloutKeys.HEALTH_TIMEOUT
+                        + " in the JUnit extension).",
                 EngineHttp.unreachableFix());
     }
 
@@ -171,8 +173,8 @@ public final class VllmClient implements EngineClient {
             }
             throw new EngineException("POST " + uri + " did not answer within " + timeout.toSeconds() + " s. vLLM's stop"
                     + " blocks until every worker has exported its trace (minutes to tens of minutes with with_stack);"
-                    + " raise profiledrollout.stop.timeout, or profile fewer requests / set max_iterations in"
-                    + " --profiler-config.", uri, -1, "", e);
+                    + " raise " + ProfiledRolloutKeys.STOP_TIMEOUT + ", or profile fewer requests / set"
+                    + " max_iterations in --profiler-config.", uri, -1, "", e);
         } catch (IOException e) {
             throw ioFailure(uri, e);
         }
@@ -196,7 +198,8 @@ public final class VllmClient implements EngineClient {
         try (Response response = http.newCall(new Request.Builder().url(uri.toString()).get().build()).execute()) {
             if (response.code() != 200) {
                 String body = EngineHttp.snippet(response);
-                String fix = response.code() == 401 ? "set profiledrollout.api.key to the server's API key (--api-key)"
+                String fix = response.code() == 401
+                        ? "set " + ProfiledRolloutKeys.API_KEY + " to the server's API key (--api-key)"
                         : "see the server log";
                 throw new EngineException("vLLM at " + baseUri + " answered " + response.code() + " to GET " + path
                         + ": " + fix + EngineHttp.bodySuffix(body), uri, response.code(), body, null);

@@ -1,5 +1,10 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.LOAD_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.SHUTDOWN_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
+
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRolloutException;
@@ -181,7 +186,7 @@ final class Capture implements AutoCloseable {
             throw new ProfiledRolloutException("The load of " + spec.load().requests() + " requests did not finish "
                     + "within " + settings.loadTimeout() + " (" + run.completedCount() + " done); the profiler was "
                     + "stopped and the finished requests were written to " + outputDirectory
-                    + ". Lower @RolloutLoad(requests) or raise " + Settings.LOAD_TIMEOUT + ".");
+                    + ". Lower @RolloutLoad(requests) or raise " + LOAD_TIMEOUT + ".");
         } catch (InterruptedException e) {
             run.cancel();
             stopProfiler();
@@ -319,7 +324,7 @@ final class Capture implements AutoCloseable {
                         + "ended first, lower numSteps/startStep or raise @RolloutLoad(requests)."
                 : "/stop_profile answered " + stopOutcome + "; check the engine log for the profiler's export "
                         + "and that " + location.serverPath() + " is where this machine reads it ("
-                        + Settings.TRACE_DIR + " / " + Settings.TRACE_DIR_SERVER + ").";
+                        + TRACE_DIR + " / " + TRACE_DIR_SERVER + ").";
         try {
             return watcher.await(hint);
         } catch (InterruptedException e) {
@@ -470,7 +475,7 @@ final class Capture implements AutoCloseable {
     /** @return one line on what {@link #stopForShutdown(long)} did, for the console */
     String shutdownReport() {
         String outcome = shutdownOutcome;
-        return outcome != null ? outcome : testName + ": not stopped within " + Settings.SHUTDOWN_TIMEOUT + "="
+        return outcome != null ? outcome : testName + ": not stopped within " + SHUTDOWN_TIMEOUT + "="
                 + settings.shutdownTimeout() + "; the engine may still be profiling (" + engine.baseUri() + ")";
     }
 
@@ -484,7 +489,7 @@ final class Capture implements AutoCloseable {
         for (WorkerOutcome o : f.outcomes()) {
             outcomes.add(o.state() != WorkerOutcome.State.STARTED ? o : new WorkerOutcome(o.url(), o.workerType(),
                     WorkerOutcome.State.STOP_FAILED, -1, (stopFinished ? "never stopped" : "/stop_profile did not"
-                    + " answer within " + Settings.SHUTDOWN_TIMEOUT + "=" + settings.shutdownTimeout())
+                    + " answer within " + SHUTDOWN_TIMEOUT + "=" + settings.shutdownTimeout())
                     + " before the JVM exited; the engine may still be profiling", null));
         }
         return outcomes;
@@ -494,7 +499,7 @@ final class Capture implements AutoCloseable {
         String session = nsysSession;
         if (session != null) {
             return "nsys session " + session + (!stopFinished ? ": stop did not finish within "
-                    + Settings.SHUTDOWN_TIMEOUT + "=" + settings.shutdownTimeout()
+                    + SHUTDOWN_TIMEOUT + "=" + settings.shutdownTimeout()
                     : failure != null ? ": stop failed: " + failure.getMessage() : ": stopped");
         }
         if (outcomes.isEmpty()) {
