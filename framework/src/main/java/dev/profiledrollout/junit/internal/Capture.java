@@ -256,8 +256,9 @@ final class Capture implements AutoCloseable {
             throw jvmShuttingDown();
         }
         report.printConsoleSummary(latency, traceSet, System.out);
-        return new RolloutResult(latency, traceSet, rankFiles, outputDirectory, engine.serverInfo(), outcome,
-                outcomes(), frontend, java.util.Map.of());
+        return RolloutResult.builder().latency(latency).trace(traceSet).traceFiles(rankFiles)
+                .outputDirectory(outputDirectory).serverInfo(engine.serverInfo()).stopOutcome(outcome)
+                .workers(outcomes()).frontendTraceFiles(frontend).build();
     }
 
     /**

@@ -133,8 +133,10 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         // The test's own report charts latency from these files, as for a single window.
         combined.writeRequests(latency);
         combined.writeSummary(latency, trace, null);
-        return new RolloutResult(latency, trace, files, outputDirectory, engine.serverInfo(),
-                stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS, workers, frontend, phases);
+        return RolloutResult.builder().latency(latency).trace(trace).traceFiles(files).outputDirectory(outputDirectory)
+                .serverInfo(engine.serverInfo())
+                .stopOutcome(stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS)
+                .workers(workers).frontendTraceFiles(frontend).phases(phases).build();
     }
 
     /**
