@@ -1,8 +1,8 @@
 package dev.profiledrollout.engine;
 
-import dev.profiledrollout.ProfiledRolloutKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;

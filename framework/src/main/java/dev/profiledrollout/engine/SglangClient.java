@@ -1,8 +1,9 @@
 package dev.profiledrollout.engine;
 
-import dev.profiledrollout.ProfiledRolloutKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.load.LoadTarget;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>Auth</h2>
  * With {@link Builder#apiKey(String)} every request, including those of clients derived from
- * {@link #httpClient()}, carries {@code Authorization: Bearer <key>}. The key is never logged and never part of
+ * {@link #httpClient()} and the load sent to {@link #loadTarget()}, carries {@code Authorization: Bearer <key>}. The key is never logged and never part of
  * an exception message.
  *
  * <h2>Thread safety</h2>
@@ -44,6 +45,7 @@ public final class SglangClient implements EngineClient {
 
     private final URI baseUri;
     private final OkHttpClient http;
+    private final LoadTarget loadTarget;
     private final Duration stopProfileTimeout;
     private final Duration readTimeout;
     private final Duration healthPollInterval;
@@ -51,6 +53,7 @@ public final class SglangClient implements EngineClient {
 
     private SglangClient(Builder b) {
         this.baseUri = b.baseUri;
+        this.loadTarget = LoadTarget.builder(b.baseUri).bearerToken(b.apiKey).build();
         this.stopProfileTimeout = b.stopProfileTimeout;
         this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
@@ -89,6 +92,12 @@ public final class SglangClient implements EngineClient {
     @Override
     public OkHttpClient httpClient() {
         return http;
+    }
+
+    /** @return {@link #baseUri()} with this client's API key, for the load generator */
+    @Override
+    public LoadTarget loadTarget() {
+        return loadTarget;
     }
 
     /**

@@ -1,8 +1,9 @@
 package dev.profiledrollout.engine;
 
-import dev.profiledrollout.ProfiledRolloutKeys;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.load.LoadTarget;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -51,6 +52,7 @@ public final class VllmClient implements EngineClient {
 
     private final URI baseUri;
     private final OkHttpClient http;
+    private final LoadTarget loadTarget;
     private final Duration stopProfileTimeout;
     private final Duration readTimeout;
     private final Duration healthPollInterval;
@@ -58,6 +60,7 @@ public final class VllmClient implements EngineClient {
 
     private VllmClient(Builder b) {
         this.baseUri = b.baseUri;
+        this.loadTarget = LoadTarget.builder(b.baseUri).bearerToken(b.apiKey).build();
         this.stopProfileTimeout = b.stopProfileTimeout;
         this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
@@ -90,6 +93,12 @@ public final class VllmClient implements EngineClient {
     @Override
     public OkHttpClient httpClient() {
         return http;
+    }
+
+    /** @return {@link #baseUri()} with this client's API key, for the load generator */
+    @Override
+    public LoadTarget loadTarget() {
+        return loadTarget;
     }
 
     /** Polls {@code GET /health}; vLLM answers {@code 503} once the engine died ({@code EngineDeadError}). */

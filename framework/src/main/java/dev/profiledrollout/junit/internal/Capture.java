@@ -102,7 +102,7 @@ final class Capture implements AutoCloseable {
 
     void open() {
         prepareDirectories();
-        generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load(),
+        generator = new LoadGenerator(engine.loadClient().loadTarget(), engine.model(), spec.load(),
                 spec.dataset().workload(spec.load(), LoadGenerator.DEFAULT_VOCAB_SIZE), spec.load().endpoint(),
                 settings.readTimeout());
         List<RequestRecord> warmup = AllureSteps.step("warm-up", generator::warmup);
