@@ -69,19 +69,21 @@ public final class LoadTest {
             List<RequestRecord> warmup = generator.warmup();
             MetricsScraper scraper = client == null ? null
                     : new MetricsScraper(client, b.target.baseUri(), b.scrapeInterval);
+            LoadRun run;
+            List<RequestRecord> records;
             try {
-                LoadRun run = generator.start();
-                List<RequestRecord> records = await(run);
-                LatencyReport latency = LatencyReport.of(records);
-                ScheduleReport schedule = ScheduleReport.of(records, b.lagBudget, b.delayedFraction);
-                return new LoadTestResult(spec, b.endpoint, b.backend, b.model, warmup, latency, schedule,
-                        TimeSeries.of(records, run.startNanos()), b.slo,
-                        scraper == null ? List.of() : scraper.points(), scraper == null ? "" : scraper.note());
+                run = generator.start();
+                records = await(run);
             } finally {
                 if (scraper != null) {
-                    scraper.close();
+                    scraper.close(); // joins its thread: a scrape still under way lands in points() and note()
                 }
             }
+            LatencyReport latency = LatencyReport.of(records);
+            ScheduleReport schedule = ScheduleReport.of(records, b.lagBudget, b.delayedFraction);
+            return new LoadTestResult(spec, b.endpoint, b.backend, b.model, warmup, latency, schedule,
+                    TimeSeries.of(records, run.startNanos()), b.slo,
+                    scraper == null ? List.of() : scraper.points(), scraper == null ? "" : scraper.note());
         } finally {
             if (client != null) {
                 client.dispatcher().executorService().shutdown();
