@@ -1,5 +1,7 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
@@ -7,65 +9,132 @@ import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.TraceSet;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.apiguardian.api.API;
 
 /**
  * What one profile window produced: the client's latency view, the engine's traces, and where they are on disk.
- *
- * @param latency            TTFT / ITL / TPOT / E2E histograms and throughput of the requests sent in the window (all
- *                           phases together for a phased test)
- * @param trace              the analysed trace files of every rank of every profiled engine, as one rank set (for
- *                           {@link Profiler#NSYS}: the {@code nsys stats} kernel summary)
- * @param traceFiles         the rank trace files read, sorted by rank; with several engines they are under
- *                           {@code traces/worker-<i>/}
- * @param outputDirectory    {@code <profiledrollout.output.dir>/<Class>/<method>}, holding {@code summary.json},
- *                           {@code requests.jsonl}, {@code latency.hlog} and {@code traces/}
- * @param serverInfo         what the (first) engine reported about itself ({@code /server_info}; for vLLM the
- *                           configured layout)
- * @param stopOutcome        {@code STOPPED} when at least one engine's {@code /stop_profile} stopped a capture, else
- *                           {@code NOT_IN_PROGRESS} (SGLang had already stopped by itself after {@code num_steps})
- * @param workers            per profiled engine what happened (started, failed with status and reason, skipped
- *                           unhealthy), in router or configuration order; for phased tests, every phase's
- * @param frontendTraceFiles vLLM's CPU-only API-server traces ({@code …async_llm…}), kept out of {@link #trace()}
- * @param phases             per {@link RolloutPhase}, that phase's own result (in declaration order); empty for a
- *                           test without phases
- * @param baselineDiff       this run's kernels against the test's baseline ({@code profiledrollout.baseline.dir}),
- *                           or null when there is none; see {@link #baseline()}
+ * Immutable. The extension creates it (see {@link RolloutSession#awaitResult()}); {@link #builder()} is for tools and
+ * tests that assemble one themselves.
  */
-public record RolloutResult(
-        LatencyReport latency,
-        TraceSet trace,
-        List<Path> traceFiles,
-        Path outputDirectory,
-        ServerInfo serverInfo,
-        StopOutcome stopOutcome,
-        List<WorkerOutcome> workers,
-        List<Path> frontendTraceFiles,
-        Map<Phase, RolloutResult> phases,
-        BaselineDiff baselineDiff) {
+@API(status = EXPERIMENTAL, since = "0.1")
+public final class RolloutResult {
 
-    public RolloutResult {
-        Objects.requireNonNull(latency, "latency");
-        Objects.requireNonNull(trace, "trace");
-        traceFiles = List.copyOf(traceFiles);
-        Objects.requireNonNull(outputDirectory, "outputDirectory");
-        Objects.requireNonNull(serverInfo, "serverInfo");
-        Objects.requireNonNull(stopOutcome, "stopOutcome");
-        workers = List.copyOf(workers);
-        frontendTraceFiles = List.copyOf(frontendTraceFiles);
-        phases = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(phases));
+    private final LatencyReport latency;
+    private final TraceSet trace;
+    private final List<Path> traceFiles;
+    private final Path outputDirectory;
+    private final ServerInfo serverInfo;
+    private final StopOutcome stopOutcome;
+    private final List<WorkerOutcome> workers;
+    private final List<Path> frontendTraceFiles;
+    private final Map<Phase, RolloutResult> phases;
+    private final BaselineDiff baselineDiff;
+
+    private RolloutResult(Builder b) {
+        this.latency = require(b.latency, "latency");
+        this.trace = require(b.trace, "trace");
+        this.traceFiles = List.copyOf(b.traceFiles);
+        this.outputDirectory = require(b.outputDirectory, "outputDirectory");
+        this.serverInfo = require(b.serverInfo, "serverInfo");
+        this.stopOutcome = require(b.stopOutcome, "stopOutcome");
+        this.workers = List.copyOf(b.workers);
+        this.frontendTraceFiles = List.copyOf(b.frontendTraceFiles);
+        this.phases = Collections.unmodifiableMap(new LinkedHashMap<>(b.phases));
+        this.baselineDiff = b.baselineDiff;
     }
 
-    /** A result without a baseline comparison. */
-    public RolloutResult(LatencyReport latency, TraceSet trace, List<Path> traceFiles, Path outputDirectory,
-            ServerInfo serverInfo, StopOutcome stopOutcome, List<WorkerOutcome> workers, List<Path> frontendTraceFiles,
-            Map<Phase, RolloutResult> phases) {
-        this(latency, trace, traceFiles, outputDirectory, serverInfo, stopOutcome, workers, frontendTraceFiles, phases,
-                null);
+    private static <T> T require(T value, String name) {
+        if (value == null) {
+            throw new IllegalStateException("RolloutResult needs " + name + "(…); it was not set");
+        }
+        return value;
+    }
+
+    /**
+     * @return a builder with no traces, workers, frontend files, phases or baseline comparison; {@code latency},
+     *         {@code trace}, {@code outputDirectory}, {@code serverInfo} and {@code stopOutcome} must be set
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a builder holding this result's values, to derive a changed copy */
+    public Builder toBuilder() {
+        return new Builder().latency(latency).trace(trace).traceFiles(traceFiles).outputDirectory(outputDirectory)
+                .serverInfo(serverInfo).stopOutcome(stopOutcome).workers(workers)
+                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff);
+    }
+
+    /**
+     * @return TTFT / ITL / TPOT / E2E histograms and throughput of the requests sent in the window (all phases together
+     *         for a phased test)
+     */
+    public LatencyReport latency() {
+        return latency;
+    }
+
+    /**
+     * @return the analysed trace files of every rank of every profiled engine, as one rank set (for
+     *         {@link Profiler#NSYS}: the {@code nsys stats} kernel summary)
+     */
+    public TraceSet trace() {
+        return trace;
+    }
+
+    /**
+     * @return the rank trace files read, sorted by rank; with several engines they are under
+     *         {@code traces/worker-<i>/}
+     */
+    public List<Path> traceFiles() {
+        return traceFiles;
+    }
+
+    /**
+     * @return {@code <profiledrollout.output.dir>/<Class>/<method>}, holding {@code summary.json},
+     *         {@code requests.jsonl}, {@code latency.hlog} and {@code traces/}
+     */
+    public Path outputDirectory() {
+        return outputDirectory;
+    }
+
+    /** @return what the (first) engine reported about itself ({@code /server_info}; for vLLM the configured layout) */
+    public ServerInfo serverInfo() {
+        return serverInfo;
+    }
+
+    /**
+     * @return {@code STOPPED} when at least one engine's {@code /stop_profile} stopped a capture, else
+     *         {@code NOT_IN_PROGRESS} (SGLang had already stopped by itself after {@code num_steps})
+     */
+    public StopOutcome stopOutcome() {
+        return stopOutcome;
+    }
+
+    /**
+     * @return per profiled engine what happened (started, failed with status and reason, skipped unhealthy), in
+     *         router or configuration order; for phased tests, every phase's
+     */
+    public List<WorkerOutcome> workers() {
+        return workers;
+    }
+
+    /** @return vLLM's CPU-only API-server traces ({@code …async_llm…}), kept out of {@link #trace()} */
+    public List<Path> frontendTraceFiles() {
+        return frontendTraceFiles;
+    }
+
+    /**
+     * @return per {@link RolloutPhase}, that phase's own result, in declaration order; empty for a test without
+     *         phases
+     */
+    public Map<Phase, RolloutResult> phases() {
+        return phases;
     }
 
     /**
@@ -79,14 +148,7 @@ public record RolloutResult(
 
     /** @return this result with {@code diff} as its baseline comparison */
     public RolloutResult withBaseline(BaselineDiff diff) {
-        return new RolloutResult(latency, trace, traceFiles, outputDirectory, serverInfo, stopOutcome, workers,
-                frontendTraceFiles, phases, diff);
-    }
-
-    /** A single-engine, single-phase result (the shape before fan-out and phases existed). */
-    public RolloutResult(LatencyReport latency, TraceSet trace, List<Path> traceFiles, Path outputDirectory,
-            ServerInfo serverInfo, StopOutcome stopOutcome) {
-        this(latency, trace, traceFiles, outputDirectory, serverInfo, stopOutcome, List.of(), List.of(), Map.of());
+        return toBuilder().baseline(diff).build();
     }
 
     /**
@@ -105,5 +167,97 @@ public record RolloutResult(
     /** @return the engines whose start or stop failed (see {@link WorkerOutcome#failed()}) */
     public List<WorkerOutcome> failedWorkers() {
         return workers.stream().filter(WorkerOutcome::failed).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "RolloutResult[" + outputDirectory + ", " + traceFiles.size() + " trace file(s), " + stopOutcome
+                + (phases.isEmpty() ? "" : ", phases " + phases.keySet()) + "]";
+    }
+
+    /** Assembles a {@link RolloutResult}; not thread-safe. Setters take non-null values. */
+    @API(status = EXPERIMENTAL, since = "0.1")
+    public static final class Builder {
+        private LatencyReport latency;
+        private TraceSet trace;
+        private List<Path> traceFiles = List.of();
+        private Path outputDirectory;
+        private ServerInfo serverInfo;
+        private StopOutcome stopOutcome;
+        private List<WorkerOutcome> workers = List.of();
+        private List<Path> frontendTraceFiles = List.of();
+        private Map<Phase, RolloutResult> phases = Map.of();
+        private BaselineDiff baselineDiff;
+
+        private Builder() {
+        }
+
+        /** Required; see {@link RolloutResult#latency()}. */
+        public Builder latency(LatencyReport latency) {
+            this.latency = Objects.requireNonNull(latency, "latency");
+            return this;
+        }
+
+        /** Required; see {@link RolloutResult#trace()}. */
+        public Builder trace(TraceSet trace) {
+            this.trace = Objects.requireNonNull(trace, "trace");
+            return this;
+        }
+
+        /** Default none; see {@link RolloutResult#traceFiles()}. */
+        public Builder traceFiles(List<Path> traceFiles) {
+            this.traceFiles = List.copyOf(traceFiles);
+            return this;
+        }
+
+        /** Required; see {@link RolloutResult#outputDirectory()}. */
+        public Builder outputDirectory(Path outputDirectory) {
+            this.outputDirectory = Objects.requireNonNull(outputDirectory, "outputDirectory");
+            return this;
+        }
+
+        /** Required; see {@link RolloutResult#serverInfo()}. */
+        public Builder serverInfo(ServerInfo serverInfo) {
+            this.serverInfo = Objects.requireNonNull(serverInfo, "serverInfo");
+            return this;
+        }
+
+        /** Required; see {@link RolloutResult#stopOutcome()}. */
+        public Builder stopOutcome(StopOutcome stopOutcome) {
+            this.stopOutcome = Objects.requireNonNull(stopOutcome, "stopOutcome");
+            return this;
+        }
+
+        /** Default none; see {@link RolloutResult#workers()}. */
+        public Builder workers(List<WorkerOutcome> workers) {
+            this.workers = List.copyOf(workers);
+            return this;
+        }
+
+        /** Default none; see {@link RolloutResult#frontendTraceFiles()}. */
+        public Builder frontendTraceFiles(List<Path> frontendTraceFiles) {
+            this.frontendTraceFiles = List.copyOf(frontendTraceFiles);
+            return this;
+        }
+
+        /** Default none; iteration order is kept. See {@link RolloutResult#phases()}. */
+        public Builder phases(Map<Phase, RolloutResult> phases) {
+            this.phases = Collections.unmodifiableMap(new LinkedHashMap<>(phases));
+            return this;
+        }
+
+        /** @param diff the baseline comparison, or null for none (the default); see {@link RolloutResult#baseline()} */
+        public Builder baseline(BaselineDiff diff) {
+            this.baselineDiff = diff;
+            return this;
+        }
+
+        /**
+         * @return the result
+         * @throws IllegalStateException naming the first required value that was not set
+         */
+        public RolloutResult build() {
+            return new RolloutResult(this);
+        }
     }
 }

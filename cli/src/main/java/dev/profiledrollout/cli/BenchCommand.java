@@ -139,7 +139,7 @@ public final class BenchCommand implements Callable<Integer> {
         OkHttpClient client = new OkHttpClient();
         try {
             String modelId = model != null ? model : firstModel(client, base);
-            LoadTest.Builder test = LoadTest.builder().baseUri(base).client(client).model(modelId).backend(backend)
+            LoadTest.Builder test = LoadTest.builder().baseUri(base).model(modelId).backend(backend)
                     .endpoint(target).requests(numPrompts).seed(seed).warmupRequests(numWarmups)
                     .randomTokens(randomInputLen, randomOutputLen, randomRangeRatio).prefixTokens(randomPrefixLen)
                     .burstiness(number("--burstiness", burstiness))

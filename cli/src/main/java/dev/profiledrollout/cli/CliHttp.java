@@ -1,12 +1,18 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.load.LoadTarget;
+import java.net.URI;
 import java.time.Duration;
 import okhttp3.OkHttpClient;
 
-/** The OkHttp client of the router-facing commands: the bearer token from {@code PROFILEDROLLOUT_API_KEY}, if set. */
+/**
+ * The OkHttp client and load target of the router-facing commands: the bearer token from
+ * {@code PROFILEDROLLOUT_API_KEY}, if set.
+ */
 final class CliHttp {
 
-    static final String API_KEY_ENV = "PROFILEDROLLOUT_API_KEY";
+    static final String API_KEY_ENV = ProfiledRolloutKeys.environmentVariable(ProfiledRolloutKeys.API_KEY);
 
     private CliHttp() {
     }
@@ -25,6 +31,11 @@ final class CliHttp {
                     .header("Authorization", "Bearer " + key).build()));
         }
         return b.build();
+    }
+
+    /** @return {@code base} with the API key from the environment, if set */
+    static LoadTarget loadTarget(URI base) {
+        return LoadTarget.builder(base).bearerToken(apiKey()).build();
     }
 
     static void close(OkHttpClient http) {

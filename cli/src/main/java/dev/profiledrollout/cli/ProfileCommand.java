@@ -198,14 +198,14 @@ public final class ProfileCommand implements Callable<Integer> {
         String be = parsed.backend().name().toLowerCase(Locale.ROOT);
         List<String> torchActivities = matched("--activities")
                 ? activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList() : List.of("CPU", "GPU");
-        OkHttpClient load = CliHttp.client(Duration.ofMinutes(5));
+        OkHttpClient models = CliHttp.client(Duration.ofSeconds(30));
         try {
             boolean ok = new RecipeRun(parsed, routerUrl, serverOutputDir(), torchActivities,
                     withStack ? Boolean.TRUE : null, recordShapes ? Boolean.TRUE : null, requests,
-                    url -> client(be, url), out).run(workers, load);
+                    url -> client(be, url), out).run(workers, models);
             return ok ? 0 : 1;
         } finally {
-            CliHttp.close(load);
+            CliHttp.close(models);
         }
     }
 

@@ -61,7 +61,7 @@ final class RecipeRun {
 
     /**
      * @param workers the router's workers
-     * @param http    the client for the load
+     * @param http    the client that asks the router for its models (the load has its own client)
      * @return whether every window profiled at least one worker and no worker failed
      */
     boolean run(List<Worker> workers, OkHttpClient http) throws InterruptedException {
@@ -76,14 +76,13 @@ final class RecipeRun {
         }
         boolean ok = true;
         for (SrtctlRecipe.Window w : recipe.windows()) {
-            ok &= window(w, workers, model, http);
+            ok &= window(w, workers, model);
         }
         out.flush();
         return ok;
     }
 
-    private boolean window(SrtctlRecipe.Window w, List<Worker> workers, String model, OkHttpClient http)
-            throws InterruptedException {
+    private boolean window(SrtctlRecipe.Window w, List<Worker> workers, String model) throws InterruptedException {
         List<Worker> ofPhase = w.aggregated() ? workers
                 : workers.stream().filter(x -> x.workerType().equals(w.phase().workerType())).toList();
         if (ofPhase.isEmpty()) {
@@ -102,7 +101,7 @@ final class RecipeRun {
             List<WorkerOutcome> started = fanOut.start(request(w));
             if (started.stream().anyMatch(o -> o.state() == WorkerOutcome.State.STARTED)) {
                 try {
-                    load = loadTest(w, model, http).run();
+                    load = loadTest(w, model).run();
                 } catch (TimeoutException e) {
                     loadError = "the load did not finish in time: " + e.getMessage();
                 }
@@ -134,8 +133,8 @@ final class RecipeRun {
                 .build();
     }
 
-    private LoadTest loadTest(SrtctlRecipe.Window w, String model, OkHttpClient http) {
-        LoadTest.Builder b = LoadTest.builder().baseUri(routerUrl).client(http).model(model)
+    private LoadTest loadTest(SrtctlRecipe.Window w, String model) {
+        LoadTest.Builder b = LoadTest.builder().target(CliHttp.loadTarget(routerUrl)).model(model)
                 .backend(recipe.backend().name().toLowerCase(Locale.ROOT)).requests(requests)
                 .randomTokens(w.inputTokens(), w.outputTokens(), 0.0);
         return (Double.isInfinite(w.requestRate()) ? b.closedLoop(w.concurrency())

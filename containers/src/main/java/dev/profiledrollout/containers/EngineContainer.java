@@ -3,6 +3,7 @@ package dev.profiledrollout.containers;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.DeviceRequest;
 import com.github.dockerjava.api.model.HostConfig;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.engine.ManagedEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -255,7 +256,7 @@ public abstract class EngineContainer<SELF extends EngineContainer<SELF>> extend
         if (!ipc.equals("host") && getShmSize() == null) {
             LOG.warn("{} runs with IPC mode {} and Docker's 64 MB /dev/shm, too small for PyTorch's "
                     + "inter-process tensors once TP > 1; set withSharedMemorySize(...) "
-                    + "(profiledrollout.container.shm.size) or keep the host IPC namespace", this, ipc);
+                    + "(" + ProfiledRolloutKeys.CONTAINER_SHM_SIZE + ") or keep the host IPC namespace", this, ipc);
         }
     }
 

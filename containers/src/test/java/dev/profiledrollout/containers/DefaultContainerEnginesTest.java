@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.containers.VllmContainer.ProfilerMechanism;
 import java.nio.file.Path;
 import java.util.Map;
@@ -38,14 +39,31 @@ class DefaultContainerEnginesTest {
         assertThat(engine.getShmSize()).isNull();
     }
 
+    @ParameterizedTest
+    @EnumSource(names = {"SGLANG", "VLLM"})
+    void without_keys_the_container_has_the_defaults_the_keys_document(Backend backend) {
+        EngineContainer<?> engine = create(backend, Map.of());
+
+        assertThat(engine.getModel()).isEqualTo(documentedDefault(ProfiledRolloutKeys.CONTAINER_MODEL));
+        assertThat(engine.getTensorParallelSize())
+                .isEqualTo(Integer.parseInt(documentedDefault(ProfiledRolloutKeys.CONTAINER_TP)));
+        assertThat(engine.getIpcMode()).isEqualTo(documentedDefault(ProfiledRolloutKeys.CONTAINER_IPC));
+        assertThat(EngineContainer.DEFAULT_STARTUP_TIMEOUT.toSeconds())
+                .isEqualTo(Long.parseLong(documentedDefault(ProfiledRolloutKeys.CONTAINER_STARTUP_TIMEOUT)));
+    }
+
+    private static String documentedDefault(String key) {
+        return ProfiledRolloutKeys.defaultValue(key).orElseThrow();
+    }
+
     @Test
     void ipc_shared_memory_and_a_read_only_model_cache_come_from_their_keys() {
         EngineContainer<?> engine = create(Backend.SGLANG, Map.of(
-                DefaultContainerEngines.IPC, "private",
-                DefaultContainerEngines.SHM_SIZE, "16g",
-                DefaultContainerEngines.MODEL_CACHE, tmp.toString(),
-                DefaultContainerEngines.MODEL_CACHE_READONLY, "true",
-                DefaultContainerEngines.TP, "2"));
+                ProfiledRolloutKeys.CONTAINER_IPC, "private",
+                ProfiledRolloutKeys.CONTAINER_SHM_SIZE, "16g",
+                ProfiledRolloutKeys.CONTAINER_MODEL_CACHE, tmp.toString(),
+                ProfiledRolloutKeys.CONTAINER_MODEL_CACHE_READONLY, "true",
+                ProfiledRolloutKeys.CONTAINER_TP, "2"));
 
         assertThat(engine.getIpcMode()).isEqualTo("private");
         assertThat(engine.getShmSize()).isEqualTo(16L << 30);
@@ -58,13 +76,14 @@ class DefaultContainerEnginesTest {
     @CsvSource({"1073741824, 1073741824", "512m, 536870912", "64K, 65536", "16gb, 17179869184", "2GiB, 2147483648",
             "100b, 100"})
     void shared_memory_sizes_read_like_docker_run_shm_size(String value, long bytes) {
-        assertThat(create(Backend.VLLM, Map.of(DefaultContainerEngines.SHM_SIZE, value)).getShmSize())
+        assertThat(create(Backend.VLLM, Map.of(ProfiledRolloutKeys.CONTAINER_SHM_SIZE, value)).getShmSize())
                 .isEqualTo(bytes);
     }
 
     @Test
     void the_model_cache_is_mounted_read_write_by_default() {
-        EngineContainer<?> engine = create(Backend.VLLM, Map.of(DefaultContainerEngines.MODEL_CACHE, tmp.toString()));
+        EngineContainer<?> engine = create(Backend.VLLM,
+                Map.of(ProfiledRolloutKeys.CONTAINER_MODEL_CACHE, tmp.toString()));
 
         assertThat(engine.isModelCacheReadOnly()).isFalse();
         assertThat(engine.getBinds()).extracting(b -> b.getVolume().getPath() + ":" + b.getAccessMode())
@@ -74,8 +93,8 @@ class DefaultContainerEnginesTest {
     @Test
     void the_vllm_version_key_picks_the_profiler_mechanism_for_a_tag_that_does_not_say() {
         VllmContainer engine = (VllmContainer) create(Backend.VLLM, Map.of(
-                DefaultContainerEngines.IMAGE, "registry.example/vllm/vllm-openai:nightly",
-                DefaultContainerEngines.VLLM_VERSION, "0.11.0"));
+                ProfiledRolloutKeys.CONTAINER_IMAGE, "registry.example/vllm/vllm-openai:nightly",
+                ProfiledRolloutKeys.CONTAINER_VLLM_VERSION, "0.11.0"));
 
         engine.configure();
 

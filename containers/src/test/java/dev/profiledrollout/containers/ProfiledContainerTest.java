@@ -7,6 +7,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
@@ -124,10 +125,11 @@ class ProfiledContainerTest {
                 .selectors(selectClass(DefaultContainerTestCase.class))
                 .configurationParameter("profiledrollout.output.dir", output.toString())
                 .configurationParameter("profiledrollout.engine", "container")
-                .configurationParameter(DefaultContainerEngines.IMAGE, SimulatorImage.sglang().asCanonicalNameString())
-                .configurationParameter(DefaultContainerEngines.GPUS, "none")
-                .configurationParameter(DefaultContainerEngines.TP, "2")
-                .configurationParameter(DefaultContainerEngines.MODEL, "Qwen/Qwen3-8B")
+                .configurationParameter(ProfiledRolloutKeys.CONTAINER_IMAGE,
+                        SimulatorImage.sglang().asCanonicalNameString())
+                .configurationParameter(ProfiledRolloutKeys.CONTAINER_GPUS, "none")
+                .configurationParameter(ProfiledRolloutKeys.CONTAINER_TP, "2")
+                .configurationParameter(ProfiledRolloutKeys.CONTAINER_MODEL, "Qwen/Qwen3-8B")
                 .execute();
 
         results.testEvents().assertStatistics(stats -> stats.started(1).succeeded(1));

@@ -1,5 +1,6 @@
 package dev.profiledrollout.engine;
 
+import dev.profiledrollout.load.LoadTarget;
 import okhttp3.OkHttpClient;
 
 import java.net.URI;
@@ -58,10 +59,16 @@ public interface EngineClient extends AutoCloseable {
     StopOutcome stopProfile();
 
     /**
-     * @return the shared OkHttp client (pool, dispatcher, auth interceptor), for the load generator to derive from;
-     *         owned by this object
+     * @return the shared OkHttp client (pool, dispatcher, auth interceptor), for other calls to the same server or its
+     *         router; owned by this object
      */
     OkHttpClient httpClient();
+
+    /**
+     * @return where a {@code LoadGenerator} sends this server's load: {@link #baseUri()}, with the client's API key as
+     *         {@code Authorization: Bearer <key>} when it has one
+     */
+    LoadTarget loadTarget();
 
     /** Releases the connection pool and the dispatcher. Idempotent; never throws. */
     @Override

@@ -1,5 +1,6 @@
 package dev.profiledrollout.engine;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
 import okhttp3.Call;
 import okhttp3.Connection;
 import okhttp3.EventListener;
@@ -22,9 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class EngineHttp {
 
     static final int BODY_SNIPPET_CHARS = 2000;
-    /** The JUnit extension's keys for the health poll's limits, named in messages (the clients work without it). */
-    static final String HEALTH_TIMEOUT_KEY = "profiledrollout.health.timeout";
-    static final String CONNECT_TIMEOUT_KEY = "profiledrollout.connect.timeout";
 
     private EngineHttp() {
     }
@@ -149,7 +147,7 @@ final class EngineHttp {
     /** What to do when nothing ever accepted a connection: shared by both clients. */
     static String unreachableFix() {
         return "Check the URL and port and that the engine is running; if it is still starting, allow it longer with"
-                + " unreachableTimeout (" + CONNECT_TIMEOUT_KEY + " in the JUnit extension).";
+                + " unreachableTimeout (" + ProfiledRolloutKeys.CONNECT_TIMEOUT + " in the JUnit extension).";
     }
 
     /** {@code base + path} with trailing slashes of the base removed; a path prefix of the base is kept. */

@@ -2,6 +2,7 @@ package dev.profiledrollout.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -110,7 +111,7 @@ public final class RouterClient {
             if (response.code() != 200) {
                 String body = EngineHttp.snippet(response);
                 String fix = response.code() == 401
-                        ? "the router validates API keys; set profiledrollout.api.key"
+                        ? "the router validates API keys; set " + ProfiledRolloutKeys.API_KEY
                         : "is " + routerUri + " an sgl-model-gateway or vllm-router?";
                 throw new EngineException("Router at " + routerUri + " answered " + response.code() + " to GET "
                         + uri.getPath() + ": " + fix + EngineHttp.bodySuffix(body), uri, response.code(), body, null);
@@ -123,8 +124,8 @@ public final class RouterClient {
                         EngineHttp.truncate(body), e);
             }
         } catch (IOException e) {
-            throw new EngineException("GET " + uri + " failed: " + e + ". Check profiledrollout.router.url and that the"
-                    + " router is running.", uri, -1, "", e);
+            throw new EngineException("GET " + uri + " failed: " + e + ". Check " + ProfiledRolloutKeys.ROUTER_URL
+                    + " and that the router is running.", uri, -1, "", e);
         }
     }
 }

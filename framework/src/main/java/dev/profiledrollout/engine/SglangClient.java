@@ -2,6 +2,8 @@ package dev.profiledrollout.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.load.LoadTarget;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -29,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>Auth</h2>
  * With {@link Builder#apiKey(String)} every request, including those of clients derived from
- * {@link #httpClient()}, carries {@code Authorization: Bearer <key>}. The key is never logged and never part of
+ * {@link #httpClient()} and the load sent to {@link #loadTarget()}, carries {@code Authorization: Bearer <key>}. The key is never logged and never part of
  * an exception message.
  *
  * <h2>Thread safety</h2>
@@ -43,6 +45,7 @@ public final class SglangClient implements EngineClient {
 
     private final URI baseUri;
     private final OkHttpClient http;
+    private final LoadTarget loadTarget;
     private final Duration stopProfileTimeout;
     private final Duration readTimeout;
     private final Duration healthPollInterval;
@@ -50,6 +53,7 @@ public final class SglangClient implements EngineClient {
 
     private SglangClient(Builder b) {
         this.baseUri = b.baseUri;
+        this.loadTarget = LoadTarget.builder(b.baseUri).bearerToken(b.apiKey).build();
         this.stopProfileTimeout = b.stopProfileTimeout;
         this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
@@ -90,6 +94,12 @@ public final class SglangClient implements EngineClient {
         return http;
     }
 
+    /** @return {@link #baseUri()} with this client's API key, for the load generator */
+    @Override
+    public LoadTarget loadTarget() {
+        return loadTarget;
+    }
+
     /**
      * Polls {@code GET /health} until it answers {@code 200}. SGLang answers {@code 503} while starting; each
      * poll itself takes ≥ 1 s on a live server because it generates one token.
@@ -102,7 +112,7 @@ public final class SglangClient implements EngineClient {
     public void awaitHealthy(Duration timeout) {
         EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout(timeout), healthPollInterval, "SGLang",
                 "Check that the server is running and has finished loading the model (503 means still starting),"
-                        + " or raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY
+                        + " or raise the health timeout (" + ProfiledRolloutKeys.HEALTH_TIMEOUT
                         + " in the JUnit extension).",
                 EngineHttp.unreachableFix());
     }
@@ -201,7 +211,8 @@ public final class SglangClient implements EngineClient {
         } catch (InterruptedIOException e) {
             throw new EngineException("POST " + uri + " did not answer within " + stopProfileTimeout.toSeconds()
                     + " s. The stop blocks while every rank exports its trace (minutes with with_stack=true);"
-                    + " raise stopProfileTimeout (profiledrollout.stop.timeout in the JUnit extension), or capture fewer steps (num_steps) or set with_stack=false.",
+                    + " raise stopProfileTimeout (" + ProfiledRolloutKeys.STOP_TIMEOUT + " in the JUnit extension),"
+                    + " or capture fewer steps (num_steps) or set with_stack=false.",
                     uri, -1, "", e);
         } catch (IOException e) {
             throw ioFailure("POST", uri, e);
@@ -221,7 +232,7 @@ public final class SglangClient implements EngineClient {
             if (response.code() != 200) {
                 String body = snippet(response);
                 String fix = response.code() == 401 || response.code() == 403
-                        ? "set profiledrollout.api.key to the server's API key"
+                        ? "set " + ProfiledRolloutKeys.API_KEY + " to the server's API key"
                         : response.code() == 404 ? "no such route; is " + baseUri + " an SGLang server?"
                         : "see the server log";
                 throw new EngineException("SGLang at " + baseUri + " answered " + response.code() + " to GET " + uri.getPath()
@@ -245,7 +256,7 @@ public final class SglangClient implements EngineClient {
                     + " --profiler-config), or an SGLang older than 2025-03 that needs SGLANG_TORCH_PROFILER_DIR at launch.";
             case 500 -> "the server refused: profiling is already in progress (call /stop_profile first), or torch"
                     + " raised an error; the reason is only in the server log.";
-            case 401, 403 -> "unauthorised. Set profiledrollout.api.key to the server's (admin) API key"
+            case 401, 403 -> "unauthorised. Set " + ProfiledRolloutKeys.API_KEY + " to the server's (admin) API key"
                     + " (--api-key / --admin-api-key).";
             case 400 -> "a field has a bad type or value; check the ProfileRequest against docs/PROTOCOLS.md §1.1.";
             default -> "unexpected status; see the server log.";
@@ -255,7 +266,7 @@ public final class SglangClient implements EngineClient {
     private static String stopFix(int code) {
         return switch (code) {
             case 404 -> "no such route; the server is not SGLang or is too old.";
-            case 401, 403 -> "unauthorised. Set profiledrollout.api.key to the server's (admin) API key.";
+            case 401, 403 -> "unauthorised. Set " + ProfiledRolloutKeys.API_KEY + " to the server's (admin) API key.";
             default -> "unexpected status; see the server log.";
         };
     }

@@ -2,6 +2,8 @@ package dev.profiledrollout.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.load.LoadTarget;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -50,6 +52,7 @@ public final class VllmClient implements EngineClient {
 
     private final URI baseUri;
     private final OkHttpClient http;
+    private final LoadTarget loadTarget;
     private final Duration stopProfileTimeout;
     private final Duration readTimeout;
     private final Duration healthPollInterval;
@@ -57,6 +60,7 @@ public final class VllmClient implements EngineClient {
 
     private VllmClient(Builder b) {
         this.baseUri = b.baseUri;
+        this.loadTarget = LoadTarget.builder(b.baseUri).bearerToken(b.apiKey).build();
         this.stopProfileTimeout = b.stopProfileTimeout;
         this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
@@ -91,12 +95,19 @@ public final class VllmClient implements EngineClient {
         return http;
     }
 
+    /** @return {@link #baseUri()} with this client's API key, for the load generator */
+    @Override
+    public LoadTarget loadTarget() {
+        return loadTarget;
+    }
+
     /** Polls {@code GET /health}; vLLM answers {@code 503} once the engine died ({@code EngineDeadError}). */
     @Override
     public void awaitHealthy(Duration timeout) {
         EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout == null ? timeout : unreachableTimeout,
                 healthPollInterval, "vLLM", "Check that the server is running and has finished loading the model, or"
-                        + " raise the health timeout (" + EngineHttp.HEALTH_TIMEOUT_KEY + " in the JUnit extension).",
+                        + " raise the health timeout (" + ProfiledRolloutKeys.HEALTH_TIMEOUT
+                        + " in the JUnit extension).",
                 EngineHttp.unreachableFix());
     }
 
@@ -171,8 +182,8 @@ public final class VllmClient implements EngineClient {
             }
             throw new EngineException("POST " + uri + " did not answer within " + timeout.toSeconds() + " s. vLLM's stop"
                     + " blocks until every worker has exported its trace (minutes to tens of minutes with with_stack);"
-                    + " raise profiledrollout.stop.timeout, or profile fewer requests / set max_iterations in"
-                    + " --profiler-config.", uri, -1, "", e);
+                    + " raise " + ProfiledRolloutKeys.STOP_TIMEOUT + ", or profile fewer requests / set"
+                    + " max_iterations in --profiler-config.", uri, -1, "", e);
         } catch (IOException e) {
             throw ioFailure(uri, e);
         }
@@ -196,7 +207,8 @@ public final class VllmClient implements EngineClient {
         try (Response response = http.newCall(new Request.Builder().url(uri.toString()).get().build()).execute()) {
             if (response.code() != 200) {
                 String body = EngineHttp.snippet(response);
-                String fix = response.code() == 401 ? "set profiledrollout.api.key to the server's API key (--api-key)"
+                String fix = response.code() == 401
+                        ? "set " + ProfiledRolloutKeys.API_KEY + " to the server's API key (--api-key)"
                         : "see the server log";
                 throw new EngineException("vLLM at " + baseUri + " answered " + response.code() + " to GET " + path
                         + ": " + fix + EngineHttp.bodySuffix(body), uri, response.code(), body, null);

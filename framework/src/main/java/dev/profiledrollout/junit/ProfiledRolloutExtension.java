@@ -2,6 +2,7 @@ package dev.profiledrollout.junit;
 
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutRecipe;
@@ -39,7 +40,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *
  * <h2>Lifecycle</h2>
  * <ul>
- *   <li>The engine (see {@link Settings#ENGINE}) is opened once per test class, on first use, and kept in the class's
+ *   <li>The engine (see {@link ProfiledRolloutKeys#ENGINE}) is opened once per test class, on first use, and kept in the class's
  *       {@link ExtensionContext.Store}; JUnit closes it (stopping the embedded simulator) after the class.</li>
  *   <li>Each test method gets a {@link ProfileWindow} in its own store, opened right before the body
  *       (warm-up, {@code /start_profile}, load) and completed right after it ({@code RolloutSession#awaitResult()}
@@ -47,24 +48,18 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       the partial results written; its exception is what the test reports.</li>
  *   <li>After the body, the budget verdicts its assertions recorded, the charts and {@code report.html} are added to
  *       the output directory and, under {@code allure-jupiter}, each phase is an Allure step (see
- *       {@link TestReport}; {@code profiledrollout.report.attach.traces} and {@code .report.attach.maxBytes} choose
- *       whether trace files are attached).</li>
+ *       {@link TestReport}; {@link ProfiledRolloutKeys#REPORT_ATTACH_TRACES} and
+ *       {@link ProfiledRolloutKeys#REPORT_ATTACH_MAX_BYTES} choose whether trace files are attached).</li>
  * </ul>
  *
  * <h2>Configuration keys</h2>
- * JUnit configuration parameters, system properties or {@code PROFILEDROLLOUT_…} environment variables, all validated
- * before anything starts (errors name the key): {@code profiledrollout.engine} ({@code embedded}|{@code attach}),
- * {@code .engine.url} (one or several, comma-separated), {@code .router.url}, {@code .prefill.url},
- * {@code .decode.url}, {@code .api.key}, {@code .trace.dir}, {@code .trace.dir.server}, {@code .engine.ranks},
- * {@code .vllm.max.iterations}, {@code .nsys.path}, {@code .nsys.session}, {@code .nsys.report},
- * {@code .output.dir}, {@code .trace.timeout}, {@code .stop.timeout}, {@code .load.timeout},
- * {@code .health.timeout}, {@code .connect.timeout}, {@code .read.timeout}, {@code .shutdown.timeout}. The engines are
- * opened once per test class and backend.
+ * {@link ProfiledRolloutKeys} lists every key, where it is read from and its default; all are validated before
+ * anything starts (errors name the key). The engines are opened once per test class and backend.
  *
  * <h2>A JVM stopped mid-window</h2>
  * On SIGTERM or SIGINT (an IDE's stop button, a cancelled CI job, a build tool ending its fork), a JVM shutdown hook
  * stops every engine that is profiling, cancels the load and writes the partial {@code summary.json} with an
- * {@code error}, within {@code profiledrollout.shutdown.timeout} (default 15 s). It cannot run when the JVM is killed
+ * {@code error}, within {@link ProfiledRolloutKeys#SHUTDOWN_TIMEOUT}. It cannot run when the JVM is killed
  * outright (SIGKILL, {@code Runtime.halt}).
  *
  * <h2>Several engines</h2>

@@ -1,5 +1,6 @@
 package dev.profiledrollout.load;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.metrics.RequestRecord;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ConnectTimeoutException;
@@ -336,7 +337,7 @@ public final class LoadRun {
         if (!workersDone.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new TimeoutException("load run not finished after " + timeout.toMillis() + " ms: " + completed.get()
                     + " of " + size + " requests ended, " + inFlightCount() + " in flight. Raise the timeout"
-                    + " (profiledrollout.load.timeout in the JUnit extension), lower"
+                    + " (" + ProfiledRolloutKeys.LOAD_TIMEOUT + " in the JUnit extension), lower"
                     + " requests or check the server (a stalled stream only ends at the read timeout).");
         }
         return snapshot();

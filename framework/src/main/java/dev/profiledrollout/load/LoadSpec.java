@@ -19,8 +19,8 @@ import java.util.Objects;
  * @param arrival        when requests are released, not null; {@link ArrivalProcess#closedLoop()} by default
  * @param prefixTokens   random tokens shared by every prompt, ≥ 0 ({@code --random-prefix-len})
  * @param maxDuration    no request is issued after this much time from the run's start; null for no bound
- * @param endpoint       where {@link LoadGenerator#LoadGenerator(okhttp3.OkHttpClient, java.net.URI, String, LoadSpec)}
- *                       sends, not null; {@link Endpoint#COMPLETIONS} by default
+ * @param endpoint       where {@link LoadGenerator#LoadGenerator(LoadTarget, String, LoadSpec)} sends, not null;
+ *                       {@link Endpoint#COMPLETIONS} by default
  */
 public record LoadSpec(int concurrency, int requests, int inputTokens, int outputTokens, double rangeRatio,
                        int warmupRequests, long seed, ArrivalProcess arrival, int prefixTokens,

@@ -63,27 +63,29 @@ public final class LoadTest {
     public LoadTestResult run() throws InterruptedException, TimeoutException {
         LoadSpec spec = spec();
         Workload workload = b.workload != null ? b.workload : new RandomTokenWorkload(spec, b.vocabSize);
-        OkHttpClient client = b.client != null ? b.client : new OkHttpClient();
-        try (LoadGenerator generator = new LoadGenerator(client, b.baseUri, b.model, spec, workload, b.endpoint,
+        OkHttpClient client = b.scrapeInterval == null ? null : b.target.okHttpClient().build();
+        try (LoadGenerator generator = new LoadGenerator(b.target, b.model, spec, workload, b.endpoint,
                 b.readTimeout)) {
             List<RequestRecord> warmup = generator.warmup();
-            MetricsScraper scraper = b.scrapeInterval == null ? null
-                    : new MetricsScraper(client, b.baseUri, b.scrapeInterval);
+            MetricsScraper scraper = client == null ? null
+                    : new MetricsScraper(client, b.target.baseUri(), b.scrapeInterval);
+            LoadRun run;
+            List<RequestRecord> records;
             try {
-                LoadRun run = generator.start();
-                List<RequestRecord> records = await(run);
-                LatencyReport latency = LatencyReport.of(records);
-                ScheduleReport schedule = ScheduleReport.of(records, b.lagBudget, b.delayedFraction);
-                return new LoadTestResult(spec, b.endpoint, b.backend, b.model, warmup, latency, schedule,
-                        TimeSeries.of(records, run.startNanos()), b.slo,
-                        scraper == null ? List.of() : scraper.points(), scraper == null ? "" : scraper.note());
+                run = generator.start();
+                records = await(run);
             } finally {
                 if (scraper != null) {
-                    scraper.close();
+                    scraper.close(); // joins its thread: a scrape still under way lands in points() and note()
                 }
             }
+            LatencyReport latency = LatencyReport.of(records);
+            ScheduleReport schedule = ScheduleReport.of(records, b.lagBudget, b.delayedFraction);
+            return new LoadTestResult(spec, b.endpoint, b.backend, b.model, warmup, latency, schedule,
+                    TimeSeries.of(records, run.startNanos()), b.slo,
+                    scraper == null ? List.of() : scraper.points(), scraper == null ? "" : scraper.note());
         } finally {
-            if (b.client == null) {
+            if (client != null) {
                 client.dispatcher().executorService().shutdown();
                 client.connectionPool().evictAll();
             }
@@ -130,10 +132,9 @@ public final class LoadTest {
 
     /** Configuration of a {@link LoadTest}; not thread-safe. */
     public static final class Builder {
-        private URI baseUri;
+        private LoadTarget target;
         private String model = "default";
         private String backend = "openai";
-        private OkHttpClient client;
         private Endpoint endpoint = Endpoint.COMPLETIONS;
         private double rate = Double.POSITIVE_INFINITY;
         private double burstiness = 1.0;
@@ -161,8 +162,18 @@ public final class LoadTest {
         private Builder() {
         }
 
-        /** The server root, e.g. {@code http://127.0.0.1:30000}. Required. */
-        public Builder baseUri(URI uri) { this.baseUri = Objects.requireNonNull(uri); return this; }
+        /**
+         * Where to send, with headers (e.g. the API key) and TLS trust; this or {@link #baseUri(URI)} is required. It
+         * also serves {@code /metrics} scraping.
+         */
+        public Builder target(LoadTarget t) { this.target = Objects.requireNonNull(t); return this; }
+
+        /**
+         * The server root, e.g. {@code http://127.0.0.1:30000}: {@link #target(LoadTarget)} without headers.
+         *
+         * @throws IllegalArgumentException when it is not an http(s) URL with a host
+         */
+        public Builder baseUri(URI uri) { return target(LoadTarget.of(Objects.requireNonNull(uri))); }
 
         /** The server root as a string. */
         public Builder baseUri(String uri) { return baseUri(URI.create(uri)); }
@@ -172,12 +183,6 @@ public final class LoadTest {
 
         /** A label for the result ({@code backend} key), e.g. sglang or vllm. Default "openai". */
         public Builder backend(String label) { this.backend = Objects.requireNonNull(label); return this; }
-
-        /**
-         * The engine client: the load sends the headers its interceptors add (e.g. auth) and trusts what it trusts;
-         * it also scrapes {@code /metrics}. Default: a new one.
-         */
-        public Builder client(OkHttpClient c) { this.client = c; return this; }
 
         /** Default {@link Endpoint#COMPLETIONS}. */
         public Builder endpoint(Endpoint e) { this.endpoint = Objects.requireNonNull(e); return this; }
@@ -263,12 +268,12 @@ public final class LoadTest {
 
         /**
          * @return the test
-         * @throws IllegalStateException    without a base URI
+         * @throws IllegalStateException    without a target or base URI
          * @throws IllegalArgumentException when the shape is invalid (see {@link LoadSpec}, {@link ArrivalProcess})
          */
         public LoadTest build() {
-            if (baseUri == null) {
-                throw new IllegalStateException("LoadTest needs baseUri(…), e.g. http://127.0.0.1:30000");
+            if (target == null) {
+                throw new IllegalStateException("LoadTest needs target(…) or baseUri(…), e.g. http://127.0.0.1:30000");
             }
             LoadTest test = new LoadTest(this);
             test.spec();

@@ -1,5 +1,6 @@
 package dev.profiledrollout.load;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.metrics.ErrorKind;
 import dev.profiledrollout.metrics.RequestRecord;
 import io.netty.buffer.ByteBuf;
@@ -134,7 +135,8 @@ final class StreamConnection extends ChannelInboundHandlerAdapter {
         }
         recorder.fail(now, ErrorKind.TIMEOUT, "timed out after " + recorder.chunkCount() + " chunks: nothing read for "
                 + TimeUnit.NANOSECONDS.toMillis(silent) + " ms (read timeout " + TimeUnit.NANOSECONDS.toMillis(
-                transport.readTimeoutNanos()) + " ms; profiledrollout.read.timeout in the JUnit extension)");
+                transport.readTimeoutNanos()) + " ms; " + ProfiledRolloutKeys.READ_TIMEOUT
+                + " in the JUnit extension)");
         end(now, false);
     }
 

@@ -44,8 +44,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * group of {@code loopThreads} threads (Netty, NIO), so a 256-way load costs one or two threads, not 256, and a
  * response's bytes are timed as soon as the loop reads them instead of when a scheduler gets round to one of hundreds
  * of blocked threads. A connection's pipeline is {@link ReadAhead} (stamps each read, defers its decoding to the
- * loop's next turn), TLS for https, the HTTP codec, then {@link StreamConnection}. Connections are kept alive and reused; {@code https} URLs use the JDK's TLS, the engine client's
- * trust manager and host-name verification. Loop threads are named {@code profiledrollout-load-N}; {@link #close()} stops and joins them.
+ * loop's next turn), TLS for https, the HTTP codec, then {@link StreamConnection}. Connections are kept alive and
+ * reused; {@code https} URLs use the JDK's TLS with the {@link LoadTarget}'s trust manager and host-name check. Loop
+ * threads are named {@code profiledrollout-load-N}; {@link #close()} stops and joins them.
  */
 final class StreamTransport implements AutoCloseable {
 
@@ -59,6 +60,7 @@ final class StreamTransport implements AutoCloseable {
     private final String path;
     private final CompletionCall body;
     private final List<Map.Entry<String, String>> extraHeaders;
+    private final boolean ownUserAgent;
     private final long readTimeoutNanos;
     private final EventLoopGroup group;
     private final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -68,15 +70,18 @@ final class StreamTransport implements AutoCloseable {
 
     /**
      * @param url          the full request URL ({@code baseUri + endpoint.path()}), http or https
-     * @param extraHeaders sent with every request (e.g. {@code Authorization}), after the transport's own
+     * @param extraHeaders sent with every request (e.g. {@code Authorization}), after the transport's own; a
+     *                     {@code User-Agent} among them replaces the transport's
      * @param loopThreads  event loop threads, ≥ 1
-     * @param trust        the trust manager for https (the engine client's), null for the JDK's default
+     * @param trust        the trust manager for https, null for the JDK's default
+     * @param verifyHost   whether an https server's certificate must name the URL's host
      */
     StreamTransport(URI url, CompletionCall body, List<Map.Entry<String, String>> extraHeaders, Duration readTimeout,
-                    int loopThreads, AtomicInteger threadNumbers, X509TrustManager trust) {
+                    int loopThreads, AtomicInteger threadNumbers, X509TrustManager trust, boolean verifyHost) {
         this.url = url;
         this.body = body;
         this.extraHeaders = List.copyOf(extraHeaders);
+        this.ownUserAgent = extraHeaders.stream().anyMatch(h -> h.getKey().equalsIgnoreCase("user-agent"));
         this.readTimeoutNanos = readTimeout.toNanos();
         boolean tls = "https".equalsIgnoreCase(url.getScheme());
         if (!tls && !"http".equalsIgnoreCase(url.getScheme())) {
@@ -92,7 +97,7 @@ final class StreamTransport implements AutoCloseable {
         this.hostHeader = url.getPort() < 0 ? literal : literal + ":" + port;
         String p = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
         this.path = url.getRawQuery() == null ? p : p + "?" + url.getRawQuery();
-        SslContext ssl = tls ? sslContext(trust) : null;
+        SslContext ssl = tls ? sslContext(trust, verifyHost) : null;
         this.group = new MultiThreadIoEventLoopGroup(loopThreads, (Runnable r) -> {
             Thread t = new FastThreadLocalThread(r, "profiledrollout-load-" + threadNumbers.incrementAndGet());
             t.setDaemon(false);
@@ -113,7 +118,7 @@ final class StreamTransport implements AutoCloseable {
                         if (ssl != null) {
                             SslHandler handler = ssl.newHandler(ch.alloc(), host, port);
                             SSLParameters parameters = handler.engine().getSSLParameters();
-                            parameters.setEndpointIdentificationAlgorithm("HTTPS"); // verify the host name
+                            parameters.setEndpointIdentificationAlgorithm(verifyHost ? "HTTPS" : null);
                             handler.engine().setSSLParameters(parameters);
                             ch.pipeline().addLast(handler);
                         }
@@ -126,9 +131,10 @@ final class StreamTransport implements AutoCloseable {
                 });
     }
 
-    private static SslContext sslContext(X509TrustManager trust) {
+    private static SslContext sslContext(X509TrustManager trust, boolean verifyHost) {
         try {
-            SslContextBuilder builder = SslContextBuilder.forClient();
+            SslContextBuilder builder = SslContextBuilder.forClient().endpointIdentificationAlgorithm(
+                    verifyHost ? "HTTPS" : null);
             return (trust == null ? builder : builder.trustManager(trust)).build();
         } catch (SSLException e) {
             throw new IllegalStateException("cannot set up TLS for the load generator: " + e.getMessage(), e);
@@ -153,7 +159,9 @@ final class StreamTransport implements AutoCloseable {
         headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
         headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.TEXT_EVENT_STREAM);
         headers.set(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
-        headers.set(HttpHeaderNames.USER_AGENT, "profiled-rollout");
+        if (!ownUserAgent) {
+            headers.set(HttpHeaderNames.USER_AGENT, "profiled-rollout");
+        }
         for (Map.Entry<String, String> header : extraHeaders) {
             headers.add(header.getKey(), header.getValue());
         }

@@ -13,6 +13,7 @@
  * result.writeTo(Path.of("out"));                  // requests.jsonl, latency.hlog, timeseries.csv, result.json
  * }</pre>
  * Inside a profile window, {@link dev.profiledrollout.load.LoadGenerator} with a
+ * {@link dev.profiledrollout.load.LoadTarget} (where to send, headers, TLS trust) and a
  * {@link dev.profiledrollout.load.LoadSpec}: {@code warmup()} before {@code /start_profile}, then {@code start()}.
  *
  * <h2>Loops</h2>

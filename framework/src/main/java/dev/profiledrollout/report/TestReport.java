@@ -1,8 +1,12 @@
 package dev.profiledrollout.report;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES;
+import static dev.profiledrollout.ProfiledRolloutKeys.REPORT_ATTACH_TRACES;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -24,11 +28,6 @@ import java.util.function.Function;
  */
 public final class TestReport {
 
-    /** Configuration key: attach the trace files to Allure ({@code true}/{@code false}, default false). */
-    public static final String ATTACH_TRACES = "profiledrollout.report.attach.traces";
-    /** Configuration key: the largest trace file attached, in bytes (default 20 MiB). */
-    public static final String ATTACH_MAX_BYTES = "profiledrollout.report.attach.maxBytes";
-
     private static final ObjectMapper JSON = ResultsModule.MAPPER;
 
     private TestReport() {
@@ -47,18 +46,21 @@ public final class TestReport {
 
         /**
          * @param lookup configuration parameter by key (JUnit configuration parameters, then system properties);
-         *               {@code PROFILEDROLLOUT_REPORT_ATTACH_TRACES}-style environment variables are read after it
+         *               the keys' environment variables ({@link ProfiledRolloutKeys#environmentVariable(String)}) are
+         *               read after it; keys {@link ProfiledRolloutKeys#REPORT_ATTACH_TRACES} and
+         *               {@link ProfiledRolloutKeys#REPORT_ATTACH_MAX_BYTES}
          * @throws IllegalArgumentException for a max size that is not a number
          */
         public static Options from(Function<String, Optional<String>> lookup) {
             Function<String, Optional<String>> withEnv = key -> lookup.apply(key).or(() -> Optional.ofNullable(
-                    System.getenv(key.toUpperCase(Locale.ROOT).replace('.', '_'))));
-            boolean attach = withEnv.apply(ATTACH_TRACES).map(Boolean::parseBoolean).orElse(false);
-            String max = withEnv.apply(ATTACH_MAX_BYTES).orElse(String.valueOf(DEFAULTS.maxTraceBytes()));
+                    System.getenv(ProfiledRolloutKeys.environmentVariable(key))));
+            boolean attach = withEnv.apply(REPORT_ATTACH_TRACES).map(Boolean::parseBoolean).orElse(false);
+            String max = withEnv.apply(REPORT_ATTACH_MAX_BYTES).orElse(String.valueOf(DEFAULTS.maxTraceBytes()));
             try {
                 return new Options(attach, Long.parseLong(max.trim()));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(ATTACH_MAX_BYTES + " must be a number of bytes, was '" + max + "'");
+                throw new IllegalArgumentException(REPORT_ATTACH_MAX_BYTES + " must be a number of bytes, was '" + max
+                        + "'");
             }
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadRun;
 import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.LoadTarget;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.simulator.EngineSimulator;
@@ -13,7 +14,6 @@ import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
-import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +36,7 @@ class SoakTest {
         long seconds = Long.getLong("profiledrollout.soak.seconds", 20);
         LoadSpec spec = new LoadSpec(8, 64, 32, 16, 0.0, 0, 0);
         try (EngineSimulator engine = EngineSimulator.start(SimulatorConfig.builder().build());
-                LoadGenerator generator = new LoadGenerator(new OkHttpClient(), engine.baseUri(),
+                LoadGenerator generator = new LoadGenerator(LoadTarget.of(engine.baseUri()),
                         engine.config().servedModelName(), spec)) {
             batch(generator, spec);
             long heap0 = heapAfterGc();

@@ -3,8 +3,6 @@ package dev.profiledrollout.load;
 import dev.profiledrollout.metrics.ErrorKind;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
-import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -14,17 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class EndpointStreamTest {
 
-    private final OkHttpClient client = new OkHttpClient();
-
-    @AfterEach
-    void tearDown() {
-        client.dispatcher().executorService().shutdown();
-        client.connectionPool().evictAll();
-    }
-
     private List<RequestRecord> run(SseTestServer server, Endpoint endpoint, Workload workload, int n) throws Exception {
         LoadSpec spec = new LoadSpec(2, n, 8, 4, 0.0, 0, 1L);
-        try (LoadGenerator load = new LoadGenerator(client, server.base(), "m", spec, workload, endpoint,
+        try (LoadGenerator load = new LoadGenerator(LoadTarget.of(server.base()), "m", spec, workload, endpoint,
                 Duration.ofSeconds(10))) {
             return load.start().await(Duration.ofSeconds(30));
         }

@@ -4,7 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.metrics.ErrorKind;
 import dev.profiledrollout.metrics.RequestRecord;
-import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +31,6 @@ class LoadConcurrencyTest {
 
     private HttpServer server;
     private ExecutorService serverThreads;
-    private final OkHttpClient client = new OkHttpClient();   // OkHttp defaults: 5 per host, 5 idle connections
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger requestsSeen = new AtomicInteger();
@@ -51,8 +49,6 @@ class LoadConcurrencyTest {
         server.stop(0);
         serverThreads.shutdownNow();
         serverThreads.awaitTermination(10, TimeUnit.SECONDS);
-        client.dispatcher().executorService().shutdown();
-        client.connectionPool().evictAll();
     }
 
     private URI start() {
@@ -92,7 +88,8 @@ class LoadConcurrencyTest {
         URI base = start();
         // WHEN
         List<RequestRecord> records;
-        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(concurrency, 64, 8, 2, 0.0, 0, 1L))) {
+        try (LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m",
+                new LoadSpec(concurrency, 64, 8, 2, 0.0, 0, 1L))) {
             records = load.start().await(Duration.ofSeconds(60));
         }
         // THEN
@@ -123,7 +120,7 @@ class LoadConcurrencyTest {
             exchange.close();
         });
         URI base = start();
-        LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(4, 8, 8, 2, 0.0, 0, 1L));
+        LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(4, 8, 8, 2, 0.0, 0, 1L));
         LoadRun run = load.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (inFlight.get() < 4 && System.nanoTime() < deadline) {
@@ -160,7 +157,7 @@ class LoadConcurrencyTest {
             exchange.close();
         });
         URI base = start();
-        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(1, 1, 8, 2, 0.0, 0, 1L),
+        try (LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(1, 1, 8, 2, 0.0, 0, 1L),
                 LoadGenerator.DEFAULT_VOCAB_SIZE, Duration.ofMillis(300))) {
             List<RequestRecord> records = load.start().await(Duration.ofSeconds(20));
             assertThat(records).singleElement().satisfies(r -> assertThat(r.error()).isEqualTo(ErrorKind.TIMEOUT));

@@ -2,12 +2,12 @@ package dev.profiledrollout.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.engine.SglangClient;
 import dev.profiledrollout.metrics.ErrorKind;
 import dev.profiledrollout.metrics.RequestRecord;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,28 +19,25 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LoadGeneratorTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private MockWebServer server;
-    private OkHttpClient client;
     private URI base;
 
     @BeforeEach
     void setUp() throws IOException {
         server = new MockWebServer();
         server.start();
-        client = new OkHttpClient();
         base = server.url("/").uri();
     }
 
     @AfterEach
     void tearDown() {
         server.close();
-        client.dispatcher().executorService().shutdown();
-        client.connectionPool().evictAll();
     }
 
     static String chunk(String text) {
@@ -62,7 +59,7 @@ class LoadGeneratorTest {
 
     private RequestRecord runOne(MockResponse response) throws Exception {
         server.enqueue(response);
-        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+        try (LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
             List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
             assertThat(records).hasSize(1);
             return records.get(0);
@@ -104,22 +101,23 @@ class LoadGeneratorTest {
     }
 
     @Test
-    void should_send_the_headers_the_clients_interceptors_add_such_as_the_api_key() throws Exception {
-        // GIVEN a client whose interceptor adds the API key, as SglangClient / VllmClient with apiKey(…) do
-        OkHttpClient withKey = client.newBuilder().addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
-                .header("Authorization", "Bearer sk-test").header("Content-Type", "text/plain").build())).build();
+    void should_send_the_targets_headers_such_as_the_api_key() throws Exception {
+        // GIVEN a target with the API key, as SglangClient / VllmClient with apiKey(…) give, and one more header
+        LoadTarget target = LoadTarget.builder(base).bearerToken("sk-test").header("X-Tenant", "perf").build();
         server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
         server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
         // WHEN two requests go out on the load generator's own transport
-        try (LoadGenerator load = new LoadGenerator(withKey, base, "m", new LoadSpec(1, 2, 8, 4, 0.0, 0, 1L))) {
+        try (LoadGenerator load = new LoadGenerator(target, "m", new LoadSpec(1, 2, 8, 4, 0.0, 0, 1L))) {
             assertThat(load.start().await(Duration.ofSeconds(30))).allMatch(RequestRecord::succeeded);
         }
-        // THEN both carry the key, and the transport's own JSON content type wins over the interceptor's
+        // THEN both carry the key and the header, next to the transport's own JSON content type
         List<Integer> connections = new java.util.ArrayList<>();
         for (int i = 0; i < 2; i++) {
             RecordedRequest recorded = server.takeRequest(5, TimeUnit.SECONDS);
             assertThat(recorded.getHeaders().get("Authorization")).isEqualTo("Bearer sk-test");
+            assertThat(recorded.getHeaders().values("X-Tenant")).containsExactly("perf");
             assertThat(recorded.getHeaders().values("Content-Type")).containsExactly("application/json");
+            assertThat(recorded.getHeaders().values("User-Agent")).containsExactly("profiled-rollout");
             connections.add(recorded.getConnectionIndex());
         }
         // AND the closed loop's one keep-alive connection carried both
@@ -127,23 +125,55 @@ class LoadGeneratorTest {
     }
 
     @Test
-    void should_stream_over_https_trusting_what_the_engine_client_trusts_and_checking_the_host_name() throws Exception {
-        // GIVEN an https server whose certificate only the given client trusts
+    void should_send_the_engine_clients_api_key_through_its_load_target() throws Exception {
+        // GIVEN the load target of an SGLang client built with an API key
+        LoadTarget target;
+        try (SglangClient sglang = SglangClient.builder(base).apiKey("sk-engine").build()) {
+            target = sglang.loadTarget();
+        }
+        server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
+        // WHEN
+        try (LoadGenerator load = new LoadGenerator(target, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+            assertThat(load.start().await(Duration.ofSeconds(30))).allMatch(RequestRecord::succeeded);
+        }
+        // THEN the load carries the key, and the target's description does not
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Authorization"))
+                .isEqualTo("Bearer sk-engine");
+        assertThat(target.toString()).contains("Authorization").doesNotContain("sk-engine");
+    }
+
+    @Test
+    void should_refuse_headers_the_transport_writes_itself_and_invalid_ones_without_showing_the_value() {
+        LoadTarget.Builder target = LoadTarget.builder(base);
+
+        assertThatThrownBy(() -> target.header("Content-Type", "text/plain"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Content-Type")
+                .hasMessageContaining("writes the Content-Type header itself");
+        assertThatThrownBy(() -> target.header("Authorization", "Bearer sk-secret\r\nX-Injected: 1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'Authorization'")
+                .hasMessageNotContaining("sk-secret");
+        assertThatThrownBy(() -> LoadTarget.of(URI.create("ftp://127.0.0.1:21/")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an http(s) base URL");
+        assertThat(target.bearerToken(null).bearerToken(" ").build().headers()).isEmpty();
+    }
+
+    @Test
+    void should_stream_over_https_trusting_the_targets_certificates_and_checking_the_host_name() throws Exception {
+        // GIVEN an https server whose certificate only the target's trust manager trusts
         okhttp3.tls.HeldCertificate certificate = new okhttp3.tls.HeldCertificate.Builder()
                 .addSubjectAlternativeName("localhost").build();
         okhttp3.tls.HandshakeCertificates serverSide = new okhttp3.tls.HandshakeCertificates.Builder()
                 .heldCertificate(certificate).build();
         okhttp3.tls.HandshakeCertificates clientSide = new okhttp3.tls.HandshakeCertificates.Builder()
                 .addTrustedCertificate(certificate.certificate()).build();
-        OkHttpClient trusting = client.newBuilder()
-                .sslSocketFactory(clientSide.sslSocketFactory(), clientSide.trustManager()).build();
         try (MockWebServer tls = new MockWebServer()) {
             tls.useHttps(serverSide.sslSocketFactory());
             tls.start();
             tls.enqueue(sse(chunk("a") + chunk("b") + usage(8, 2) + DONE));
             URI httpsBase = tls.url("/").uri(); // https://localhost:port/
+            LoadTarget trusting = LoadTarget.builder(httpsBase).trustManager(clientSide.trustManager()).build();
             // WHEN
-            try (LoadGenerator load = new LoadGenerator(trusting, httpsBase, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+            try (LoadGenerator load = new LoadGenerator(trusting, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
                 // THEN
                 assertThat(load.start().await(Duration.ofSeconds(30))).singleElement()
                         .satisfies(r -> assertThat(r.succeeded()).as(String.valueOf(r)).isTrue())
@@ -152,7 +182,22 @@ class LoadGeneratorTest {
             // AND a host name the certificate does not name is refused
             URI byAddress = URI.create("https://127.0.0.1:" + tls.getPort() + "/");
             tls.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
-            try (LoadGenerator load = new LoadGenerator(trusting, byAddress, "m", new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+            LoadTarget.Builder byAddressTarget = LoadTarget.builder(byAddress).trustManager(clientSide.trustManager());
+            try (LoadGenerator load = new LoadGenerator(byAddressTarget.build(), "m",
+                    new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+                assertThat(load.start().await(Duration.ofSeconds(30))).singleElement()
+                        .satisfies(r -> assertThat(r.error()).isEqualTo(ErrorKind.CONNECTION))
+                        .satisfies(r -> assertThat(r.errorMessage()).contains("SSLHandshakeException"));
+            }
+            // AND it is accepted when the target turns the host name check off
+            try (LoadGenerator load = new LoadGenerator(byAddressTarget.hostnameVerification(false).build(), "m",
+                    new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
+                assertThat(load.start().await(Duration.ofSeconds(30))).singleElement()
+                        .satisfies(r -> assertThat(r.succeeded()).as(String.valueOf(r)).isTrue());
+            }
+            // AND the JDK's default trust refuses the certificate
+            try (LoadGenerator load = new LoadGenerator(LoadTarget.of(httpsBase), "m",
+                    new LoadSpec(1, 1, 8, 4, 0.0, 0, 1L))) {
                 assertThat(load.start().await(Duration.ofSeconds(30))).singleElement()
                         .satisfies(r -> assertThat(r.error()).isEqualTo(ErrorKind.CONNECTION))
                         .satisfies(r -> assertThat(r.errorMessage()).contains("SSLHandshakeException"));
@@ -185,34 +230,37 @@ class LoadGeneratorTest {
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
-        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-            Thread serverThread = new Thread(() -> {
-                while (!listener.isClosed()) {
-                    try (java.net.Socket socket = listener.accept()) {
-                        connections.incrementAndGet();
+        java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        Thread serverThread = new Thread(() -> {
+            while (!listener.isClosed()) {
+                try (java.net.Socket socket = listener.accept()) {
+                    connections.incrementAndGet();
+                    if (readRequest(socket.getInputStream())) {
+                        requests.incrementAndGet();
+                        socket.getOutputStream().write(response);
+                        socket.getOutputStream().flush();
                         if (readRequest(socket.getInputStream())) {
-                            requests.incrementAndGet();
-                            socket.getOutputStream().write(response);
-                            socket.getOutputStream().flush();
-                            if (readRequest(socket.getInputStream())) {
-                                requests.incrementAndGet(); // closed unanswered
-                            }
+                            requests.incrementAndGet(); // closed unanswered
                         }
-                    } catch (IOException e) {
-                        return;
                     }
+                } catch (IOException e) {
+                    return;
                 }
-            });
-            serverThread.start();
+            }
+        });
+        serverThread.start();
+        try {
             URI plain = URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/");
             // WHEN one lane sends three requests in turn
-            try (LoadGenerator load = new LoadGenerator(client, plain, "m", new LoadSpec(1, 3, 8, 4, 0.0, 0, 1L))) {
+            try (LoadGenerator load = new LoadGenerator(LoadTarget.of(plain), "m",
+                    new LoadSpec(1, 3, 8, 4, 0.0, 0, 1L))) {
                 // THEN every request succeeds: each unanswered resend went out again on a fresh connection
                 assertThat(load.start().await(Duration.ofSeconds(30))).hasSize(3).allMatch(RequestRecord::succeeded);
             }
             assertThat(connections.get()).isEqualTo(3);
             assertThat(requests.get()).isEqualTo(5);
-            listener.close();
+        } finally {
+            listener.close(); // ends the accept loop
             serverThread.join(5000);
         }
     }
@@ -235,7 +283,7 @@ class LoadGeneratorTest {
     void should_classify_malformed_json_without_crashing_the_run() throws Exception {
         server.enqueue(sse(chunk("a") + "data: {not json\n\n" + DONE));
         server.enqueue(sse(chunk("a") + chunk("b") + usage(8, 2) + DONE));
-        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(1, 2, 8, 4, 0.0, 0, 1L))) {
+        try (LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(1, 2, 8, 4, 0.0, 0, 1L))) {
             List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
             assertThat(records).extracting(RequestRecord::index).containsExactly(0, 1);
             assertThat(records.get(0).error()).isEqualTo(ErrorKind.MALFORMED_STREAM);
@@ -273,7 +321,7 @@ class LoadGeneratorTest {
         for (int i = 0; i < 3; i++) {
             server.enqueue(sse(chunk("a") + usage(8, 1) + DONE));
         }
-        try (LoadGenerator load = new LoadGenerator(client, base, "m", new LoadSpec(2, 1, 8, 4, 0.0, 3, 1L))) {
+        try (LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(2, 1, 8, 4, 0.0, 3, 1L))) {
             List<RequestRecord> warmup = load.warmup();
             assertThat(warmup).extracting(RequestRecord::index).containsExactly(-3, -2, -1);
             assertThat(warmup).allMatch(RequestRecord::succeeded);

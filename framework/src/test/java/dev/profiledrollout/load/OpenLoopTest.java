@@ -3,8 +3,6 @@ package dev.profiledrollout.load;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.metrics.ScheduleReport;
-import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -14,14 +12,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class OpenLoopTest {
 
-    private final OkHttpClient client = new OkHttpClient();
-
-    @AfterEach
-    void tearDown() {
-        client.dispatcher().executorService().shutdown();
-        client.connectionPool().evictAll();
-    }
-
     private static LoadSpec spec(ArrivalProcess arrival, int requests, int cap) {
         return new LoadSpec(1, requests, 8, 4, 0.0, 0, 1L).withArrival(arrival, cap);
     }
@@ -30,7 +20,7 @@ class OpenLoopTest {
     void a_stalled_server_shows_in_schedule_corrected_latency_and_lag_but_not_in_service_latency() throws Exception {
         // GIVEN: 100 req/s, at most 1 in flight; the 10th response stalls 300 ms, holding back the ~30 after it
         try (SseTestServer server = new SseTestServer(10, 300);
-             LoadGenerator load = new LoadGenerator(client, server.base(), "m",
+             LoadGenerator load = new LoadGenerator(LoadTarget.of(server.base()), "m",
                      spec(ArrivalProcess.constant(100), 60, 1), new RandomTokenWorkload(spec(ArrivalProcess.constant(100), 60, 1), 100),
                      Endpoint.COMPLETIONS, Duration.ofSeconds(10))) {
             // WHEN
@@ -60,7 +50,8 @@ class OpenLoopTest {
     void open_loop_without_cap_is_not_held_back_by_a_slow_response() throws Exception {
         // GIVEN: the same stall, no cap: later requests go out on their own threads and connections
         try (SseTestServer server = new SseTestServer(10, 300);
-             LoadGenerator load = new LoadGenerator(client, server.base(), "m", spec(ArrivalProcess.constant(100), 40, 0),
+             LoadGenerator load = new LoadGenerator(LoadTarget.of(server.base()), "m",
+                     spec(ArrivalProcess.constant(100), 40, 0),
                      new RandomTokenWorkload(spec(ArrivalProcess.constant(100), 40, 0), 100), Endpoint.COMPLETIONS,
                      Duration.ofSeconds(10))) {
             List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
@@ -77,7 +68,8 @@ class OpenLoopTest {
     @Test
     void intended_send_times_follow_the_schedule() throws Exception {
         try (SseTestServer server = new SseTestServer(-1, 0);
-             LoadGenerator load = new LoadGenerator(client, server.base(), "m", spec(ArrivalProcess.constant(200), 20, 0),
+             LoadGenerator load = new LoadGenerator(LoadTarget.of(server.base()), "m",
+                     spec(ArrivalProcess.constant(200), 20, 0),
                      new RandomTokenWorkload(spec(ArrivalProcess.constant(200), 20, 0), 100), Endpoint.COMPLETIONS,
                      Duration.ofSeconds(10))) {
             List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
@@ -92,7 +84,7 @@ class OpenLoopTest {
     void duration_bound_stops_issuing() throws Exception {
         LoadSpec bounded = spec(ArrivalProcess.constant(100), 1000, 0).withMaxDuration(Duration.ofMillis(200));
         try (SseTestServer server = new SseTestServer(-1, 0);
-             LoadGenerator load = new LoadGenerator(client, server.base(), "m", bounded,
+             LoadGenerator load = new LoadGenerator(LoadTarget.of(server.base()), "m", bounded,
                      new RandomTokenWorkload(bounded, 100), Endpoint.COMPLETIONS, Duration.ofSeconds(10))) {
             List<RequestRecord> records = load.start().await(Duration.ofSeconds(30));
             // offsets 10, 20, …, 200 ms are ≤ 200 ms
@@ -104,8 +96,8 @@ class OpenLoopTest {
     void no_load_thread_outlives_close() throws Exception {
         try (SseTestServer server = new SseTestServer(-1, 0)) {
             LoadSpec s = spec(ArrivalProcess.poisson(500), 50, 0);
-            LoadGenerator load = new LoadGenerator(client, server.base(), "m", s, new RandomTokenWorkload(s, 100),
-                    Endpoint.COMPLETIONS, Duration.ofSeconds(10));
+            LoadGenerator load = new LoadGenerator(LoadTarget.of(server.base()), "m", s,
+                    new RandomTokenWorkload(s, 100), Endpoint.COMPLETIONS, Duration.ofSeconds(10));
             load.start();
             load.close();
             assertThat(Thread.getAllStackTraces().keySet())

@@ -3,6 +3,7 @@ package dev.profiledrollout.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
 import io.qameta.allure.Allure;
 import io.qameta.allure.AllureLifecycle;
 import io.qameta.allure.AllureResultsWriter;
@@ -137,10 +138,11 @@ class AllureStepsTest {
 
     @Test
     void should_read_attach_options_from_configuration() {
-        Map<String, String> config = Map.of(TestReport.ATTACH_TRACES, "true", TestReport.ATTACH_MAX_BYTES, "1024");
+        Map<String, String> config = Map.of(ProfiledRolloutKeys.REPORT_ATTACH_TRACES, "true",
+                ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES, "1024");
         TestReport.Options options = TestReport.Options.from(key -> java.util.Optional.ofNullable(config.get(key)));
         assertThat(options).isEqualTo(new TestReport.Options(true, 1024));
         assertThatThrownBy(() -> TestReport.Options.from(key -> java.util.Optional.of("lots")))
-                .hasMessageContaining(TestReport.ATTACH_MAX_BYTES);
+                .hasMessageContaining(ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES);
     }
 }

@@ -2,6 +2,7 @@ package dev.profiledrollout.engine.nsys;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.SqliteTraceReader;
 import java.io.IOException;
@@ -91,7 +92,7 @@ public final class NsysController {
         }
         throw new NsysException((sessions.isEmpty() ? "No nsys session is running" : "Several nsys sessions are running "
                 + sessions) + ". Launch the engine under nsys profile --start-later=true --session-new=<name>, and set"
-                + " profiledrollout.nsys.session=<name>.");
+                + " " + ProfiledRolloutKeys.NSYS_SESSION + "=<name>.");
     }
 
     /** {@code nsys start --session=<session>}. @throws NsysException on a non-zero exit */
@@ -115,8 +116,8 @@ public final class NsysController {
      */
     public List<KernelStats> kernelSummary(Path report) {
         if (!Files.isRegularFile(report)) {
-            throw new NsysException("No nsys report at " + report + "; check profiledrollout.nsys.report (the session's"
-                    + " --output) and that nsys stop has written it.");
+            throw new NsysException("No nsys report at " + report + "; check " + ProfiledRolloutKeys.NSYS_REPORT
+                    + " (the session's --output) and that nsys stop has written it.");
         }
         Result r = check(run(List.of("stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", report.toString())),
                 "stats");
@@ -164,9 +165,7 @@ public final class NsysController {
     }
 
     private static String field(JsonNode node, String name) {
-        var it = node.fields();
-        while (it.hasNext()) {
-            var e = it.next();
+        for (var e : node.properties()) {
             if (e.getKey().toLowerCase(Locale.ROOT).equals(name)) {
                 return e.getValue().asText();
             }
@@ -217,13 +216,14 @@ public final class NsysController {
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 throw new NsysException("'" + String.join(" ", command) + "' did not finish within " + timeout
-                        + "; raise the timeout (profiledrollout.stop.timeout in the JUnit extension)");
+                        + "; raise the timeout (" + ProfiledRolloutKeys.STOP_TIMEOUT + " in the JUnit extension)");
             }
             return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8),
                     Files.readString(stderr, StandardCharsets.UTF_8), command);
         } catch (IOException e) {
             throw new NsysException("Could not run '" + String.join(" ", command) + "': " + e.getMessage()
-                    + ". Install Nsight Systems or set profiledrollout.nsys.path to the nsys executable.", e);
+                    + ". Install Nsight Systems or set " + ProfiledRolloutKeys.NSYS_PATH + " to the nsys executable.",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NsysException("Interrupted while running '" + String.join(" ", command) + "'", e);

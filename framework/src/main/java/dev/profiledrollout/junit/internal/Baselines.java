@@ -1,5 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.BASELINE_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.BASELINE_UPDATE;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -28,8 +31,6 @@ import java.util.Optional;
  */
 final class Baselines {
 
-    static final String DIR = "profiledrollout.baseline.dir";
-    static final String UPDATE = "profiledrollout.baseline.update";
     static final int KERNELS_IN_SUMMARY = 20;
     private static final ObjectMapper JSON = ResultsModule.newMapper();
 
@@ -42,20 +43,21 @@ final class Baselines {
      * @throws ProfiledRolloutException when the baseline file exists but cannot be read or written
      */
     static RolloutResult apply(RolloutResult result, Settings settings, String name) {
-        Optional<String> dir = settings.get(DIR);
+        Optional<String> dir = settings.get(BASELINE_DIR);
         if (dir.isEmpty() || result.trace().traces().isEmpty()) {
             return result;
         }
         Path file = Path.of(dir.get()).resolve(name.replaceAll("[^A-Za-z0-9._$-]", "_") + ".json");
         try {
-            if (settings.get(UPDATE).map(Boolean::parseBoolean).orElse(false)) {
+            if (settings.get(BASELINE_UPDATE).map(Boolean::parseBoolean).orElse(false)) {
                 Files.createDirectories(file.getParent());
                 TraceBaseline.of(result.trace().traces()).write(file);
                 System.out.println("  baseline written: " + file);
                 return result;
             }
             if (!Files.isRegularFile(file)) {
-                System.out.println("  no baseline at " + file + " (run once with -D" + UPDATE + "=true to record one)");
+                System.out.println("  no baseline at " + file + " (run once with -D" + BASELINE_UPDATE
+                        + "=true to record one)");
                 return result;
             }
             BaselineDiff diff = TraceBaseline.read(file).diff(result.trace().traces());
@@ -63,7 +65,7 @@ final class Baselines {
             return result.withBaseline(diff);
         } catch (IOException e) {
             throw new ProfiledRolloutException("Could not use the kernel baseline " + file + ": " + e.getMessage()
-                    + "; fix or delete it, or record a new one with -D" + UPDATE + "=true", e);
+                    + "; fix or delete it, or record a new one with -D" + BASELINE_UPDATE + "=true", e);
         }
     }
 

@@ -167,8 +167,9 @@ final class CaptureReport {
      */
     RolloutResult result(LatencyReport latency, TraceSet trace, ProfilerCapture.Collected files, StopOutcome stopped,
             List<WorkerOutcome> workers, Map<Phase, RolloutResult> phases) {
-        return new RolloutResult(latency, trace, files.rankFiles(), directory, engine.serverInfo(), stopped, workers,
-                files.frontendFiles(), phases);
+        return RolloutResult.builder().latency(latency).trace(trace).traceFiles(files.rankFiles())
+                .outputDirectory(directory).serverInfo(engine.serverInfo()).stopOutcome(stopped).workers(workers)
+                .frontendTraceFiles(files.frontendFiles()).phases(phases).build();
     }
 
     /** @return the failure of a test whose capture the shutdown hook took over */

@@ -1,5 +1,6 @@
 package dev.profiledrollout.junit.internal;
 
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.RequestRecord;
 import java.net.URI;
@@ -88,7 +89,7 @@ final class EmergencyStop {
     }
 
     private String timeoutKey() {
-        return Settings.SHUTDOWN_TIMEOUT + "=" + timeout;
+        return ProfiledRolloutKeys.SHUTDOWN_TIMEOUT + "=" + timeout;
     }
 
     /** The profiler's outcomes, with an engine whose stop did not answer in time as {@code STOP_FAILED}. */

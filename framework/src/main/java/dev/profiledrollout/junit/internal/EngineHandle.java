@@ -1,5 +1,10 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.DECODE_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.PREFILL_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.Backend;
@@ -108,10 +113,10 @@ public final class EngineHandle implements AutoCloseable {
     /** The configuration key that named the engine at {@code called}, for messages. */
     private static String urlSource(Settings settings, URI called) {
         Map<String, List<URI>> configured = new LinkedHashMap<>();
-        configured.put(Settings.ENGINE_URL, settings.engineUrls());
-        configured.put(Settings.PREFILL_URL, settings.prefillUrls());
-        configured.put(Settings.DECODE_URL, settings.decodeUrls());
-        configured.put(Settings.ROUTER_URL, settings.routerUrl().stream().toList());
+        configured.put(ENGINE_URL, settings.engineUrls());
+        configured.put(PREFILL_URL, settings.prefillUrls());
+        configured.put(DECODE_URL, settings.decodeUrls());
+        configured.put(ROUTER_URL, settings.routerUrl().stream().toList());
         for (Map.Entry<String, List<URI>> entry : configured.entrySet()) {
             for (URI url : entry.getValue()) {
                 if (called.toString().startsWith(url.toString().replaceAll("/+$", "") + "/")) {
@@ -119,7 +124,7 @@ public final class EngineHandle implements AutoCloseable {
                 }
             }
         }
-        return "the router's GET /workers (" + Settings.ROUTER_URL + ")";
+        return "the router's GET /workers (" + ROUTER_URL + ")";
     }
 
     private static Resolved resolveAttached(Settings settings, Backend backend) {
@@ -136,18 +141,18 @@ public final class EngineHandle implements AutoCloseable {
                 routerHttp.close();
             }
             if (listed.isEmpty()) {
-                throw new ExtensionConfigurationException("The router at " + router.get() + " (" + Settings.ROUTER_URL
+                throw new ExtensionConfigurationException("The router at " + router.get() + " (" + ROUTER_URL
                         + ") lists no workers in GET /workers; register the engines with it first, or set "
-                        + Settings.ENGINE_URL + " to the engines themselves");
+                        + ENGINE_URL + " to the engines themselves");
             }
             return new Resolved(pd.isEmpty() ? listed : pd, router.get());
         }
         List<URI> urls = settings.engineUrls();
         if (!pd.isEmpty()) {
             if (urls.isEmpty()) {
-                throw new ExtensionConfigurationException(Settings.PREFILL_URL + " / " + Settings.DECODE_URL
+                throw new ExtensionConfigurationException(PREFILL_URL + " / " + DECODE_URL
                         + " name the engines to profile, but the load needs a URL that serves completions across"
-                        + " both: set " + Settings.ROUTER_URL + " (the PD router) or " + Settings.ENGINE_URL);
+                        + " both: set " + ROUTER_URL + " (the PD router) or " + ENGINE_URL);
             }
             return new Resolved(pd, urls.get(0));
         }

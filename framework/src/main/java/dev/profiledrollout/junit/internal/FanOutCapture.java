@@ -1,6 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.ProfiledRolloutException;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.StopOutcome;
@@ -94,7 +95,7 @@ abstract class FanOutCapture implements ProfilerCapture {
                         + "ended first, lower numSteps/startStep or raise @RolloutLoad(requests)."
                 : "/stop_profile answered " + stopOutcome + "; check the engine log for the profiler's export "
                         + "and that " + location.serverPath() + " is where this machine reads it ("
-                        + Settings.TRACE_DIR + " / " + Settings.TRACE_DIR_SERVER + ").";
+                        + ProfiledRolloutKeys.TRACE_DIR + " / " + ProfiledRolloutKeys.TRACE_DIR_SERVER + ").";
         try {
             return watcher.await(hint);
         } catch (InterruptedException e) {

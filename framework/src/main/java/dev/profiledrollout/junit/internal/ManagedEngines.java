@@ -1,5 +1,11 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE;
+import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
+
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.engine.ManagedEngine;
@@ -35,7 +41,7 @@ public final class ManagedEngines {
         if (fields.size() > 1) {
             throw new ExtensionConfigurationException(testClass.getSimpleName() + " declares " + fields.size()
                     + " @RolloutEngine fields; declare one (routers and several engines are configured with "
-                    + Settings.ROUTER_URL + " or " + Settings.ENGINE_URL + ")");
+                    + ROUTER_URL + " or " + ENGINE_URL + ")");
         }
         Field field = fields.get(0);
         String name = testClass.getSimpleName() + "." + field.getName();
@@ -74,11 +80,11 @@ public final class ManagedEngines {
             engine.start();
         }
         Map<String, String> overrides = new HashMap<>();
-        overrides.put(Settings.ENGINE, "attach");
-        overrides.put(Settings.ENGINE_URL, engine.engineUri().toString());
+        overrides.put(ENGINE, "attach");
+        overrides.put(ENGINE_URL, engine.engineUri().toString());
         engine.traceDirectory().ifPresent(dir -> {
-            overrides.put(Settings.TRACE_DIR, dir.localPath().toString());
-            overrides.put(Settings.TRACE_DIR_SERVER, dir.serverPath());
+            overrides.put(TRACE_DIR, dir.localPath().toString());
+            overrides.put(TRACE_DIR_SERVER, dir.serverPath());
         });
         return settings.withOverrides(overrides);
     }
@@ -91,7 +97,7 @@ public final class ManagedEngines {
      */
     public static ManagedEngine createDefault(Backend backend, Settings settings) {
         ManagedEngineProvider provider = ServiceLoader.load(ManagedEngineProvider.class).findFirst()
-                .orElseThrow(() -> new ExtensionConfigurationException(Settings.ENGINE + "=container needs "
+                .orElseThrow(() -> new ExtensionConfigurationException(ENGINE + "=container needs "
                         + "dev.profiledrollout:profiled-rollout-containers on the test class path (it provides "
                         + "SglangContainer and VllmContainer), or declare a @RolloutEngine field"));
         try {

@@ -1,5 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
+
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
@@ -145,11 +147,11 @@ public final class RecipeWindows {
             String what = "The recipe " + recipe.source() + " (" + field + ": start_step " + w.startStep()
                     + ", stop_step " + w.stopStep() + ") with backend.type vllm";
             check(maxIterations.isPresent(), what, "vLLM takes num_steps = stop_step - start_step = " + w.numSteps()
-                    + " only as max_iterations in the server's --profiler-config. Set " + Settings.VLLM_MAX_ITERATIONS
+                    + " only as max_iterations in the server's --profiler-config. Set " + VLLM_MAX_ITERATIONS
                     + "=" + w.numSteps() + " to confirm the server was started with \"max_iterations\":"
                     + w.numSteps());
             check(maxIterations.getAsInt() == w.numSteps(), what, "the server's max_iterations is "
-                    + maxIterations.getAsInt() + " (" + Settings.VLLM_MAX_ITERATIONS + "), but the recipe asks for "
+                    + maxIterations.getAsInt() + " (" + VLLM_MAX_ITERATIONS + "), but the recipe asks for "
                     + w.numSteps() + " steps; make stop_step - start_step match it, or restart the server with"
                     + " \"max_iterations\":" + w.numSteps());
         }

@@ -1,5 +1,29 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.API_KEY;
+import static dev.profiledrollout.ProfiledRolloutKeys.CONNECT_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.DECODE_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE;
+import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE_RANKS;
+import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.HEALTH_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.LOAD_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.NSYS_PATH;
+import static dev.profiledrollout.ProfiledRolloutKeys.NSYS_REPORT;
+import static dev.profiledrollout.ProfiledRolloutKeys.NSYS_SESSION;
+import static dev.profiledrollout.ProfiledRolloutKeys.OUTPUT_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.PREFILL_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.READ_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
+import static dev.profiledrollout.ProfiledRolloutKeys.SHUTDOWN_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.STOP_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_MISSING_GRACE;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_TIMEOUT;
+import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
+
+import dev.profiledrollout.ProfiledRolloutKeys;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -15,34 +39,11 @@ import java.util.function.Function;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
- * The extension's configuration keys, resolved in this order: JUnit configuration parameter (which JUnit itself backs
- * with system properties and {@code junit-platform.properties}), then the environment variable named by upper-casing
- * the key and replacing dots with underscores ({@code profiledrollout.engine.url} → {@code PROFILEDROLLOUT_ENGINE_URL}).
+ * The extension's view of the {@link ProfiledRolloutKeys}: each key resolved as that class describes (JUnit
+ * configuration parameter, then environment variable), parsed and checked, with the defaults of
+ * {@link ProfiledRolloutKeys#all()}.
  */
 public final class Settings {
-
-    public static final String ENGINE = "profiledrollout.engine";
-    public static final String ENGINE_URL = "profiledrollout.engine.url";
-    public static final String API_KEY = "profiledrollout.api.key";
-    public static final String TRACE_DIR = "profiledrollout.trace.dir";
-    public static final String TRACE_DIR_SERVER = "profiledrollout.trace.dir.server";
-    public static final String OUTPUT_DIR = "profiledrollout.output.dir";
-    public static final String TRACE_TIMEOUT = "profiledrollout.trace.timeout";
-    public static final String TRACE_MISSING_GRACE = "profiledrollout.trace.missing.grace";
-    public static final String LOAD_TIMEOUT = "profiledrollout.load.timeout";
-    public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
-    public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
-    public static final String READ_TIMEOUT = "profiledrollout.read.timeout";
-    public static final String CONNECT_TIMEOUT = "profiledrollout.connect.timeout";
-    public static final String SHUTDOWN_TIMEOUT = "profiledrollout.shutdown.timeout";
-    public static final String ROUTER_URL = "profiledrollout.router.url";
-    public static final String PREFILL_URL = "profiledrollout.prefill.url";
-    public static final String DECODE_URL = "profiledrollout.decode.url";
-    public static final String ENGINE_RANKS = "profiledrollout.engine.ranks";
-    public static final String VLLM_MAX_ITERATIONS = "profiledrollout.vllm.max.iterations";
-    public static final String NSYS_PATH = "profiledrollout.nsys.path";
-    public static final String NSYS_SESSION = "profiledrollout.nsys.session";
-    public static final String NSYS_REPORT = "profiledrollout.nsys.report";
 
     /** Where the engine comes from. */
     public enum EngineKind { EMBEDDED, ATTACH, CONTAINER }
@@ -70,12 +71,12 @@ public final class Settings {
         if (value.isPresent()) {
             return value;
         }
-        String env = environment.get(key.toUpperCase(Locale.ROOT).replace('.', '_'));
+        String env = environment.get(ProfiledRolloutKeys.environmentVariable(key));
         return Optional.ofNullable(env).map(String::trim).filter(s -> !s.isEmpty());
     }
 
     public EngineKind engineKind() {
-        String value = get(ENGINE).orElse("embedded").toLowerCase(Locale.ROOT);
+        String value = string(ENGINE).toLowerCase(Locale.ROOT);
         switch (value) {
             case "embedded":
                 return EngineKind.EMBEDDED;
@@ -103,12 +104,12 @@ public final class Settings {
         if (urls.isEmpty()) {
             throw new ExtensionConfigurationException(ENGINE + "=attach needs " + ENGINE_URL + " or " + ROUTER_URL
                     + ": set it to the engine's base URL, for example -D" + ENGINE_URL + "=http://127.0.0.1:30000 or "
-                    + "PROFILEDROLLOUT_ENGINE_URL");
+                    + ProfiledRolloutKeys.environmentVariable(ENGINE_URL));
         }
         return urls.get(0);
     }
 
-    /** {@code profiledrollout.router.url}: a router whose {@code /workers} are profiled; the load goes through it. */
+    /** {@link ProfiledRolloutKeys#ROUTER_URL}: at most one. */
     public Optional<URI> routerUrl() {
         List<URI> urls = urls(ROUTER_URL);
         if (urls.size() > 1) {
@@ -117,43 +118,37 @@ public final class Settings {
         return urls.stream().findFirst();
     }
 
-    /** {@code profiledrollout.prefill.url}: prefill engines of a disaggregated deployment (comma-separated). */
+    /** {@link ProfiledRolloutKeys#PREFILL_URL}, in order. */
     public List<URI> prefillUrls() {
         return urls(PREFILL_URL);
     }
 
-    /** {@code profiledrollout.decode.url}: decode engines of a disaggregated deployment (comma-separated). */
+    /** {@link ProfiledRolloutKeys#DECODE_URL}, in order. */
     public List<URI> decodeUrls() {
         return urls(DECODE_URL);
     }
 
-    /** {@code profiledrollout.engine.ranks}: rank trace files one engine writes per capture, when the engine cannot say. */
+    /** {@link ProfiledRolloutKeys#ENGINE_RANKS}, ≥ 1. */
     public OptionalInt engineRanks() {
         return integer(ENGINE_RANKS, 1);
     }
 
-    /**
-     * {@code profiledrollout.vllm.max.iterations}: the {@code max_iterations} the vLLM server was started with
-     * ({@code --profiler-config}); 0 means unlimited. vLLM cannot report it, so configuration has to.
-     */
+    /** {@link ProfiledRolloutKeys#VLLM_MAX_ITERATIONS}, ≥ 0 (0: no limit). */
     public OptionalInt vllmMaxIterations() {
         return integer(VLLM_MAX_ITERATIONS, 0);
     }
 
-    /** {@code profiledrollout.nsys.path}: the nsys executable; default {@code nsys} on the PATH. */
+    /** @return {@link ProfiledRolloutKeys#NSYS_PATH} */
     public String nsysPath() {
-        return get(NSYS_PATH).orElse("nsys");
+        return string(NSYS_PATH);
     }
 
-    /** {@code profiledrollout.nsys.session}: the session name or id to control; default: discovered. */
+    /** @return {@link ProfiledRolloutKeys#NSYS_SESSION} */
     public Optional<String> nsysSession() {
         return get(NSYS_SESSION);
     }
 
-    /**
-     * {@code profiledrollout.nsys.report}: the {@code .nsys-rep} file (local path) the session writes on stop, to
-     * summarise with {@code nsys stats}; absent: no kernel summary.
-     */
+    /** @return {@link ProfiledRolloutKeys#NSYS_REPORT} */
     public Optional<Path> nsysReport() {
         return get(NSYS_REPORT).map(Path::of);
     }
@@ -239,75 +234,64 @@ public final class Settings {
         }
     }
 
+    /** @return {@link ProfiledRolloutKeys#API_KEY} */
     public Optional<String> apiKey() {
         return get(API_KEY);
     }
 
+    /** @return {@link ProfiledRolloutKeys#OUTPUT_DIR}, absolute */
     public Path outputDir() {
-        return Path.of(get(OUTPUT_DIR).orElse("target/profiled-rollout")).toAbsolutePath().normalize();
+        return Path.of(string(OUTPUT_DIR)).toAbsolutePath().normalize();
     }
 
+    /** @return {@link ProfiledRolloutKeys#TRACE_DIR} */
     public Optional<Path> traceDir() {
         return get(TRACE_DIR).map(Path::of);
     }
 
+    /** @return {@link ProfiledRolloutKeys#TRACE_DIR_SERVER} */
     public Optional<String> traceDirOnServer() {
         return get(TRACE_DIR_SERVER);
     }
 
+    /** @return {@link ProfiledRolloutKeys#TRACE_TIMEOUT} */
     public Duration traceTimeout() {
-        return duration(TRACE_TIMEOUT, Duration.ofMinutes(5));
+        return duration(TRACE_TIMEOUT);
     }
 
-    /**
-     * {@code profiledrollout.trace.missing.grace}: once some rank files of a capture are complete, how long the
-     * directory may stay unchanged before the ranks still missing are reported as never coming (instead of waiting out
-     * {@link #traceTimeout()}). SGLang reports only DP rank 0's result for a profile call, so this is how a profiler
-     * failure on another DP rank shows. Default 60 s.
-     */
+    /** @return {@link ProfiledRolloutKeys#TRACE_MISSING_GRACE} */
     public Duration traceMissingGrace() {
-        return duration(TRACE_MISSING_GRACE, Duration.ofSeconds(60));
+        return duration(TRACE_MISSING_GRACE);
     }
 
+    /** @return {@link ProfiledRolloutKeys#LOAD_TIMEOUT} */
     public Duration loadTimeout() {
-        return duration(LOAD_TIMEOUT, Duration.ofMinutes(10));
+        return duration(LOAD_TIMEOUT);
     }
 
-    /**
-     * {@code profiledrollout.read.timeout}: the longest silence allowed on one load stream (including the wait for
-     * its first token); a stalled stream ends as a {@code TIMEOUT} record after it. Default 5 min.
-     */
+    /** @return {@link ProfiledRolloutKeys#READ_TIMEOUT} */
     public Duration readTimeout() {
-        return duration(READ_TIMEOUT, Duration.ofMinutes(5));
+        return duration(READ_TIMEOUT);
     }
 
+    /** @return {@link ProfiledRolloutKeys#HEALTH_TIMEOUT} */
     public Duration healthTimeout() {
-        return duration(HEALTH_TIMEOUT, Duration.ofMinutes(2));
+        return duration(HEALTH_TIMEOUT);
     }
 
-    /**
-     * {@code profiledrollout.connect.timeout}: how long an engine may refuse connections (nothing listens at the URL,
-     * unknown host, no route) while its {@code /health} is polled before the test fails; once it accepts a connection,
-     * {@link #healthTimeout()} alone applies. Default 5 s, so that a wrong URL or port fails fast; raise it when the
-     * engine is started beside the tests and may not be listening yet.
-     */
+    /** @return {@link ProfiledRolloutKeys#CONNECT_TIMEOUT} */
     public Duration connectTimeout() {
-        return duration(CONNECT_TIMEOUT, Duration.ofSeconds(5));
+        return duration(CONNECT_TIMEOUT);
     }
 
-    /**
-     * {@code profiledrollout.shutdown.timeout}: when the JVM is stopped mid-window (SIGTERM, SIGINT, a build tool
-     * killing its fork), how long its shutdown hook may take to stop every profiler, cancel the load and write the
-     * partial results. Default 15 s: within Maven Surefire's default {@code forkedProcessExitTimeoutInSeconds} of
-     * 30 s (maven.apache.org/plugins/maven-surefire-plugin/examples/shutdown.html), after which the fork is halted.
-     */
+    /** @return {@link ProfiledRolloutKeys#SHUTDOWN_TIMEOUT} */
     public Duration shutdownTimeout() {
-        return duration(SHUTDOWN_TIMEOUT, Duration.ofSeconds(15));
+        return duration(SHUTDOWN_TIMEOUT);
     }
 
     /**
-     * SGLang default 10 min; vLLM default 30 min (its stop exports every worker's trace first,
-     * {@code docs/PROTOCOLS.md} §2.3).
+     * @return {@link ProfiledRolloutKeys#STOP_TIMEOUT}; by default 10 min for SGLang, 30 min for vLLM (its stop
+     *         exports every worker's trace first, {@code docs/PROTOCOLS.md} §2.3)
      */
     public Duration stopTimeout(boolean vllm) {
         return duration(STOP_TIMEOUT, vllm ? Duration.ofMinutes(30) : Duration.ofMinutes(10));
@@ -317,13 +301,22 @@ public final class Settings {
         return stopTimeout(false);
     }
 
-    /** Accepts ISO-8601 ({@code PT30S}) or a number of seconds ({@code 30}, {@code 2.5}). */
+    /** The key's value, else its default from {@link ProfiledRolloutKeys#all()}. */
+    private String string(String key) {
+        return get(key).orElseGet(() -> ProfiledRolloutKeys.defaultValue(key).orElseThrow());
+    }
+
+    /** A duration key whose default is in {@link ProfiledRolloutKeys#all()}. */
+    private Duration duration(String key) {
+        return parseDuration(key, string(key));
+    }
+
     Duration duration(String key, Duration fallback) {
-        Optional<String> value = get(key);
-        if (value.isEmpty()) {
-            return fallback;
-        }
-        String text = value.get();
+        return get(key).map(text -> parseDuration(key, text)).orElse(fallback);
+    }
+
+    /** Accepts ISO-8601 ({@code PT30S}) or a number of seconds ({@code 30}, {@code 2.5}). */
+    private static Duration parseDuration(String key, String text) {
         try {
             Duration parsed = text.toUpperCase(Locale.ROOT).startsWith("P")
                     ? Duration.parse(text)

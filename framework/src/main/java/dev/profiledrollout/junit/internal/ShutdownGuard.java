@@ -1,5 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.SHUTDOWN_TIMEOUT;
+
 import dev.profiledrollout.ProfiledRolloutException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -119,7 +121,7 @@ final class ShutdownGuard {
         // System.err rather than a logger: logging frameworks tear down their own handlers in shutdown hooks
         System.err.println("[profiled-rollout] The JVM is stopping with " + open.size() + " profile window(s) open;"
                 + " cancelling the load, stopping the profilers and writing the partial results ("
-                + Settings.SHUTDOWN_TIMEOUT + ").");
+                + SHUTDOWN_TIMEOUT + ").");
         List<Thread> threads = new ArrayList<>();
         long latest = System.nanoTime();
         for (EmergencyStop capture : open) {

@@ -1,5 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_MISSING_GRACE;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_TIMEOUT;
+
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.trace.TraceFiles;
 import java.io.IOException;
@@ -118,7 +121,7 @@ final class TraceFileWatcher {
                         timeout, expected, directory, files.size(), complete,
                         files.stream().map(p -> p.getFileName() + " (" + size(p) + " bytes)")
                                 .collect(Collectors.toList()),
-                        hint, Settings.TRACE_TIMEOUT));
+                        hint, TRACE_TIMEOUT));
             }
             Thread.sleep(POLL.toMillis());
         }
@@ -140,8 +143,8 @@ final class TraceFileWatcher {
                         + " after the others were complete. %s%s Raise %s if those ranks only export slowly.",
                 which, expected, directory, files.size(),
                 files.stream().map(p -> p.getFileName().toString()).collect(Collectors.toList()), missingGrace,
-                Settings.TRACE_MISSING_GRACE, cause, missingHint.isEmpty() ? "" : " " + missingHint,
-                Settings.TRACE_MISSING_GRACE), files);
+                TRACE_MISSING_GRACE, cause, missingHint.isEmpty() ? "" : " " + missingHint,
+                TRACE_MISSING_GRACE), files);
     }
 
     private static long size(Path file) {

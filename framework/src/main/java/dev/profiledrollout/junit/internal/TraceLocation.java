@@ -1,5 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
+
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.trace.TraceFiles;
 import java.io.IOException;
@@ -40,9 +43,9 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
                 return new TraceLocation(embeddedVllmDir.get().toString(), embeddedVllmDir.get(), collected);
             }
             if (settings.traceDir().isEmpty()) {
-                throw new ExtensionConfigurationException("backend = VLLM needs " + Settings.TRACE_DIR + ": the"
+                throw new ExtensionConfigurationException("backend = VLLM needs " + TRACE_DIR + ": the"
                         + " server's torch_profiler_dir (from its --profiler-config) as this machine sees it; with a"
-                        + " different path on the server also set " + Settings.TRACE_DIR_SERVER);
+                        + " different path on the server also set " + TRACE_DIR_SERVER);
             }
             Path local = settings.traceDir().get().toAbsolutePath();
             return new TraceLocation(settings.traceDirOnServer().orElse(local.toString()), local, collected);

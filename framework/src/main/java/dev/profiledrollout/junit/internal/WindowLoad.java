@@ -1,6 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.ProfiledRolloutException;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadRun;
 import dev.profiledrollout.metrics.RequestRecord;
@@ -39,7 +40,7 @@ final class WindowLoad implements AutoCloseable {
      * @throws ProfiledRolloutException when any of them failed: the engine does not serve the load
      */
     void warmUp() {
-        generator = new LoadGenerator(engine.loadClient().httpClient(), engine.baseUri(), engine.model(), spec.load(),
+        generator = new LoadGenerator(engine.loadClient().loadTarget(), engine.model(), spec.load(),
                 spec.dataset().workload(spec.load(), LoadGenerator.DEFAULT_VOCAB_SIZE), spec.load().endpoint(),
                 settings.readTimeout());
         List<RequestRecord> warmup = AllureSteps.step("warm-up", generator::warmup);
@@ -87,7 +88,7 @@ final class WindowLoad implements AutoCloseable {
             throw new ProfiledRolloutException("The load of " + spec.load().requests() + " requests did not finish "
                     + "within " + settings.loadTimeout() + " (" + run.completedCount() + " done); the profiler was "
                     + "stopped and the finished requests were written to " + written
-                    + ". Lower @RolloutLoad(requests) or raise " + Settings.LOAD_TIMEOUT + ".");
+                    + ". Lower @RolloutLoad(requests) or raise " + ProfiledRolloutKeys.LOAD_TIMEOUT + ".");
         } catch (InterruptedException e) {
             List<RequestRecord> records = endEarly.apply("interrupted while waiting for the load");
             Thread.currentThread().interrupt();

@@ -1,5 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
+import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
+
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.Phase;
@@ -116,11 +119,11 @@ public record WindowSpec(
             if (w.numSteps() != null) {
                 check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
                         "vLLM cannot take num_steps per call: it is max_iterations in the server's --profiler-config."
-                                + " Set " + Settings.VLLM_MAX_ITERATIONS + "=" + w.numSteps() + " to confirm the server"
+                                + " Set " + VLLM_MAX_ITERATIONS + "=" + w.numSteps() + " to confirm the server"
                                 + " was started with \"max_iterations\":" + w.numSteps() + ", or remove numSteps");
                 check(maxIterations.getAsInt() == w.numSteps(), "@ProfiledRollout(numSteps = " + w.numSteps()
                         + ") with backend = VLLM", "the server's max_iterations is " + maxIterations.getAsInt() + " ("
-                        + Settings.VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.getAsInt() == 0
+                        + VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.getAsInt() == 0
                                 ? "until /stop_profile" : maxIterations.getAsInt() + " steps")
                         + ". Make numSteps match it, or restart the server with \"max_iterations\":" + w.numSteps());
             }
@@ -128,7 +131,7 @@ public record WindowSpec(
         check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
                 "profile_by_stage is SGLang-only; remove it");
         check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
-                "vLLM writes to the torch_profiler_dir of its --profiler-config; set " + Settings.TRACE_DIR
+                "vLLM writes to the torch_profiler_dir of its --profiler-config; set " + TRACE_DIR
                         + " to where this machine reads it instead");
         check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix + "\") with backend = VLLM",
                 "vLLM takes no per-call prefix; remove it");
@@ -137,7 +140,7 @@ public record WindowSpec(
                 "these are SGLang /start_profile fields and vLLM's /start_profile takes no body; remove them");
         if (numSteps == null && maxIterations.isPresent() && maxIterations.getAsInt() > 0) {
             return java.util.Optional.of("vLLM's max_iterations is " + maxIterations.getAsInt() + " ("
-                    + Settings.VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
+                    + VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
                     + " the window ends; set @ProfiledRollout(numSteps = " + maxIterations.getAsInt()
                     + ") to say so in the test");
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.SimulatedEngine;
@@ -72,7 +73,7 @@ class ProfilerCaptureTest {
 
     @Test
     void each_profiler_and_backend_gets_its_own_capture_kind() throws Exception {
-        Settings settings = settings(Map.of(Settings.TRACE_DIR, serverDir.toString()));
+        Settings settings = settings(Map.of(ProfiledRolloutKeys.TRACE_DIR, serverDir.toString()));
         try (EngineHandle engine = EngineHandle.open(settings(Map.of()), Optional.empty(), Backend.SGLANG)) {
             Map<Class<?>, Class<?>> kinds = Map.of(Torch.class, SglangCapture.class, Rpd.class, SglangCapture.class,
                     Vllm.class, VllmCapture.class, CudaProfilerApi.class, CudaProfilerCapture.class,
@@ -90,7 +91,7 @@ class ProfilerCaptureTest {
     @Test
     void several_sglang_engines_each_write_into_their_own_directory_while_vllm_engines_share_the_servers()
             throws Exception {
-        Settings settings = settings(Map.of(Settings.TRACE_DIR, serverDir.toString()));
+        Settings settings = settings(Map.of(ProfiledRolloutKeys.TRACE_DIR, serverDir.toString()));
         try (EngineHandle engine = EngineHandle.open(settings(Map.of()), Optional.empty(), Backend.SGLANG)) {
             WindowSpec sglang = spec(Torch.class);
             ProfilerCapture perEngine = ProfilerCapture.of(engine, workers(2), sglang, settings,

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.simulator.EngineSimulator;
@@ -60,7 +61,7 @@ class ShutdownGuardTest {
     static final class OnlyInTestKit implements ExecutionCondition {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            return context.getConfigurationParameter(Settings.OUTPUT_DIR).isPresent()
+            return context.getConfigurationParameter(ProfiledRolloutKeys.OUTPUT_DIR).isPresent()
                     ? ConditionEvaluationResult.enabled("run by ShutdownGuardTest")
                     : ConditionEvaluationResult.disabled("a ShutdownGuardTest case; runs only inside EngineTestKit");
         }
@@ -137,8 +138,8 @@ class ShutdownGuardTest {
         engine = EngineSimulator.start(SimulatorConfig.builder().build());
         ENGINE.set(engine);
 
-        Throwable t = failure(run(RaceTestCase.class, Settings.ENGINE, "attach", Settings.ENGINE_URL,
-                engine.baseUri().toString()));
+        Throwable t = failure(run(RaceTestCase.class, ProfiledRolloutKeys.ENGINE, "attach",
+                ProfiledRolloutKeys.ENGINE_URL, engine.baseUri().toString()));
 
         assertThat(t).hasMessageContaining("The JVM is shutting down").hasMessageContaining("shutdown hook");
         assertThat(engine.profiling()).isFalse();
@@ -161,8 +162,9 @@ class ShutdownGuardTest {
                 "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + profilerDir + "\"}").build());
         ENGINE.set(engine);
 
-        Throwable t = failure(run(VllmRaceTestCase.class, Settings.ENGINE, "attach", Settings.ENGINE_URL,
-                engine.baseUri().toString(), Settings.TRACE_DIR, profilerDir.toString()));
+        Throwable t = failure(run(VllmRaceTestCase.class, ProfiledRolloutKeys.ENGINE, "attach",
+                ProfiledRolloutKeys.ENGINE_URL, engine.baseUri().toString(), ProfiledRolloutKeys.TRACE_DIR,
+                profilerDir.toString()));
 
         assertThat(t).hasMessageContaining("The JVM is shutting down");
         assertThat(engine.profiling()).isFalse();
@@ -178,7 +180,7 @@ class ShutdownGuardTest {
 
     private EngineExecutionResults run(Class<?> testCase, String... keyValues) {
         Map<String, String> parameters = new java.util.LinkedHashMap<>();
-        parameters.put(Settings.OUTPUT_DIR, output.toString());
+        parameters.put(ProfiledRolloutKeys.OUTPUT_DIR, output.toString());
         for (int i = 0; i < keyValues.length; i += 2) {
             parameters.put(keyValues[i], keyValues[i + 1]);
         }

@@ -3,6 +3,7 @@ package dev.profiledrollout.junit.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
@@ -70,8 +71,9 @@ class SummaryJsonGoldenTest {
                         List.of("frontend.async_llm.1700000000000000000.pt.trace.json.gz"), "DECODE");
         // WHEN
         report.writeSummary(latency, trace, null);
-        Baselines.apply(new RolloutResult(latency, trace, List.of(), run, server, StopOutcome.STOPPED),
-                new Settings(key -> Optional.ofNullable(Map.of(Baselines.DIR, baselines.toString()).get(key)), Map.of()),
+        Baselines.apply(RolloutResult.builder().latency(latency).trace(trace).traceFiles(List.of()).outputDirectory(run)
+                        .serverInfo(server).stopOutcome(StopOutcome.STOPPED).build(),
+                new Settings(key -> Optional.ofNullable(Map.of(ProfiledRolloutKeys.BASELINE_DIR, baselines.toString()).get(key)), Map.of()),
                 "GoldenTest.run");
         TestReport.finish(run, List.of(new Verdict("p99 TTFT", "<", 61.5, 60.0, "ms", "61.5 ms", "60 ms", false)),
                 List.of(Path.of("traces/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")), TestReport.Options.DEFAULTS,

@@ -1,0 +1,394 @@
+package dev.profiledrollout;
+
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apiguardian.api.API;
+
+/**
+ * Every configuration key of Profiled Rollout: the JUnit extension's, the Testcontainers engine's
+ * ({@code profiledrollout.container.*}) and the load generator's system property, each as a constant, and all of them
+ * as data in {@link #all()}.
+ *
+ * <h2>Where a value comes from</h2>
+ * Keys of {@link Scope#EXTENSION} and {@link Scope#CONTAINER} are read, first to last: a JUnit configuration parameter
+ * (which JUnit itself backs with {@code -D} system properties and {@code junit-platform.properties}), then the
+ * environment variable {@link #environmentVariable(String)} names ({@code profiledrollout.engine.url} →
+ * {@code PROFILEDROLLOUT_ENGINE_URL}). Blank values count as unset. Keys of {@link Scope#SYSTEM_PROPERTY} are JVM
+ * system properties only.
+ *
+ * <h2>Value formats</h2>
+ * <ul>
+ *   <li>Durations: a number of seconds ({@code 300}, {@code 2.5}) or an ISO-8601 duration ({@code PT5M}); positive.
+ *       The defaults below are in seconds.</li>
+ *   <li>URLs: {@code http} or {@code https} base URLs such as {@code http://127.0.0.1:30000}; where several are
+ *       allowed, comma-separated.</li>
+ *   <li>Booleans: {@code true} or {@code false}.</li>
+ * </ul>
+ * The extension reads every {@link Scope#EXTENSION} key once before anything starts: an invalid value fails the test
+ * with an {@code ExtensionConfigurationException} naming the key, the value and what is accepted.
+ *
+ * <p>Engine facts behind some keys are cited where they matter; {@code docs/PROTOCOLS.md} collects them.
+ */
+@API(status = EXPERIMENTAL, since = "0.1")
+public final class ProfiledRolloutKeys {
+
+    /** Who reads a key, and from which sources. */
+    @API(status = EXPERIMENTAL, since = "0.1")
+    public enum Scope {
+        /** The JUnit extension: configuration parameter, system property or environment variable. */
+        EXTENSION,
+        /**
+         * The Testcontainers engine of {@code profiledrollout.engine=container}
+         * ({@code dev.profiledrollout.containers.DefaultContainerEngines}, module {@code profiled-rollout-containers});
+         * read through the extension, so from the same sources as {@link #EXTENSION}.
+         */
+        CONTAINER,
+        /** A JVM system property, read wherever the component runs (tests, CLI, benchmarks). */
+        SYSTEM_PROPERTY
+    }
+
+    /**
+     * One key as data.
+     *
+     * @param name         the key, e.g. {@code profiledrollout.engine}
+     * @param defaultValue the value that behaves like the default when set explicitly, in the key's own format
+     *                     (durations in seconds); empty when there is no default or it is computed (e.g. depends on
+     *                     the backend or the machine)
+     * @param scope        who reads it
+     * @param description  one sentence; the constant's Javadoc has the details
+     */
+    @API(status = EXPERIMENTAL, since = "0.1")
+    public record Key(String name, Optional<String> defaultValue, Scope scope, String description) {
+
+        public Key {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(defaultValue, "defaultValue");
+            Objects.requireNonNull(scope, "scope");
+            Objects.requireNonNull(description, "description");
+        }
+
+        /**
+         * @return the environment variable read after the configuration parameter; empty for
+         *         {@link Scope#SYSTEM_PROPERTY} keys
+         */
+        public Optional<String> environmentVariable() {
+            return scope == Scope.SYSTEM_PROPERTY ? Optional.empty()
+                    : Optional.of(ProfiledRolloutKeys.environmentVariable(name));
+        }
+    }
+
+    // --- where the engine is ---------------------------------------------------------------------------------
+
+    /**
+     * Where the engine comes from: {@code embedded} (the in-process simulator), {@code attach} (a running server at
+     * {@link #ENGINE_URL}, {@link #ROUTER_URL} or {@link #PREFILL_URL} / {@link #DECODE_URL}) or {@code container}
+     * (a Testcontainers engine built from the {@code profiledrollout.container.*} keys, needs
+     * {@code profiled-rollout-containers} on the test class path). A {@code @RolloutEngine} field takes precedence.
+     * Default {@code embedded}. Case-insensitive.
+     */
+    public static final String ENGINE = "profiledrollout.engine";
+
+    /**
+     * With {@code attach}: the engine base URL, or several comma-separated: every one is profiled and the load goes to
+     * the first. No default.
+     */
+    public static final String ENGINE_URL = "profiledrollout.engine.url";
+
+    /**
+     * With {@code attach}: one router base URL (sgl-model-gateway or vllm-router); the engines of its
+     * {@code GET /workers} are profiled and the load goes through it. No default.
+     */
+    public static final String ROUTER_URL = "profiledrollout.router.url";
+
+    /**
+     * With {@code attach}: the prefill engines of a disaggregated deployment, comma-separated, when no router lists
+     * them; the load goes to {@link #ENGINE_URL}. No default.
+     */
+    public static final String PREFILL_URL = "profiledrollout.prefill.url";
+
+    /** As {@link #PREFILL_URL}, for the decode engines. No default. */
+    public static final String DECODE_URL = "profiledrollout.decode.url";
+
+    /**
+     * The bearer token sent as {@code Authorization: Bearer <key>} to engines and router, load included. Set it in the
+     * environment ({@code PROFILEDROLLOUT_API_KEY}) so it stays out of build files; it is never logged or written.
+     * No default. An SGLang server started with {@code --api-key} demands it on every path but those under
+     * {@code /health}, {@code /ready} and {@code /metrics} (sgl-project/sglang {@code python/sglang/srt/utils/auth.py},
+     * {@code decide_request_auth}); a vLLM server on the paths under {@code /v1} (vllm-project/vllm
+     * {@code vllm/entrypoints/openai/server_utils.py}, {@code AuthenticationMiddleware}).
+     */
+    public static final String API_KEY = "profiledrollout.api.key";
+
+    // --- traces ----------------------------------------------------------------------------------------------
+
+    /**
+     * The directory, on this machine, where the server's trace files are read (a shared filesystem); must exist.
+     * Required for attached vLLM: the {@code torch_profiler_dir} of the server's {@code --profiler-config} as seen
+     * here (vllm-project/vllm {@code vllm/config/profiler.py}). Default: none; the embedded engine and attached SGLang
+     * on this host write straight into the test's {@code traces/} directory.
+     */
+    public static final String TRACE_DIR = "profiledrollout.trace.dir";
+
+    /**
+     * The same directory as {@link #TRACE_DIR}, as the server sees it, when the paths differ (a mount). Needs
+     * {@link #TRACE_DIR}. Default: {@link #TRACE_DIR}'s value.
+     */
+    public static final String TRACE_DIR_SERVER = "profiledrollout.trace.dir.server";
+
+    /**
+     * The rank trace files one engine writes per capture (an integer ≥ 1), for vLLM, which cannot report its layout.
+     * Default: unset, and the trace watcher waits until the file count has not changed for 2 s.
+     */
+    public static final String ENGINE_RANKS = "profiledrollout.engine.ranks";
+
+    /**
+     * The {@code max_iterations} the vLLM server was started with in {@code --profiler-config} (an integer ≥ 0; 0
+     * means no limit, vllm-project/vllm {@code vllm/config/profiler.py}); checked against
+     * {@code @ProfiledRollout(numSteps)}, because vLLM cannot report it. Default: unset, which fails a vLLM test that
+     * sets {@code numSteps}.
+     */
+    public static final String VLLM_MAX_ITERATIONS = "profiledrollout.vllm.max.iterations";
+
+    /** {@code Profiler.NSYS}: the nsys executable, a path or a name on the {@code PATH}. Default {@code nsys}. */
+    public static final String NSYS_PATH = "profiledrollout.nsys.path";
+
+    /**
+     * {@code Profiler.NSYS}: the session name or id to {@code nsys start} / {@code nsys stop}. Default: discovered
+     * with {@code nsys sessions list}.
+     */
+    public static final String NSYS_SESSION = "profiledrollout.nsys.session";
+
+    /**
+     * {@code Profiler.NSYS}: the report file the session writes on stop (a local path), summarised with
+     * {@code nsys stats}. Default: unset, and the result has no kernel summary.
+     */
+    public static final String NSYS_REPORT = "profiledrollout.nsys.report";
+
+    // --- results ---------------------------------------------------------------------------------------------
+
+    /**
+     * Where results go: {@code <dir>/<TestClass>/<method>/} per test. Relative paths are against the working
+     * directory. Default {@code target/profiled-rollout}.
+     */
+    public static final String OUTPUT_DIR = "profiledrollout.output.dir";
+
+    /**
+     * A directory of per-test kernel baselines, {@code <TestClass>.<method>.json}: when one exists the run is compared
+     * with it ({@code RolloutResult.baseline()}, {@code summary.json} {@code baseline}, the {@code baseline-diff}
+     * chart). Default: unset, no comparison.
+     */
+    public static final String BASELINE_DIR = "profiledrollout.baseline.dir";
+
+    /**
+     * {@code true}: (re)record each test's baseline in {@link #BASELINE_DIR} from this run instead of comparing.
+     * Default {@code false}.
+     */
+    public static final String BASELINE_UPDATE = "profiledrollout.baseline.update";
+
+    /** {@code true}: attach the trace files to the Allure test case. Default {@code false}. */
+    public static final String REPORT_ATTACH_TRACES = "profiledrollout.report.attach.traces";
+
+    /**
+     * With {@link #REPORT_ATTACH_TRACES}: the largest trace file attached, in bytes; larger ones are listed by path in
+     * {@code summary.json} only. Default {@code 20971520} (20 MiB).
+     */
+    public static final String REPORT_ATTACH_MAX_BYTES = "profiledrollout.report.attach.maxBytes";
+
+    // --- time limits -----------------------------------------------------------------------------------------
+
+    /** How long to wait for every rank's trace file to appear and stop growing (duration). Default 300 s. */
+    public static final String TRACE_TIMEOUT = "profiledrollout.trace.timeout";
+
+    /**
+     * Once some rank files of a capture are complete, how long the directory may stay unchanged before the ranks still
+     * missing are reported by (DP, TP, PP, EP) and the window fails (duration). SGLang answers a profile call with
+     * DP rank 0's result only (sgl-project/sglang {@code python/sglang/srt/managers/tokenizer_control_mixin.py},
+     * {@code _execute_profile}), so a profiler failure on another DP rank shows only as missing files. Default 60 s.
+     */
+    public static final String TRACE_MISSING_GRACE = "profiledrollout.trace.missing.grace";
+
+    /**
+     * The read timeout of {@code /stop_profile}, which blocks while the engine exports its traces (duration). Default
+     * 600 s for SGLang, 1800 s for vLLM (whose stop exports every worker's trace first).
+     */
+    public static final String STOP_TIMEOUT = "profiledrollout.stop.timeout";
+
+    /** How long the load of one window may take before it is cancelled and the test fails (duration). Default 600 s. */
+    public static final String LOAD_TIMEOUT = "profiledrollout.load.timeout";
+
+    /** How long an engine may take to answer {@code GET /health} with 200 (duration). Default 120 s. */
+    public static final String HEALTH_TIMEOUT = "profiledrollout.health.timeout";
+
+    /**
+     * The longest silence on one load stream, the wait for its first token included; a stalled stream ends as a
+     * {@code TIMEOUT} record (duration). Default 300 s.
+     */
+    public static final String READ_TIMEOUT = "profiledrollout.read.timeout";
+
+    /**
+     * How long an engine may refuse connections (nothing listening, unknown host, no route) while {@code /health} is
+     * polled; once it accepts one, {@link #HEALTH_TIMEOUT} alone applies (duration). Default 5 s, so that a wrong URL
+     * fails fast; raise it when the engine starts beside the tests.
+     */
+    public static final String CONNECT_TIMEOUT = "profiledrollout.connect.timeout";
+
+    /**
+     * When the JVM is stopped mid-window (SIGTERM, SIGINT, a build tool ending its fork), how long the shutdown hook
+     * may take to stop every profiler, cancel the load and write the partial results (duration). Default 15 s: within
+     * Maven Surefire's default {@code forkedProcessExitTimeoutInSeconds} of 30 s, after which the fork is halted
+     * (maven.apache.org/surefire/maven-surefire-plugin/examples/shutdown.html).
+     */
+    public static final String SHUTDOWN_TIMEOUT = "profiledrollout.shutdown.timeout";
+
+    // --- load generator --------------------------------------------------------------------------------------
+
+    /**
+     * JVM system property: the event-loop threads of the load generator's HTTP client, an integer ≥ 1, read when a
+     * {@code LoadGenerator} is created. Default {@code min(2, max(1, cores - 1))}, which leaves a core to a server
+     * sharing the machine.
+     */
+    public static final String LOAD_THREADS = "profiledrollout.load.threads";
+
+    // --- profiledrollout.engine=container --------------------------------------------------------------------
+
+    /**
+     * The engine image, taken as a compatible substitute for the official one. Default: the pinned
+     * {@code SglangContainer.DEFAULT_IMAGE} or {@code VllmContainer.DEFAULT_IMAGE}, by backend.
+     */
+    public static final String CONTAINER_IMAGE = "profiledrollout.container.image";
+
+    /**
+     * The model to serve: a Hugging Face hub id or a path inside the container. Default
+     * {@code meta-llama/Llama-3.1-8B-Instruct}.
+     */
+    public static final String CONTAINER_MODEL = "profiledrollout.container.model";
+
+    /** The tensor-parallel size, an integer ≥ 1. Default {@code 1}. */
+    public static final String CONTAINER_TP = "profiledrollout.container.tp";
+
+    /**
+     * The GPUs handed to the container: {@code all}, a count, comma-separated device ids, or {@code none}. Default
+     * {@code all}.
+     */
+    public static final String CONTAINER_GPUS = "profiledrollout.container.gpus";
+
+    /**
+     * Docker's IPC mode ({@code docker run --ipc}): {@code host}, {@code private}, {@code shareable}, {@code none} or
+     * {@code container:<name|id>}. Default {@code host}.
+     */
+    public static final String CONTAINER_IPC = "profiledrollout.container.ipc";
+
+    /**
+     * The size of {@code /dev/shm} when the IPC mode is not {@code host}: bytes, or a number with unit {@code k},
+     * {@code m} or {@code g} (binary multiples, as {@code docker run --shm-size}), e.g. {@code 16g}. Default: Docker's
+     * 64 MiB.
+     */
+    public static final String CONTAINER_SHM_SIZE = "profiledrollout.container.shm.size";
+
+    /** A host Hugging Face cache directory to mount into the container. Default: none. */
+    public static final String CONTAINER_MODEL_CACHE = "profiledrollout.container.model.cache";
+
+    /** {@code true} mounts {@link #CONTAINER_MODEL_CACHE} read-only. Default {@code false}. */
+    public static final String CONTAINER_MODEL_CACHE_READONLY = "profiledrollout.container.model.cache.readonly";
+
+    /**
+     * The vLLM version in the image, e.g. {@code 0.11.0}, when its tag does not say; it picks {@code --profiler-config}
+     * (0.13 and later) or {@code VLLM_TORCH_PROFILER_DIR}. Default: read from the tag, else the newest behaviour.
+     */
+    public static final String CONTAINER_VLLM_VERSION = "profiledrollout.container.vllm.version";
+
+    /** Extra server arguments, space-separated. Default: none. */
+    public static final String CONTAINER_ARGS = "profiledrollout.container.args";
+
+    /** Seconds to wait for the container's {@code /health} (an integer ≥ 1). Default {@code 1200}. */
+    public static final String CONTAINER_STARTUP_TIMEOUT = "profiledrollout.container.startup.timeout";
+
+    private static final List<Key> ALL = List.of(
+            key(ENGINE, "embedded", Scope.EXTENSION, "where the engine comes from: embedded, attach or container"),
+            key(ENGINE_URL, null, Scope.EXTENSION, "the engine base URL(s) to attach to, comma-separated"),
+            key(ROUTER_URL, null, Scope.EXTENSION, "a router whose /workers are profiled; the load goes through it"),
+            key(PREFILL_URL, null, Scope.EXTENSION, "prefill engines of a disaggregated deployment"),
+            key(DECODE_URL, null, Scope.EXTENSION, "decode engines of a disaggregated deployment"),
+            key(API_KEY, null, Scope.EXTENSION, "bearer token for engines and router"),
+            key(TRACE_DIR, null, Scope.EXTENSION, "where this machine reads the server's trace files"),
+            key(TRACE_DIR_SERVER, null, Scope.EXTENSION, "the trace directory as the server sees it"),
+            key(ENGINE_RANKS, null, Scope.EXTENSION, "rank trace files one vLLM engine writes per capture"),
+            key(VLLM_MAX_ITERATIONS, null, Scope.EXTENSION, "the max_iterations of the vLLM server's --profiler-config"),
+            key(NSYS_PATH, "nsys", Scope.EXTENSION, "the nsys executable"),
+            key(NSYS_SESSION, null, Scope.EXTENSION, "the nsys session to start and stop"),
+            key(NSYS_REPORT, null, Scope.EXTENSION, "the nsys report file to summarise"),
+            key(OUTPUT_DIR, "target/profiled-rollout", Scope.EXTENSION, "where results go"),
+            key(BASELINE_DIR, null, Scope.EXTENSION, "per-test kernel baselines to compare with"),
+            key(BASELINE_UPDATE, "false", Scope.EXTENSION, "record the baselines instead of comparing"),
+            key(REPORT_ATTACH_TRACES, "false", Scope.EXTENSION, "attach the trace files to Allure"),
+            key(REPORT_ATTACH_MAX_BYTES, String.valueOf(20L << 20), Scope.EXTENSION,
+                    "the largest trace file attached, bytes"),
+            key(TRACE_TIMEOUT, "300", Scope.EXTENSION, "wait for the trace files, seconds"),
+            key(TRACE_MISSING_GRACE, "60", Scope.EXTENSION, "wait for missing rank files once others are complete, seconds"),
+            key(STOP_TIMEOUT, null, Scope.EXTENSION, "read timeout of /stop_profile, seconds (600 SGLang, 1800 vLLM)"),
+            key(LOAD_TIMEOUT, "600", Scope.EXTENSION, "bound on one window's load, seconds"),
+            key(HEALTH_TIMEOUT, "120", Scope.EXTENSION, "wait for /health, seconds"),
+            key(READ_TIMEOUT, "300", Scope.EXTENSION, "longest silence on one load stream, seconds"),
+            key(CONNECT_TIMEOUT, "5", Scope.EXTENSION, "how long an engine may refuse connections, seconds"),
+            key(SHUTDOWN_TIMEOUT, "15", Scope.EXTENSION, "bound on the shutdown hook's clean-up, seconds"),
+            key(LOAD_THREADS, null, Scope.SYSTEM_PROPERTY, "event-loop threads of the load generator"),
+            key(CONTAINER_IMAGE, null, Scope.CONTAINER, "the engine image"),
+            key(CONTAINER_MODEL, "meta-llama/Llama-3.1-8B-Instruct", Scope.CONTAINER, "the model to serve"),
+            key(CONTAINER_TP, "1", Scope.CONTAINER, "tensor-parallel size"),
+            key(CONTAINER_GPUS, "all", Scope.CONTAINER, "GPUs: all, a count, device ids or none"),
+            key(CONTAINER_IPC, "host", Scope.CONTAINER, "Docker IPC mode"),
+            key(CONTAINER_SHM_SIZE, null, Scope.CONTAINER, "size of /dev/shm when the IPC mode is not host"),
+            key(CONTAINER_MODEL_CACHE, null, Scope.CONTAINER, "host Hugging Face cache to mount"),
+            key(CONTAINER_MODEL_CACHE_READONLY, "false", Scope.CONTAINER, "mount the model cache read-only"),
+            key(CONTAINER_VLLM_VERSION, null, Scope.CONTAINER, "the vLLM version in the image"),
+            key(CONTAINER_ARGS, null, Scope.CONTAINER, "extra server arguments, space-separated"),
+            key(CONTAINER_STARTUP_TIMEOUT, "1200", Scope.CONTAINER, "wait for the container's /health, seconds"));
+
+    private static final java.util.Map<String, Key> BY_NAME =
+            ALL.stream().collect(Collectors.toUnmodifiableMap(Key::name, Function.identity()));
+
+    private ProfiledRolloutKeys() {
+    }
+
+    /** @return every key, in the order of the README's configuration table; unmodifiable */
+    public static List<Key> all() {
+        return ALL;
+    }
+
+    /**
+     * @param name a key, e.g. {@link #TRACE_TIMEOUT}
+     * @return that key's entry, or empty when no such key exists
+     */
+    public static Optional<Key> find(String name) {
+        return Optional.ofNullable(BY_NAME.get(name));
+    }
+
+    /**
+     * @param name a key, e.g. {@link #TRACE_TIMEOUT}
+     * @return its default as in {@link Key#defaultValue()}
+     * @throws IllegalArgumentException when {@code name} is not a key of this class
+     */
+    public static Optional<String> defaultValue(String name) {
+        return find(name).orElseThrow(() -> new IllegalArgumentException("'" + name + "' is not a Profiled Rollout"
+                + " configuration key; see ProfiledRolloutKeys.all()")).defaultValue();
+    }
+
+    /**
+     * @param name a key
+     * @return the environment variable read for it: upper case, dots replaced by underscores
+     *         ({@code profiledrollout.report.attach.maxBytes} → {@code PROFILEDROLLOUT_REPORT_ATTACH_MAXBYTES})
+     */
+    public static String environmentVariable(String name) {
+        return name.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
+
+    private static Key key(String name, String defaultValue, Scope scope, String description) {
+        return new Key(name, Optional.ofNullable(defaultValue), scope, description);
+    }
+}
