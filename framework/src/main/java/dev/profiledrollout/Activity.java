@@ -1,5 +1,9 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
+import org.apiguardian.api.API;
+
 /**
  * What the engine's profiler records, as SGLang's {@code activities} field names it ({@code docs/PROTOCOLS.md} §1.3;
  * the values {@code _start_profile} in {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py}
@@ -7,6 +11,7 @@ package dev.profiledrollout;
  *
  * <p>The enum constant's {@link #name()} is the exact wire value sent to {@code /start_profile}.
  */
+@API(status = STABLE, since = "0.1")
 public enum Activity {
 
     /** Host-side events: {@code cpu_op}, {@code cuda_runtime} launches, annotations. Torch profiler; {@code .trace.json.gz}. */

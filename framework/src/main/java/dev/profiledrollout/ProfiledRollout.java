@@ -1,5 +1,7 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
 import dev.profiledrollout.junit.ProfiledRolloutExtension;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -7,6 +9,7 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -63,6 +66,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @Inherited
 @ExtendWith(ProfiledRolloutExtension.class)
+@API(status = STABLE, since = "0.1")
 public @interface ProfiledRollout {
 
     /** The engine's wire protocol. Default {@link Backend#SGLANG}. */

@@ -1,8 +1,13 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
+import org.apiguardian.api.API;
+
 /**
  * Which profiler records the window of a {@link ProfiledRollout} test.
  */
+@API(status = STABLE, since = "0.1")
 public enum Profiler {
 
     /**

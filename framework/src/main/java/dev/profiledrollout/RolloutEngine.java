@@ -1,10 +1,13 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.apiguardian.api.API;
 
 /**
  * Marks the static field holding the engine a {@link ProfiledRollout} class runs against, typically a Testcontainers
@@ -27,5 +30,6 @@ import java.lang.annotation.Target;
 @Target(ElementType.FIELD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@API(status = EXPERIMENTAL, since = "0.1")
 public @interface RolloutEngine {
 }

@@ -1,11 +1,14 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.apiguardian.api.API;
 
 /**
  * The load sent through the profile window of a {@link ProfiledRollout} test: by default a closed loop of
@@ -24,6 +27,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
+@API(status = STABLE, since = "0.1")
 public @interface RolloutLoad {
 
     /** Requests in flight at once (closed loop), on the wire. At least 1. Default 8. Ignored by an open loop. */

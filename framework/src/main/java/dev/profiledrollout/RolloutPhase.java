@@ -1,5 +1,7 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
@@ -7,6 +9,7 @@ import java.lang.annotation.Repeatable;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.apiguardian.api.API;
 
 /**
  * One phase window of a {@link ProfiledRollout} test against a prefill/decode deployment: which engines to profile,
@@ -35,6 +38,7 @@ import java.lang.annotation.Target;
 @Documented
 @Inherited
 @Repeatable(RolloutPhases.class)
+@API(status = STABLE, since = "0.1")
 public @interface RolloutPhase {
 
     /** The phase whose engines this window profiles. */

@@ -1,7 +1,10 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
 import java.net.URI;
 import java.nio.file.Path;
+import org.apiguardian.api.API;
 
 /**
  * The profile window of one {@link ProfiledRollout} test, handed to the test method as a parameter.
@@ -12,6 +15,7 @@ import java.nio.file.Path;
  *
  * <p>Instances are used from the test's thread; {@link #awaitResult()} is idempotent.
  */
+@API(status = STABLE, since = "0.1")
 public interface RolloutSession {
 
     /**

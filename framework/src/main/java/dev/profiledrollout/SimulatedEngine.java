@@ -1,11 +1,14 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.apiguardian.api.API;
 
 /**
  * Shapes the embedded engine simulator a {@link ProfiledRollout} class runs against when
@@ -24,6 +27,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
+@API(status = EXPERIMENTAL, since = "0.1")
 public @interface SimulatedEngine {
 
     /** Tensor-parallel size: one trace file per TP rank. At least 1. Default 1. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.cli.internal.AnalysisViews;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategories;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.apiguardian.api.API;
 
 /**
  * {@code analyze [--format table|json|csv] [--by kernel|category|operator|step|stage] [--all-ranks]
@@ -58,6 +61,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
         description = "Summarise kernels and GPU busy time of PyTorch profiler (Kineto) traces.")
+@API(status = INTERNAL, since = "0.1")
 public final class AnalyzeCommand implements Callable<Integer> {
 
     /** Output formats. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.load.Endpoint;
@@ -24,6 +26,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.apiguardian.api.API;
 
 /**
  * {@code bench}: a serving benchmark with {@code vllm bench serve}'s flag names, summary table and result JSON
@@ -33,6 +36,7 @@ import java.util.concurrent.Callable;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Benchmark a serving endpoint like `vllm bench serve`: open or closed loop, random/ShareGPT/JSONL"
                 + " prompts, goodput, schedule lag.")
+@API(status = INTERNAL, since = "0.1")
 public final class BenchCommand implements Callable<Integer> {
 
     @CommandLine.Spec

@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.nio.file.Path;
@@ -10,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.apiguardian.api.API;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
@@ -31,6 +34,7 @@ import picocli.CommandLine.Unmatched;
  */
 @Command(name = "engine-shim", hidden = true,
         description = "Start the simulator from a real engine's command line (sglang launch_server / vllm serve).")
+@API(status = INTERNAL, since = "0.1")
 public final class EngineShimCommand implements Callable<Integer> {
 
     @Parameters(index = "0", description = "sglang or vllm")

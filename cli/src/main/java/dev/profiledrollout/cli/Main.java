@@ -1,5 +1,8 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import org.apiguardian.api.API;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,6 +24,7 @@ import picocli.CommandLine.Command;
         subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, WorkersCommand.class,
                 ProfileCommand.class, EngineShimCommand.class, ReportCommand.class,
                 CommandLine.HelpCommand.class})
+@API(status = INTERNAL, since = "0.1")
 public final class Main implements Runnable {
 
     @CommandLine.Spec

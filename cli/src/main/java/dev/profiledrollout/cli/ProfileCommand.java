@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.engine.EngineClient;
 import dev.profiledrollout.engine.EngineException;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import okhttp3.OkHttpClient;
+import org.apiguardian.api.API;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,6 +57,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "profile", mixinStandardHelpOptions = true,
         description = "Start or stop the profiler on every worker behind a router, concurrently; or run the profile"
                 + " windows of an srtctl recipe.")
+@API(status = INTERNAL, since = "0.1")
 public final class ProfileCommand implements Callable<Integer> {
 
     @Spec

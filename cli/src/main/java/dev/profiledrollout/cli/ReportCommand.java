@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.report.ReportRenderer;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import org.apiguardian.api.API;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -32,6 +35,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = "Render charts, kernels.csv and report.html from summary directories (summary.json, "
                 + "requests.jsonl, timeseries.csv, latency.hlog).")
+@API(status = INTERNAL, since = "0.1")
 public final class ReportCommand implements Callable<Integer> {
 
     @Spec

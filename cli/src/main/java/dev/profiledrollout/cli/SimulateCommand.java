@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.RouterShape;
 import dev.profiledrollout.simulator.RouterSimulator;
@@ -9,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.apiguardian.api.API;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -26,6 +29,7 @@ import picocli.CommandLine.Option;
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         description = "Run the engine simulator (SGLang or vLLM HTTP API, Llama-3.1-8B on H100 cost model), "
                 + "optionally behind a simulated router, until Ctrl-C.")
+@API(status = INTERNAL, since = "0.1")
 public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--backend", defaultValue = "sglang", description = "Wire protocol to serve: sglang (default) or vllm.")

@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.RouterClient;
 import dev.profiledrollout.engine.Worker;
@@ -9,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import okhttp3.OkHttpClient;
+import org.apiguardian.api.API;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -22,6 +25,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "workers", mixinStandardHelpOptions = true,
         description = "List the workers behind a router (sgl-model-gateway or vllm-router).")
+@API(status = INTERNAL, since = "0.1")
 public final class WorkersCommand implements Callable<Integer> {
 
     @Spec

@@ -1,11 +1,14 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelDelta;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -18,6 +21,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(diff).kernelTimeWithin(0.10, Duration.ofMillis(1)).hasNoNewKernels();
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert, BaselineDiff> {
 
     private static final int LISTED = 5;

@@ -1,10 +1,13 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.report.Verdicts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -17,6 +20,7 @@ import org.assertj.core.api.AbstractAssert;
  * <p>Every comparison, passed or failed, is also handed to the running test's report as a
  * {@link dev.profiledrollout.report.Verdict} (see {@link Verdicts}).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAssert, Duration> {
 
     private final String measure;

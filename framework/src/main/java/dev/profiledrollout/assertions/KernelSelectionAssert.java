@@ -1,9 +1,12 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.KernelSelection;
 import dev.profiledrollout.trace.KernelStats;
 import java.time.Duration;
 import java.util.stream.Collectors;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -15,6 +18,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(result.trace()).kernels(glob("*all_reduce*")).totalTime().isLessThan(Duration.ofMillis(5));
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class KernelSelectionAssert extends AbstractAssert<KernelSelectionAssert, KernelSelection> {
 
     private final String selection;

@@ -1,9 +1,12 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.metrics.LatencyDistribution;
 import java.time.Duration;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -12,6 +15,7 @@ import org.assertj.core.api.AbstractAssert;
  * <p>Percentiles are HdrHistogram's: the recorded value at 3 significant digits at or above which the percentile
  * falls, not numpy's interpolation ({@code docs/METRICS.md} §2). Failure messages count the samples above the budget.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class LatencyMetricAssert extends AbstractAssert<LatencyMetricAssert, LatencyDistribution> {
 
     private final String metric;

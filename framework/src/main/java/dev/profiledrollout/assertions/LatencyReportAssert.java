@@ -1,7 +1,10 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.metrics.LatencyReport;
 import java.util.Locale;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -14,6 +17,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(result.latency()).goodput().isGreaterThan(5.0);   // needs @RolloutLoad(goodput = …)
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class LatencyReportAssert extends AbstractAssert<LatencyReportAssert, LatencyReport> {
 
     public LatencyReportAssert(LatencyReport actual) {

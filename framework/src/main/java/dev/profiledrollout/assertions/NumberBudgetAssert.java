@@ -1,8 +1,11 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.report.Verdicts;
 import java.util.function.DoubleFunction;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -16,6 +19,7 @@ import org.assertj.core.api.AbstractAssert;
  * <p>Every comparison, passed or failed, is also handed to the running test's report as a
  * {@link dev.profiledrollout.report.Verdict} (see {@link Verdicts}).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert, Double> {
 
     private final String measure;

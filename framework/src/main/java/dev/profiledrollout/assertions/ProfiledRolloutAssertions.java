@@ -1,10 +1,13 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.trace.KernelMatchers;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.util.function.Predicate;
+import org.apiguardian.api.API;
 import org.assertj.core.api.Assertions;
 
 /**
@@ -21,6 +24,7 @@ import org.assertj.core.api.Assertions;
  * Every failure message states the measure, the actual value, the budget and the gap, e.g.
  * {@code p99 TTFT was 312 ms, budget < 250 ms (+24.8%); 41 of 256 requests above budget}.
  */
+@API(status = STABLE, since = "0.1")
 public class ProfiledRolloutAssertions extends Assertions {
 
     protected ProfiledRolloutAssertions() {

@@ -1,13 +1,17 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /** Assertions that compare the ranks of one capture: how many there are and how evenly their GPUs were busy. */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
 
     RanksAssert(TraceSet actual) {

@@ -1,10 +1,13 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.StepStats;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.ToLongFunction;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -16,6 +19,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(result.trace().rank(0).orElseThrow()).steps(Stage.DECODE).maxKernelTime().isLessThan(Duration.ofMillis(12));
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class StepsAssert extends AbstractAssert<StepsAssert, List<StepStats>> {
 
     private final String what;

@@ -1,11 +1,14 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
@@ -17,6 +20,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(result.trace()).gpuBusyFraction().isGreaterThan(0.5);
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class TraceSetAssert extends AbstractAssert<TraceSetAssert, TraceSet> {
 
     public TraceSetAssert(TraceSet actual) {

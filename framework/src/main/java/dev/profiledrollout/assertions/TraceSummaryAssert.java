@@ -1,5 +1,7 @@
 package dev.profiledrollout.assertions;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelCategory;
@@ -10,9 +12,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /** Assertions on one trace file (one rank): its kernels and its GPU busy time. */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert, TraceSummary> {
 
     public TraceSummaryAssert(TraceSummary actual) {

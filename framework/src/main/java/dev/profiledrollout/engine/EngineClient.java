@@ -1,11 +1,14 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.load.LoadTarget;
 import okhttp3.OkHttpClient;
 
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * One engine server's health, model discovery and profiler endpoints, independent of the backend: what a profile
@@ -16,6 +19,7 @@ import java.util.List;
  * Implementations are thread-safe and block the calling thread. Every failure is an {@link EngineException} whose
  * message names the URL, the cause and the fix, never the API key.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public interface EngineClient extends AutoCloseable {
 
     /** @return the server root this client talks to, e.g. {@code http://10.0.0.5:30000} */

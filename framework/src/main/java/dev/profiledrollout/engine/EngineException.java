@@ -1,11 +1,15 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.net.URI;
+import org.apiguardian.api.API;
 
 /**
  * An engine endpoint answered unexpectedly or could not be reached. The message names the URL, the cause and
  * the fix; it never contains the API key.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public class EngineException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,7 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -9,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Function;
+import org.apiguardian.api.API;
 
 /**
  * Starts and stops the profiler on several engines at once: the workers of a router ({@code docs/PROTOCOLS.md} §3
@@ -24,6 +27,7 @@ import java.util.function.Function;
  *
  * <p>Thread-safe for one start/stop cycle at a time. Owns the clients it creates: {@link #close()} closes them.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class FanOut implements AutoCloseable {
 
     private final List<Worker> workers;

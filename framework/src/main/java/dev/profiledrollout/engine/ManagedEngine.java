@@ -1,9 +1,12 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.Backend;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.apiguardian.api.API;
 
 /**
  * An engine whose lifecycle the test owns, such as {@code SglangContainer} or {@code VllmContainer} from the
@@ -12,6 +15,7 @@ import java.util.Optional;
  *
  * <p>Declared on a test class as a static field annotated {@link dev.profiledrollout.RolloutEngine}.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public interface ManagedEngine {
 
     /** @return the wire protocol the engine speaks */

@@ -1,9 +1,12 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.Backend;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apiguardian.api.API;
 
 /**
  * Creates the engine used when {@code profiledrollout.engine=container} and the test class declares no
@@ -11,6 +14,7 @@ import java.util.function.Function;
  * {@code profiled-rollout-containers} module provides one that builds an {@code SglangContainer} or
  * {@code VllmContainer} from {@code profiledrollout.container.*} keys.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public interface ManagedEngineProvider {
 
     /**

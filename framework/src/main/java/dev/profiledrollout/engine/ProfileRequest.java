@@ -1,10 +1,13 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.List;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * The body of SGLang's {@code POST /start_profile}: the fields of {@code ProfileReq} in
@@ -26,6 +29,7 @@ import java.util.Objects;
  * request.toJson();   // {"output_dir":"/data/prof/run-17","num_steps":10,"activities":["CPU","GPU"]}
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class ProfileRequest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

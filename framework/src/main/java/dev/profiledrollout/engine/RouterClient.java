@@ -1,5 +1,7 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.ProfiledRolloutKeys;
@@ -15,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * Discovers the workers behind an sgl-model-gateway or vllm-router ({@code docs/PROTOCOLS.md} §3). Neither router
@@ -28,6 +31,7 @@ import java.util.regex.Pattern;
  *
  * <p>Thread-safe. Does not own the OkHttp client it is given.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class RouterClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();

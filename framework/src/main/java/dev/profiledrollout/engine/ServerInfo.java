@@ -1,8 +1,11 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * The parallelism layout and identity of an SGLang server, read from {@code GET /server_info}
@@ -17,6 +20,7 @@ import java.util.Objects;
  *                        {@code "engine":"simulator"} or {@code "simulator":true}); a real engine never does
  * @param raw             the whole answer, for fields not modelled here; not null
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record ServerInfo(int tpSize, int dpSize, int ppSize, int epSize, String servedModelName, boolean simulator,
                          JsonNode raw) {
 

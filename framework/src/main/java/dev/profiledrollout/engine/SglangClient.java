@@ -1,5 +1,7 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.ProfiledRolloutKeys;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.apiguardian.api.API;
 
 /**
  * Blocking client for an SGLang server's health, discovery and profiler endpoints ({@code docs/PROTOCOLS.md} §1).
@@ -38,6 +41,7 @@ import java.util.concurrent.TimeUnit;
  * Thread-safe; every method blocks the calling thread. {@link #close()} releases the connection pool and the
  * dispatcher executor; calls after close fail.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class SglangClient implements EngineClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();

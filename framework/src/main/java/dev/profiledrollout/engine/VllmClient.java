@@ -1,5 +1,7 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.ProfiledRolloutKeys;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.apiguardian.api.API;
 
 /**
  * Blocking client for a vLLM server's health, discovery and profiler endpoints ({@code docs/PROTOCOLS.md} §2).
@@ -39,6 +42,7 @@ import java.util.Optional;
  * As {@link SglangClient}: an optional bearer key on every request (vLLM guards only {@code /v1/…}; the profile routes
  * are open), never logged; thread-safe; {@link #close()} releases the pool.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class VllmClient implements EngineClient {
 
     /**

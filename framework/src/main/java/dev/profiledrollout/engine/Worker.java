@@ -1,7 +1,10 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.net.URI;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * One engine behind a router, as {@code GET /workers} lists it ({@code docs/PROTOCOLS.md} §3), after stripping the
@@ -14,6 +17,7 @@ import java.util.Objects;
  * @param load       the router's {@code load} (outstanding requests; summed over merged entries), 0 when absent
  * @param modelId    {@code model_id}, or null when absent
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record Worker(URI url, String workerType, boolean healthy, long load, String modelId) {
 
     public Worker {

@@ -1,7 +1,10 @@
 package dev.profiledrollout.engine;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.net.URI;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * What happened to one worker in a fanned-out profile window ({@link FanOut}).
@@ -13,6 +16,7 @@ import java.util.Objects;
  * @param reason      why it was skipped or failed (the {@link EngineException} message), or {@code ""}
  * @param stopOutcome the stop's outcome when the worker was stopped, else null
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record WorkerOutcome(URI url, String workerType, State state, int httpStatus, String reason,
                             StopOutcome stopOutcome) {
 

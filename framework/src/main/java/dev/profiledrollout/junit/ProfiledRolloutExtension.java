@@ -1,5 +1,7 @@
 package dev.profiledrollout.junit;
 
+import static org.apiguardian.api.API.Status.STABLE;
+
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.ProfiledRolloutKeys;
@@ -25,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
@@ -70,6 +73,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *
  * Registered by {@code @ProfiledRollout}; not meant to be registered on its own.
  */
+@API(status = STABLE, since = "0.1")
 public final class ProfiledRolloutExtension implements BeforeEachCallback, ParameterResolver, InvocationInterceptor {
 
     private static final ExtensionContext.Namespace NAMESPACE =

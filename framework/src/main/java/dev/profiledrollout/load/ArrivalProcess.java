@@ -1,5 +1,9 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * When requests are released: all at once (closed loop, gated by the concurrency), at a constant rate, as a
  * Poisson process, with gamma burstiness, or on a linear or exponential ramp, as {@code vllm bench serve}'s
@@ -21,6 +25,7 @@ package dev.profiledrollout.load;
  * @param rampEndRate the ramp's end rate in requests per second (&gt; 0), or {@link Double#NaN} for no ramp
  * @param rampShape   how the rate goes from start to end; not null (ignored without a ramp)
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record ArrivalProcess(double requestRate, double burstiness, double rampEndRate, RampShape rampShape) {
 
     /** vLLM's {@code --ramp-up-strategy}. */

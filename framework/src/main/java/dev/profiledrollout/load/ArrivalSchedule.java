@@ -1,7 +1,10 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.apiguardian.api.API;
 
 /**
  * Precomputed intended send times of an open-loop run, as nanosecond offsets from t0, computed as
@@ -16,6 +19,7 @@ import java.util.SplittableRandom;
  * <p>The gamma variates use Marsaglia and Tsang's method on a {@link SplittableRandom} seeded with the given
  * seed, so a schedule is reproducible in this implementation, though not bit-identical with numpy's.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class ArrivalSchedule {
 
     private final long[] offsetsNanos;

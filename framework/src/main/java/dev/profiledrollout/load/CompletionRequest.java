@@ -1,6 +1,9 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Arrays;
+import org.apiguardian.api.API;
 
 /**
  * One request of a workload: the prompt as token ids or as text, and {@code max_tokens}. Immutable (the array is
@@ -12,6 +15,7 @@ import java.util.Arrays;
  * @param maxTokens      {@code max_tokens}, ≥ 1
  * @param promptText     the prompt as text (JSONL, ShareGPT or fixed prompts), or null for a token-id prompt
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record CompletionRequest(int index, int[] promptTokenIds, int maxTokens, String promptText) {
 
     public CompletionRequest {

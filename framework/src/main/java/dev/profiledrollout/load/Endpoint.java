@@ -1,5 +1,9 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * The streaming endpoint a load is sent to, and how its stream is read ({@code docs/PROTOCOLS.md} §1.5, §2.5).
  *
@@ -17,6 +21,7 @@ package dev.profiledrollout.load;
  *       {@code meta_info.completion_tokens} grew, carrying that many new tokens; tokens from {@code meta_info}.</li>
  * </ul>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public enum Endpoint {
     /** OpenAI-compatible text completions. */
     COMPLETIONS("/v1/completions"),

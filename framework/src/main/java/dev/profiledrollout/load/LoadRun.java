@@ -1,5 +1,7 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.metrics.RequestRecord;
 import io.netty.channel.ChannelFuture;
@@ -23,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import org.apiguardian.api.API;
 
 /**
  * A run in progress, obtained from {@link LoadGenerator#start()}. Thread-safe.
@@ -40,6 +43,7 @@ import java.util.function.IntFunction;
  * Responses are read by the generator's event loop ({@link StreamTransport}); the only other thread is the
  * open-loop pacer, named {@code profiledrollout-load-N} like the loop threads.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class LoadRun {
 
     /** The longest {@link #cancelAndJoin()} waits for the pacer thread. */

@@ -1,7 +1,10 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.time.Duration;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * The shape of a load: how requests arrive, how many at once, how many in all or for how long, and the
@@ -22,6 +25,7 @@ import java.util.Objects;
  * @param endpoint       where {@link LoadGenerator#LoadGenerator(LoadTarget, String, LoadSpec)} sends, not null;
  *                       {@link Endpoint#COMPLETIONS} by default
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record LoadSpec(int concurrency, int requests, int inputTokens, int outputTokens, double rangeRatio,
                        int warmupRequests, long seed, ArrivalProcess arrival, int prefixTokens,
                        Duration maxDuration, Endpoint endpoint) {

@@ -1,5 +1,7 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.metrics.ScheduleReport;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
+import org.apiguardian.api.API;
 
 /**
  * A complete load test without JUnit: warm-up, the measured run, optional {@code /metrics} scraping and a
@@ -28,6 +31,7 @@ import java.util.concurrent.TimeoutException;
  * System.out.println(result.summary().toTable());
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class LoadTest {
 
     private final Builder b;

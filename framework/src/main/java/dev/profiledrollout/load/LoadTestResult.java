@@ -1,5 +1,7 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.metrics.BenchmarkSummary;
@@ -18,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * What a {@link LoadTest} measured: service latency ({@link #latency()}), the coordinated-omission view
@@ -37,6 +40,7 @@ import java.util.List;
  *                      not served
  * @param serverMetricsNote why scraping stopped early, or empty
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record LoadTestResult(LoadSpec spec, Endpoint endpoint, String backend, String model,
                              List<RequestRecord> warmup, LatencyReport latency, ScheduleReport schedule,
                              TimeSeries series, Slo slo, List<MetricsScraper.Point> serverMetrics,

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * ends scraping quietly with a {@link #note()}. The thread ({@code profiledrollout-load-metrics}) is joined by
  * {@link #close()}. Thread-safe.
  */
-public final class MetricsScraper implements AutoCloseable {
+final class MetricsScraper implements AutoCloseable {
 
     /**
      * One sample at one scrape.

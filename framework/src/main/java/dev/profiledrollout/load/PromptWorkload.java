@@ -1,5 +1,7 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -14,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
+import org.apiguardian.api.API;
 
 /**
  * Text prompts: fixed strings, a JSONL file, or ShareGPT-format conversations. Request {@code i} is prompt
@@ -23,6 +26,7 @@ import java.util.Random;
  * {@code inputTokensRequested} is −1 and the input-token sums come from the server's {@code usage} /
  * {@code meta_info} ({@code docs/METRICS.md} §1 and §3: token counts are the server's).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class PromptWorkload implements Workload {
 
     private static final ObjectMapper JSON = new ObjectMapper();

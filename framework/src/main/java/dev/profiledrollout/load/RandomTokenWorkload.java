@@ -1,7 +1,10 @@
 package dev.profiledrollout.load;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
 import java.util.SplittableRandom;
+import org.apiguardian.api.API;
 
 /**
  * Random-token prompts with vLLM's {@code RandomDataset} length law ({@code docs/METRICS.md} §5), deterministic per
@@ -17,6 +20,7 @@ import java.util.SplittableRandom;
  * Unlike vLLM, no special tokens are excluded (the vocabulary is not known here) and the prompt is sent as ids,
  * so there is no decode/encode drift; check the server's {@code usage.prompt_tokens}.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class RandomTokenWorkload implements Workload {
 
     private static final long INDEX_MIX = 0x9E3779B97F4A7C15L;

@@ -1,5 +1,7 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -8,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * A run summarised the way {@code vllm bench serve} prints and saves it ({@code docs/METRICS.md} §2): the
@@ -27,6 +30,7 @@ import java.util.Objects;
  * @param series         the per-second series, not null
  * @param slo            the goodput SLO; {@code request_goodput} is null when empty; not null
  */
+@API(status = INTERNAL, since = "0.1")
 public record BenchmarkSummary(String backend, String model, int numPrompts, double requestRate, double burstiness,
                                int maxConcurrency, LatencyReport latency, ScheduleReport schedule, TimeSeries series,
                                Slo slo) {

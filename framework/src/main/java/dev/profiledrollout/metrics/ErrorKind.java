@@ -1,6 +1,11 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /** Why a request failed. Failed requests are excluded from latency histograms and counted per kind. */
+@API(status = EXPERIMENTAL, since = "0.1")
 public enum ErrorKind {
     /** The server answered with a status other than 200; the message holds the status and a body snippet. */
     HTTP_STATUS,

@@ -1,10 +1,13 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * One latency metric over a run: an HdrHistogram of nanosecond values (3 significant digits, auto-resizing)
@@ -17,6 +20,7 @@ import java.util.Objects;
  *
  * <p>An empty distribution answers {@link Duration#ZERO} everywhere, as vLLM reports 0 for an empty list.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class LatencyDistribution {
 
     private final String definition;

@@ -1,5 +1,7 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * Latency and throughput of one load run, computed from its {@link RequestRecord}s with the definitions of
@@ -39,6 +42,7 @@ import java.util.Objects;
  * every bound given (vLLM's {@code --goodput} AND semantics, {@code docs/METRICS.md} §2) and {@link #requestGoodput()}
  * is good requests per second of {@link #duration()} (DistServe's goodput, vLLM's {@code request_goodput}).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class LatencyReport {
 
     static final String TTFT_DEFINITION = "TTFT per vLLM bench serve: first SSE chunk with non-empty choices"

@@ -1,10 +1,13 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apiguardian.api.API;
 
 /**
  * A parser for the Prometheus text exposition format (version 0.0.4) as SGLang and vLLM serve it on
@@ -13,6 +16,7 @@ import java.util.Map;
  * {@code _bucket}/{@code _sum}/{@code _count} samples. A line that cannot be parsed is skipped and counted,
  * never thrown. Stateless and thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class PrometheusText {
 
     /**

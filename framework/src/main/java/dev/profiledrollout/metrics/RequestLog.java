@@ -1,5 +1,7 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -7,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * The {@code requests.jsonl} line of a record: one JSON object per request with its counts and its timestamps as
@@ -19,6 +22,7 @@ import java.util.List;
  * {@code scheduleLagNs} (send − intended), {@code ttftNs} and {@code e2eNs} (from the send; −1 when not reached),
  * {@code chunks}, {@code error} and {@code errorMessage} (null on success).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class RequestLog {
 
     private static final ObjectMapper JSON = new ObjectMapper();

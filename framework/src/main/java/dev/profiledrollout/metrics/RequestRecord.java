@@ -1,7 +1,10 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Arrays;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * What happened to one streamed completion request. All {@code …Nanos} values are {@link System#nanoTime()}
@@ -28,6 +31,7 @@ import java.util.Objects;
  *                              endpoint says (SGLang {@code /generate}: the {@code meta_info.completion_tokens}
  *                              delta); empty when it does not, and each chunk then counts as one ITL gap; not null
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record RequestRecord(int index, int inputTokensRequested, int outputTokensRequested,
                             long startNanos, long firstTokenNanos, long[] chunkNanos, long endNanos,
                             int promptTokens, int completionTokens,

@@ -1,5 +1,7 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * The coordinated-omission view of a run ({@code docs/METRICS.md} §6): schedule lag
@@ -23,6 +26,7 @@ import java.util.Objects;
  * than the budget. In a closed loop the intended time is the actual send, so the lag is 0 and nothing is flagged.
  * No HdrHistogram expected-interval correction is applied: measuring from the intended time already corrects.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class ScheduleReport {
 
     /** Default lag budget, in milliseconds. */

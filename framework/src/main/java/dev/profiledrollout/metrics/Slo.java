@@ -1,8 +1,11 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import org.apiguardian.api.API;
 
 /**
  * A goodput SLO set as {@code vllm bench serve --goodput ttft:MS tpot:MS e2el:MS} defines it ({@code docs/METRICS.md}
@@ -13,6 +16,7 @@ import java.util.Locale;
  * @param tpot TPOT bound ((E2E − TTFT)/(n − 1), n from the server's usage), or null
  * @param e2e  E2E latency bound, or null
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record Slo(Duration ttft, Duration tpot, Duration e2e) {
 
     /**

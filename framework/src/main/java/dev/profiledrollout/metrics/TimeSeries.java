@@ -1,11 +1,14 @@
 package dev.profiledrollout.metrics;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.apiguardian.api.API;
 
 /**
  * A per-second time series of a run, from its records: requests started, completed and failed, output tokens,
@@ -17,6 +20,7 @@ import java.util.Locale;
  * the concurrency (a request ending and its successor starting in one second both count), so each bucket also has
  * the time-weighted mean number of requests in flight (Σ overlap time / bucket length, Little's law).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class TimeSeries {
 
     /**

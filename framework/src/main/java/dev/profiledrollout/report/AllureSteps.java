@@ -1,5 +1,7 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import io.qameta.allure.Allure;
 import io.qameta.allure.AllureLifecycle;
 import io.qameta.allure.model.Label;
@@ -9,6 +11,7 @@ import io.qameta.allure.model.StepResult;
 import io.qameta.allure.util.ResultsUtils;
 import java.util.Map;
 import java.util.UUID;
+import org.apiguardian.api.API;
 
 /**
  * Allure steps, parameters, labels and attachments for the profiled test running on this thread, through
@@ -17,6 +20,7 @@ import java.util.UUID;
  * <p>Everything here does nothing, and logs nothing, unless an Allure test case is running on the calling thread
  * (with {@code allure-jupiter} on the test classpath): suites without Allure pay nothing.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class AllureSteps {
 
     private AllureSteps() {

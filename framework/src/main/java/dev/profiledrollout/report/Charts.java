@@ -1,10 +1,13 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.awt.Color;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
+import org.apiguardian.api.API;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
@@ -27,6 +30,7 @@ import org.knowm.xchart.style.Styler;
  * compared), {@code rank-busy} (GPU busy time per rank, the
  * straggler, the busiest rank, as its own series).
  */
+@API(status = INTERNAL, since = "0.1")
 public final class Charts {
 
     /** Kernels in the top-kernels chart. */

@@ -14,7 +14,7 @@ import java.util.Map;
  * {@code latency.<metric>.{meanMs,p50Ms,p90Ms,p99Ms,maxMs}} printed with three decimals; kernel times are ns in the CSV
  * and ms (three decimals) in HTML. The page loads nothing from the network.
  */
-public final class HtmlReport {
+final class HtmlReport {
 
     /** Kernels in the HTML kernel table ({@code kernels.csv} has all of them). */
     public static final int KERNEL_ROWS = 25;

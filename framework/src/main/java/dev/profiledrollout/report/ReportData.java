@@ -1,5 +1,7 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.metrics.TimeSeries;
@@ -24,6 +26,7 @@ import java.util.Objects;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
+import org.apiguardian.api.API;
 
 /**
  * One run directory read back from its files: {@code summary.json} (required), {@code requests.jsonl},
@@ -42,6 +45,7 @@ import org.HdrHistogram.HistogramLogReader;
  * @param verdicts   {@code verdicts} from {@code summary.json}, empty before the test body ended; not null
  * @param trace      {@code trace} from {@code summary.json}, {@link Trace#NONE} without one; not null
  */
+@API(status = INTERNAL, since = "0.1")
 public record ReportData(Path directory, JsonNode summary, List<Request> requests, List<TimeSeries.Bucket> timeSeries,
                          Map<String, Histogram> histograms, String testName, List<Verdict> verdicts, Trace trace) {
 

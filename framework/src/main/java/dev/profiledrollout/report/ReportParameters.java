@@ -12,7 +12,7 @@ import java.util.Map;
  * or query), model, TP/DP/PP/EP sizes, ISL/OSL, concurrency or request rate, requests, numSteps, activities and phase.
  * The same map becomes the Allure test's parameters and the "Run" table of {@code report.html}.
  */
-public final class ReportParameters {
+final class ReportParameters {
 
     private ReportParameters() {
     }

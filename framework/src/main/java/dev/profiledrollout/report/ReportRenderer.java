@@ -1,5 +1,7 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apiguardian.api.API;
 import org.knowm.xchart.BitmapEncoder;
 
 /**
@@ -14,6 +17,7 @@ import org.knowm.xchart.BitmapEncoder;
  * {@code kernels.csv} and {@code report.html}. The one rendering path of both the JUnit extension (after each
  * profiled test) and {@code profiled-rollout report DIR}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class ReportRenderer {
 
     private ReportRenderer() {

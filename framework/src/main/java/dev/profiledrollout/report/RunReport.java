@@ -1,5 +1,7 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.engine.ProfileRequest;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.stream.Stream;
+import org.apiguardian.api.API;
 
 /**
  * Writes one profile window's results under its output directory and prints the console summary.
@@ -58,6 +61,7 @@ import java.util.stream.Stream;
  * </ul>
  * Nothing secret is written: the API key is never part of any of these objects.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class RunReport {
 
     private static final ObjectMapper JSON = ResultsModule.MAPPER;

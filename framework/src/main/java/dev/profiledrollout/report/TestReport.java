@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import static dev.profiledrollout.ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES;
 import static dev.profiledrollout.ProfiledRolloutKeys.REPORT_ATTACH_TRACES;
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apiguardian.api.API;
 
 /**
  * Finishes one profiled test's report after its body: adds the budget verdicts to {@code summary.json}, renders the
@@ -26,6 +28,7 @@ import java.util.function.Function;
  * {@code summary.json}, and the trace files when {@link Options#attachTraces()} is on and each is at most
  * {@link Options#maxTraceBytes()} (otherwise their paths are listed in {@code summary.json} only).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class TestReport {
 
     private static final ObjectMapper JSON = ResultsModule.MAPPER;

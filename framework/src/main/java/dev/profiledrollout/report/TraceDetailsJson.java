@@ -38,7 +38,7 @@ import java.util.OptionalLong;
  * </ul>
  * Read back, a missing field is an empty list or zero row (files written before the field existed).
  */
-public final class TraceDetailsJson {
+final class TraceDetailsJson {
 
     /** Steps written at most. */
     public static final int MAX_STEPS = 10_000;

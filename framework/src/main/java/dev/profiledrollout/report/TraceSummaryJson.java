@@ -1,5 +1,7 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -18,6 +20,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.apiguardian.api.API;
 
 /**
  * The JSON shape of one {@link LabeledTrace}: an element of {@code analyze --format json}'s {@code "traces"} array and
@@ -34,6 +37,7 @@ import java.util.Optional;
  * All times are ns; kernels are all of them, sorted by {@code totalNs} descending; per kernel {@code p50Ns} and
  * {@code p99Ns} are −1 when unknown.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class TraceSummaryJson {
 
     private TraceSummaryJson() {

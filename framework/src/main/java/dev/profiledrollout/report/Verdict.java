@@ -1,6 +1,9 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * One budget check's outcome as a budget assertion recorded it: what was measured, how it was compared, the measured
@@ -19,6 +22,7 @@ import java.util.Objects;
  * @param budgetText the budget as the failure message prints it, not null
  * @param passed     whether the comparison held
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record Verdict(String measure, String relation, double actual, double budget, String unit, String actualText,
                       String budgetText, boolean passed) {
 

@@ -1,7 +1,10 @@
 package dev.profiledrollout.report;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.ArrayList;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * The hand-over of budget verdicts from the assertions to the report of the test that is running on this thread.
@@ -11,6 +14,7 @@ import java.util.List;
  * in between call {@link #record(Verdict)}. Outside a recording (plain code, other threads) {@code record} does
  * nothing. Recordings do not nest: starting one replaces the thread's previous one.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class Verdicts {
 
     private static final ThreadLocal<Recording> CURRENT = new ThreadLocal<>();

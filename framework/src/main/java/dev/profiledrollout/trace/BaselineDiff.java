@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.List;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * A run compared with a {@link TraceBaseline}: per-kernel Δcount and Δtime, new and vanished kernels, and the change
@@ -11,6 +14,7 @@ import java.util.Objects;
  * @param run      the run, reduced to the same shape, not null
  * @param kernels  every kernel of either side, largest |Δtime| first
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record BaselineDiff(TraceBaseline baseline, TraceBaseline run, List<KernelDelta> kernels) {
 
     public BaselineDiff {

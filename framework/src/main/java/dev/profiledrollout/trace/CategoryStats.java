@@ -1,6 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * GPU time of one {@link KernelCategory} in a trace.
@@ -14,6 +17,7 @@ import java.util.Objects;
  * @param totalNs  Σ {@code dur} of those events, ns
  * @param share    {@code totalNs} / Σ{@code dur} of all GPU events, in [0, 1]; 0 when there are none
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record CategoryStats(KernelCategory category, long count, long totalNs, double share) {
 
     public CategoryStats {

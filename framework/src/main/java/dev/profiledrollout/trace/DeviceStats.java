@@ -1,6 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * GPU time of one device in one trace, from its GPU events (kernels, memcpy, memset).
@@ -10,6 +13,7 @@ import java.util.Objects;
  * @param busyNs length of the union of {@code [ts, ts + dur)} of the device's GPU events
  * @param spanNs last GPU event end − first GPU event start
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record DeviceStats(String id, long busyNs, long spanNs) {
 
     public DeviceStats {

@@ -1,5 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * TraceLens' GPU timeline of one trace (all devices of the file together), in ns: how the span of GPU activity splits
  * into computation, exposed communication, exposed memory copies and idle time.
@@ -23,6 +27,7 @@ package dev.profiledrollout.trace;
  * @param idleNs           {@code totalNs − busyNs}
  * @param unlinkedEvents   GPU events left out because no CPU launch carries their correlation id
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record GpuTimelineBreakdown(long computationNs, long communicationNs, long memcpyNs, long exposedCommNs,
                                    long exposedMemcpyNs, long busyNs, long totalNs, long idleNs, long unlinkedEvents) {
 

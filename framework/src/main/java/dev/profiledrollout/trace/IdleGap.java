@@ -1,6 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * One stretch during which a device ran no GPU event (kernel, memcpy, memset): the gap between two consecutive
@@ -12,6 +15,7 @@ import java.util.Objects;
  * @param cpuContext the innermost CPU annotation ({@code user_annotation}, such as {@code ProfilerStep#5} or
  *                   {@code step[DECODE bs=8]}) that contains the gap's start, or {@code ""} when none does
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record IdleGap(String deviceId, long startNs, long durationNs, String cpuContext) {
 
     public IdleGap {

@@ -1,10 +1,13 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * An ordered list of rules that assigns a {@link KernelCategory} to a GPU kernel name: the <b>first</b> rule whose
@@ -27,6 +30,7 @@ import java.util.regex.Pattern;
  * Unlike HTA (§3.2), {@code hip*} names are not communication, and {@code rcclGenericKernel} and
  * {@code cross_device_reduce} are.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class KernelCategories {
 
     /** One rule: a category and the pattern that selects it. */

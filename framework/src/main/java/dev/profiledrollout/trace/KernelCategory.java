@@ -1,5 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * What a GPU kernel does, as decided by a {@link KernelCategories} rule list from its name.
  *
@@ -7,6 +11,7 @@ package dev.profiledrollout.trace;
  * HTA's coarser classification ({@code hta/utils/utils.py:get_kernel_type}, {@code docs/TRACES.md} §3.2) is a separate
  * thing, used only by the HTA-compatible {@link TemporalBreakdown}.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public enum KernelCategory {
     /** Matrix multiplication: cuBLAS/cutlass/nvjet/hipBLASLt (Tensile {@code Cijk_…}), Triton matmul. */
     GEMM,

@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Comparator;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * One kernel name compared between a baseline and a run ({@link TraceBaseline#diff}). Times in ns.
@@ -12,6 +15,7 @@ import java.util.Objects;
  * @param baseTotalNs  Σ dur in the baseline
  * @param totalNs      Σ dur in the run
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record KernelDelta(String name, long baseCount, long count, long baseTotalNs, long totalNs) {
 
     /** Largest |Δtime| first, then by name. */

@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * Kernel name predicates for {@link TraceSummary#kernels(Predicate)} and {@link TraceSet#kernels(Predicate)}.
@@ -9,6 +12,7 @@ import java.util.regex.Pattern;
  * <p>Both factories match the <em>whole</em> name, case-insensitively: {@code matching("gemm")} does not
  * select {@code "ampere_sgemm_128x64_nn"}; write {@code matching(".*gemm.*")} or {@code glob("*gemm*")}.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class KernelMatchers {
 
     private KernelMatchers() {

@@ -1,6 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * A chosen subset of kernels together with the kernel time it is a share of.
@@ -14,6 +17,7 @@ import java.util.List;
  * @param kernelTotalNs kernel time of everything the selection was taken from (the denominator of
  *                      {@link #share()})
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record KernelSelection(List<KernelStats> kernels, long kernelTotalNs) {
 
     public KernelSelection {

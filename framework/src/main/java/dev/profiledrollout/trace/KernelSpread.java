@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Comparator;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * How one kernel's total time differs across the ranks of a {@link TraceSet}, in ns.
@@ -16,6 +19,7 @@ import java.util.Objects;
  * @param maxRank  index in {@link TraceSet#traces()} of the rank with the largest total
  * @param maxLabel that rank's label ({@link TraceSet#label(TraceSummary)})
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record KernelSpread(String name, long minNs, long maxNs, double meanNs, int maxRank, String maxLabel) {
 
     /** Largest spread first, then by name. */

@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Comparator;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * Aggregate of all GPU kernel events ({@code cat} {@code kernel}) sharing one name in a trace or a set of
@@ -17,6 +20,7 @@ import java.util.Objects;
  *                largest rank's value, an upper bound.
  * @param p99Ns   99th percentile {@code dur}, same precision and merging rule as {@code p50Ns}
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record KernelStats(String name, long count, long totalNs, long minNs, long maxNs, long p50Ns, long p99Ns) {
 
     /** {@code totalNs} descending, ties by name: the order of every kernel list in this package. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonParser;
@@ -28,6 +30,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.zip.ZipException;
+import org.apiguardian.api.API;
 
 /**
  * Reads a PyTorch profiler (Kineto) / Chrome trace JSON file into a {@link TraceSummary} in one streaming
@@ -69,6 +72,7 @@ import java.util.zip.ZipException;
  * <h2>Thread safety</h2>
  * Stateless; {@link #read(Path)} may be called from several threads at once.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class KinetoTraceReader {
 
     private static final JsonFactory JSON = new JsonFactoryBuilder()

@@ -1,5 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * CPU-side kernel launches of a trace and how they relate to the GPU events, in ns.
  *
@@ -26,6 +30,7 @@ package dev.profiledrollout.trace;
  * @param kernelsWithoutLaunch       kernel events whose correlation matches no CPU runtime event
  * @param kernelNsWithoutCpuOp       Σ dur of kernel events whose {@code External id} matches no {@code cpu_op}
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record LaunchStats(long launches, long launchP50Ns, long launchP99Ns, long delayP50Ns, long delayP99Ns,
                           long graphLaunches, long graphLaunchesWithoutKernels, long graphKernels,
                           long kernelsWithoutLaunch, long kernelNsWithoutCpuOp) {

@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Comparator;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * CPU and attributed GPU time of one CPU operator ({@code cpu_op}, such as {@code aten::mm}) in a trace, grouped by
@@ -20,6 +23,7 @@ import java.util.Objects;
  * @param gpuEvents  number of GPU events attributed
  * @param gpuNs      Σ dur of the GPU events attributed
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record OperatorStats(String name, String inputDims, long count, long cpuNs, long gpuEvents, long gpuNs) {
 
     /** GPU time descending, then CPU time descending, then name. */

@@ -1,11 +1,14 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Comparator;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * The parallel rank a per-rank SGLang or vLLM trace file belongs to, read from its name (the naming rules are
@@ -21,6 +24,7 @@ import java.util.regex.Pattern;
  * @param ep        expert-parallel rank, when present
  * @param stage     {@code EXTEND}, {@code DECODE}, {@code prefill} or {@code decode} as written, when present
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record RankIdentity(String prefix, String profileId, int tp, OptionalInt dp, OptionalInt pp,
                            OptionalInt ep, Optional<String> stage) implements Comparable<RankIdentity> {
 

@@ -1,5 +1,7 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.trace.internal.RawEvent;
 
 import java.io.BufferedReader;
@@ -17,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apiguardian.api.API;
 
 /**
  * Reads GPU activity from SQLite profiles into the same {@link TraceSummary} model as {@link KinetoTraceReader},
@@ -35,6 +38,7 @@ import java.util.Set;
  * reads {@code nsys stats --report cuda_gpu_kern_sum --format csv} output (kernel totals only, no timeline).
  * Stateless and thread-safe.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class SqliteTraceReader {
 
     private SqliteTraceReader() {

@@ -1,9 +1,12 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * One engine step (forward pass / iteration) found in a trace, with the GPU kernel time attributed to it.
@@ -32,6 +35,7 @@ import java.util.regex.Pattern;
  * @param kernels      number of kernel events attributed
  * @param kernelNs     Σ {@code dur} of those kernels, ns
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record StepStats(String name, Stage stage, OptionalInt batchSize, OptionalInt tokens, long startNs,
                         long durationNs, long gpuDurationNs, long kernels, long kernelNs) {
 

@@ -1,5 +1,9 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * HTA's temporal breakdown and comm/compute overlap of one trace (all devices of the file together, as HTA does per
  * rank), in ns.
@@ -31,6 +35,7 @@ package dev.profiledrollout.trace;
  * @param communicationNs union of communication kernels
  * @param overlapNs       time both a communication and a computation kernel run
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record TemporalBreakdown(boolean htaCompatible, long kernelTimeNs, long idleNs, long computeNs,
                                 long nonComputeNs, long communicationNs, long overlapNs) {
 

@@ -1,5 +1,7 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -16,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * Per-kernel counts and total times of a reference run, to compare later runs against ({@link #diff(Collection)}).
@@ -31,6 +34,7 @@ import java.util.Objects;
  * @param busyNs        Σ device busy time, ns (0 when the source had no devices)
  * @param kernels       per kernel name: count and totalNs (min/max/percentiles are not kept)
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record TraceBaseline(long kernelTotalNs, long busyNs, List<KernelStats> kernels) {
 
     public TraceBaseline {

@@ -1,11 +1,14 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.apiguardian.api.API;
 
 /**
  * The analyses of one trace file beyond kernel and device totals, computed by {@link KinetoTraceReader} in the same
@@ -24,6 +27,7 @@ import java.util.OptionalLong;
  * @param gpuTimeline        TraceLens' GPU timeline: computation, exposed communication and memcpy, busy, idle
  *                           ({@link GpuTimelineBreakdown})
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                            TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
                            List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,

@@ -1,13 +1,17 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.io.IOException;
 import java.nio.file.Path;
+import org.apiguardian.api.API;
 
 /**
  * Thrown when a file is not a Kineto / Chrome trace at all: not JSON, or JSON that is neither an array of
  * events nor an object with a {@code traceEvents} array. Damage inside a trace (truncation, bad values)
  * does not throw; it is reported in {@link TraceSummary#warnings()}.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public class TraceFormatException extends IOException {
 
     private static final long serialVersionUID = 1L;

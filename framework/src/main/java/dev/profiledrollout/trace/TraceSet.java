@@ -1,5 +1,7 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -15,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
+import org.apiguardian.api.API;
 
 /**
  * The trace files of one capture, one per rank (for example SGLang's {@code {id}-TP-0.trace.json.gz},
@@ -26,6 +29,7 @@ import java.util.function.Predicate;
  * assertThat(capture.kernels(KernelMatchers.glob("*nccl*")).share()).isLessThan(0.2);
  * }</pre>
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class TraceSet {
 
     private static final Comparator<TraceSummary> BY_RANK_THEN_FILE_NAME =

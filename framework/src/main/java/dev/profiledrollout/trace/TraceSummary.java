@@ -1,10 +1,13 @@
 package dev.profiledrollout.trace;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.apiguardian.api.API;
 
 /**
  * Kernel and device totals of one Kineto trace file, as produced by {@link KinetoTraceReader#read(Path)}.
@@ -27,6 +30,7 @@ import java.util.function.Predicate;
  * @param details        categories, HTA temporal breakdown, idle gaps, steps, launches and operators
  *                       ({@link TraceDetails}); {@link TraceDetails#none()} for summaries built by hand
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record TraceSummary(Path file, Optional<RankIdentity> rank, long kernelEvents, long memoryEvents,
                            int distinctKernels, long kernelTotalNs, List<DeviceStats> devices,
                            List<KernelStats> kernels, List<String> warnings, TraceDetails details) {

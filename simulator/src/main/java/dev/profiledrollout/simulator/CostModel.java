@@ -1,10 +1,13 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import dev.profiledrollout.simulator.KernelCost.Dim3;
 import dev.profiledrollout.simulator.KernelCost.Kind;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * The roofline cost model that gives every simulated scheduler step its kernels and their durations.
@@ -34,6 +37,7 @@ import java.util.List;
  *
  * <p>Instances are immutable and thread-safe.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class CostModel {
 
     /** Fraction of peak tensor-core throughput a large bf16 GEMM reaches. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.simulator.internal.EpochClock;
 import dev.profiledrollout.simulator.internal.HandlerThreads;
@@ -19,6 +21,7 @@ import java.net.URI;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import org.apiguardian.api.API;
 
 /**
  * An embedded SGLang or vLLM "engine twin": an HTTP server that speaks the engine's API, a continuous-batching scheduler whose
@@ -67,6 +70,7 @@ import java.util.function.BooleanSupplier;
  * the JDK's {@code HttpServer} adds its own dispatcher thread, which its {@code stop} joins. {@link #close()} stops
  * and joins all of them. Methods of this class are thread-safe.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class EngineSimulator implements AutoCloseable {
 
     private static final String WARMUP_PROMPT = "The capital city of France is";

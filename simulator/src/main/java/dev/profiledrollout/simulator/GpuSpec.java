@@ -1,5 +1,9 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * The speeds of one GPU, as the {@link CostModel}'s roofline needs them, plus what the trace's
  * {@code deviceProperties} report ({@code docs/TRACES.md} §1.1).
@@ -15,6 +19,7 @@ package dev.profiledrollout.simulator;
  * @param numSms                     streaming multiprocessors
  * @throws IllegalArgumentException if a value is not positive or {@code name} is null
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record GpuSpec(String name, double denseBf16Flops, double hbmBytesPerSecond, double interconnectBytesPerSecond,
                       long totalGlobalMemBytes, int numSms) {
 

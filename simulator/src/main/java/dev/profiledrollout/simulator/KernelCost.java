@@ -1,5 +1,9 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * One GPU kernel of a simulated step, with the work the {@link CostModel} charged it and the time that work takes
  * on one TP rank before fault injection.
@@ -13,6 +17,7 @@ package dev.profiledrollout.simulator;
  * @param grid       CUDA grid, {@code [x, y, z]}
  * @param block      CUDA block, {@code [x, y, z]}
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record KernelCost(String name, Kind kind, double flops, double bytes, long durationNs, Dim3 grid, Dim3 block) {
 
     /** The kernel categories a transformer step launches. */

@@ -1,5 +1,9 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /**
  * The shape of a dense decoder-only transformer, as the {@link CostModel} needs it.
  *
@@ -18,6 +22,7 @@ package dev.profiledrollout.simulator;
  * @param bytesPerParam    bytes per weight and per KV-cache element
  * @throws IllegalArgumentException if a size is not positive or {@code name} is null
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record ModelSpec(String name, int layers, int hiddenSize, int intermediateSize, int attentionHeads, int kvHeads,
                         int headDim, int vocabSize, int bytesPerParam) {
 

@@ -1,6 +1,11 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /** The {@code GET /workers} body a {@link RouterSimulator} serves ({@code docs/PROTOCOLS.md} §3). */
+@API(status = EXPERIMENTAL, since = "0.1")
 public enum RouterShape {
     /**
      * sgl-model-gateway ({@code sgl-model-gateway/src/server.rs}): each worker has {@code id} (uuid), {@code url},

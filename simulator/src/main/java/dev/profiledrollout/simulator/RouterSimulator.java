@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.sun.net.httpserver.HttpServer;
 import dev.profiledrollout.simulator.internal.HandlerThreads;
 import dev.profiledrollout.simulator.internal.HttpContexts;
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apiguardian.api.API;
 
 /**
  * A simulated request router (sgl-model-gateway or vllm-router, {@code docs/PROTOCOLS.md} §3) in front of N workers:
@@ -54,6 +57,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A pool of handler threads ({@code router-http-N}) and the JDK server's dispatcher; {@link #close()} joins them and
  * closes the workers it started (not given ones). Thread-safe.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class RouterSimulator implements AutoCloseable {
 
     private final HttpServer server;

@@ -1,8 +1,11 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * A multi-engine topology for tests: several {@link EngineSimulator}s behind one {@link RouterSimulator}.
@@ -20,6 +23,7 @@ import java.util.List;
  * <p>Every engine writes to {@code profilerDir/worker-i} (see {@link RouterSimulator}). {@link #close()} closes the
  * router and every engine and joins their threads.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class SimulatedCluster implements AutoCloseable {
 
     private final RouterSimulator router;

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -7,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.apiguardian.api.API;
 
 /**
  * How an {@link EngineSimulator} is launched: the engine it imitates, the server arguments it reports, the hardware
@@ -25,6 +28,7 @@ import java.util.regex.PatternSyntaxException;
  * {@code $SGLANG_TORCH_PROFILER_DIR}, else {@code java.io.tmpdir} (SGLang defaults to the root temp dir,
  * {@code docs/PROTOCOLS.md} §1.1).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class SimulatorConfig {
 
     /** The backends the simulator can imitate. */

@@ -1,11 +1,14 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
+import org.apiguardian.api.API;
 
 /**
  * Faults the simulator injects on purpose, to test that a client keeps working, loses nothing and leaks nothing
@@ -23,6 +26,7 @@ import java.util.OptionalInt;
  * <p>Trace faults ({@link Builder#traceExportDelay}, {@link Builder#traceGrowth}, {@link Builder#corruptTraces},
  * {@link Builder#traceEnv}) apply to the SGLang profiler only.
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class SimulatorFaults {
 
     /** What happens to a streamed completion once {@link #streamFaultAfterChunks()} chunks have been sent. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -7,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Set;
+import org.apiguardian.api.API;
 
 /**
  * vLLM's {@code --profiler-config} JSON, the fields the simulator honours ({@code vllm/config/profiler.py@04b02293},
@@ -29,6 +32,7 @@ import java.util.Set;
  * @param delayIterations      {@code delay_iterations} ≥ 0, default 0: engine steps skipped after {@code /start_profile}
  * @param maxIterations        {@code max_iterations} ≥ 0, default 0 (unlimited): auto-stop once more steps were profiled
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean withStack, boolean useGzip,
                                  boolean dumpCudaTimeTotal, boolean ignoreFrontend, int delayIterations,
                                  int maxIterations) {

@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.KernelCategories;
@@ -13,11 +15,13 @@ import dev.profiledrollout.trace.TraceSummary;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.apiguardian.api.API;
 
 /**
  * The tables {@code analyze} prints, as a header plus rows of cells (all times ns, shares as fractions), so that one
  * definition serves both {@code --format table} and {@code --format csv}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class AnalysisViews {
 
     /** {@code --by} choices. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.TemporalBreakdown;
@@ -7,8 +9,10 @@ import dev.profiledrollout.trace.TraceSummary;
 
 import java.io.PrintWriter;
 import java.util.Locale;
+import org.apiguardian.api.API;
 
 /** Prints one {@link TraceSummary} as {@code analyze}'s human-readable table: header lines and the top kernels. */
+@API(status = INTERNAL, since = "0.1")
 public final class SummaryTable {
 
     /** How many kernels the table lists. */

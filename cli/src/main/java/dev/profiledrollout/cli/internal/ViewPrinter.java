@@ -1,9 +1,13 @@
 package dev.profiledrollout.cli.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.io.PrintWriter;
 import java.util.List;
+import org.apiguardian.api.API;
 
 /** Prints an {@link AnalysisViews.View} as an aligned text table or as RFC 4180 CSV. */
+@API(status = INTERNAL, since = "0.1")
 public final class ViewPrinter {
 
     private static final int MAX_CELL = 80;

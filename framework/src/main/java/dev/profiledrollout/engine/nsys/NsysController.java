@@ -1,5 +1,7 @@
 package dev.profiledrollout.engine.nsys;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.ProfiledRolloutKeys;
@@ -16,6 +18,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.apiguardian.api.API;
 
 /**
  * Drives the Nsight Systems CLI for an engine launched under {@code nsys profile --start-later}
@@ -34,6 +37,7 @@ import java.util.concurrent.TimeUnit;
  * Every command must exit 0 within the timeout; otherwise an {@link NsysException} quotes the command, the exit code
  * and its standard error. Thread-safe (each call runs its own process).
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public final class NsysController {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,6 +1,11 @@
 package dev.profiledrollout.engine.nsys;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import org.apiguardian.api.API;
+
 /** An nsys command failed or printed something unusable; the message quotes the command and says what to check. */
+@API(status = EXPERIMENTAL, since = "0.1")
 public class NsysException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

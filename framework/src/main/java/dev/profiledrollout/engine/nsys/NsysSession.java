@@ -1,6 +1,9 @@
 package dev.profiledrollout.engine.nsys;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
 import java.util.Objects;
+import org.apiguardian.api.API;
 
 /**
  * One row of {@code nsys sessions list} ({@code docs/PROTOCOLS.md} §4).
@@ -10,6 +13,7 @@ import java.util.Objects;
  * @param state {@code DelayedCollection} (launched with {@code --start-later}, not collecting) or {@code Collection};
  *              {@code ""} when not printed
  */
+@API(status = EXPERIMENTAL, since = "0.1")
 public record NsysSession(String id, String name, String state) {
 
     public NsysSession {

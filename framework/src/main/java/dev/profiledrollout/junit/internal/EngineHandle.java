@@ -4,6 +4,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.DECODE_URL;
 import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE_URL;
 import static dev.profiledrollout.ProfiledRolloutKeys.PREFILL_URL;
 import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
@@ -41,6 +43,7 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * <p>Every profiled engine is a {@link Worker} with an {@link EngineClient} of the test's backend, driven together
  * through a {@link FanOut}. The load goes to the router when there is one, else to the first engine URL.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class EngineHandle implements AutoCloseable {
 
     private final EngineSimulator simulator; // null when attached

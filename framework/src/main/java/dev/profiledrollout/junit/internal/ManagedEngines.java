@@ -5,6 +5,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.ENGINE_URL;
 import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.RolloutEngine;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.platform.commons.support.AnnotationSupport;
 import org.junit.platform.commons.support.HierarchyTraversalMode;
@@ -26,6 +28,7 @@ import org.junit.platform.commons.support.HierarchyTraversalMode;
  * turns it into settings: the engine is then attached to like any other ({@code profiledrollout.engine=attach}), with
  * its URL and its mounted profiler directory ({@code trace.dir} / {@code trace.dir.server}).
  */
+@API(status = INTERNAL, since = "0.1")
 public final class ManagedEngines {
 
     private ManagedEngines() {

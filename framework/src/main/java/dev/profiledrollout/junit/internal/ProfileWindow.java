@@ -1,5 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.Phase;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
@@ -19,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apiguardian.api.API;
 
 /**
  * One test's profile window, implementing the {@link RolloutSession} the test body receives: one {@link Capture} over
@@ -29,6 +32,7 @@ import java.util.Map;
  * joined, and the partial results written. When the JVM is stopped mid-window, {@link ShutdownGuard} does the same
  * from its shutdown hook, within {@code profiledrollout.shutdown.timeout}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class ProfileWindow implements RolloutSession, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(ProfileWindow.class.getName());

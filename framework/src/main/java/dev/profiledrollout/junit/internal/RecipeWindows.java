@@ -1,6 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
@@ -25,12 +26,14 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
  * {@code @RolloutRecipe} for one test: reads the srtctl recipe and turns its windows into a {@link WindowSpec}, with
  * the phases a {@code @RolloutPhase} list would give, refusing annotations that contradict it.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class RecipeWindows {
 
     private static final System.Logger LOG = System.getLogger(RecipeWindows.class.getName());

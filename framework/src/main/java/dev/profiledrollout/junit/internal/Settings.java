@@ -22,6 +22,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_MISSING_GRACE;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_TIMEOUT;
 import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.ProfiledRolloutKeys;
 import java.net.URI;
@@ -36,6 +37,7 @@ import java.util.OptionalInt;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
@@ -43,6 +45,7 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * configuration parameter, then environment variable), parsed and checked, with the defaults of
  * {@link ProfiledRolloutKeys#all()}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class Settings {
 
     /** Where the engine comes from. */

@@ -2,6 +2,7 @@ package dev.profiledrollout.junit.internal;
 
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
@@ -26,6 +27,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 
 /**
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * for and what load to send. Validation happens before anything is started, with errors that name the attribute and
  * the allowed values.
  */
+@API(status = INTERNAL, since = "0.1")
 public record WindowSpec(
         Backend backend,
         Profiler profiler,

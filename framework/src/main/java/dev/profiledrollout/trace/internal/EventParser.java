@@ -1,10 +1,13 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
 import java.io.EOFException;
 import java.io.IOException;
+import org.apiguardian.api.API;
 
 /**
  * Walks a Kineto / Chrome trace JSON document with a streaming {@link JsonParser} and hands each event to a
@@ -13,6 +16,7 @@ import java.io.IOException;
  * Values that are not needed are never converted, so {@code inf}/{@code NaN} or integers wider than 64 bits in
  * {@code args} cannot fail. Not thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class EventParser {
 
     /** Receives the document's content. */

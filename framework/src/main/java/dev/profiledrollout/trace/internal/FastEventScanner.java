@@ -1,8 +1,11 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import org.apiguardian.api.API;
 
 /**
  * A byte-level scanner for well-formed Kineto trace JSON that feeds the same {@link EventParser.Handler} as
@@ -17,6 +20,7 @@ import java.nio.charset.StandardCharsets;
  * {@code X} or its {@code cat} is one no analysis reads), the rest of it is skipped without syntax checks, so damage
  * confined to such events is not reported. Not thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class FastEventScanner extends ByteCursor {
 
     /** Thrown when the input needs the tolerant path. No stack trace. */

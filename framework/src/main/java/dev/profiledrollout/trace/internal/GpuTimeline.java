@@ -1,5 +1,7 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.PriorityQueue;
+import org.apiguardian.api.API;
 
 /**
  * The GPU events of one device — {@code (start, end, correlation, external id, tag)} records — in bounded memory,
@@ -26,6 +29,7 @@ import java.util.PriorityQueue;
  * of events; disk use is 40 bytes per event beyond the first chunk. Temporary files are deleted by {@link #close()}.
  * Not thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class GpuTimeline implements AutoCloseable {
 
     /** Records per in-memory chunk. */

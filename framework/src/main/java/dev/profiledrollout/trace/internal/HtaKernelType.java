@@ -1,11 +1,15 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * HTA's kernel classification, {@code hta/utils/utils.py:get_kernel_type} @ f4d0062 ({@code docs/TRACES.md} §3.2), with
  * Python's {@code re.match} semantics (anchored at the start, not at the end).
  */
+@API(status = INTERNAL, since = "0.1")
 public final class HtaKernelType {
 
     public static final int COMPUTATION = 0;

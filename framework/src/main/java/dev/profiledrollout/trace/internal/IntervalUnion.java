@@ -10,7 +10,7 @@ import java.util.Arrays;
  * this is exact because the number of intervals covering a time {@code t} is {@code #starts ≤ t − #ends ≤ t},
  * which depends only on the two sorted sequences. Not thread-safe; one instance per device per reader.
  */
-public final class IntervalUnion {
+final class IntervalUnion {
 
     private long[] starts = new long[1024];
     private long[] ends = new long[1024];

@@ -1,6 +1,9 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.util.Arrays;
+import org.apiguardian.api.API;
 
 /**
  * An open-addressing hash map from {@code long} keys to two {@code long} values ({@code a}, {@code b}), used to join
@@ -10,6 +13,7 @@ import java.util.Arrays;
  * are adjacent in one array, so a lookup touches one cache line. {@link Long#MIN_VALUE}
  * cannot be a key. Not thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class LongLongMap {
 
     private static final long EMPTY = Long.MIN_VALUE;

@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import org.apiguardian.api.API;
 
 /**
  * Converts the decimal text of a Kineto {@code ts}/{@code dur} value (microseconds) into whole nanoseconds
@@ -12,6 +15,7 @@ import java.math.RoundingMode;
  * one are rounded half-up (away from zero). Exponent forms and values that overflow the fast path fall
  * back to {@link BigDecimal}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class MicrosToNanos {
 
     private MicrosToNanos() {

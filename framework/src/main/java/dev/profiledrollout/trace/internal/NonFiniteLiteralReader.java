@@ -1,7 +1,10 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.io.IOException;
 import java.io.Reader;
+import org.apiguardian.api.API;
 
 /**
  * Rewrites the bare C {@code printf} spellings {@code inf}, {@code -inf}, {@code nan} and {@code -nan} that
@@ -13,6 +16,7 @@ import java.io.Reader;
  * taken for an unescaped quote written by old Kineto builds ({@code docs/TRACES.md} §1.6, HTA PR #324) and escaped.
  * Not thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class NonFiniteLiteralReader extends Reader {
 
     private static final int LOOKAHEAD = 4;

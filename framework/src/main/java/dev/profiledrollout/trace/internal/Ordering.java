@@ -1,8 +1,12 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.util.Comparator;
+import org.apiguardian.api.API;
 
 /** Sort orders shared by the trace results. */
+@API(status = INTERNAL, since = "0.1")
 public final class Ordering {
 
     private Ordering() {

@@ -1,11 +1,14 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.zip.GZIPInputStream;
+import org.apiguardian.api.API;
 
 /**
  * Decompresses a gzip stream on its own daemon thread and hands the bytes to the reading thread through a bounded
@@ -14,6 +17,7 @@ import java.util.zip.GZIPInputStream;
  * one only when none is free, so at most {@value #DEPTH} + 2 chunks (4.5 MiB) ever exist. Errors of the inflating thread (a truncated or damaged gzip stream) are rethrown to the
  * reader at the point where the good bytes end. Closing stops the thread. Not thread-safe on the reading side.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class PipedInflater extends InputStream {
 
     private static final int CHUNK = 1 << 18;

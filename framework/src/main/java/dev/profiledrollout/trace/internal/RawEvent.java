@@ -1,10 +1,15 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import org.apiguardian.api.API;
+
 /**
  * The fields of one trace event that the analyses use, as read by {@link EventParser}; one mutable instance is
  * reused for every event. Fields an event's category does not need are left unread (null / {@link #NONE}) to save
  * time: for example the name, times and args of {@code python_function} events.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class RawEvent {
 
     /** Marks an absent numeric value. */

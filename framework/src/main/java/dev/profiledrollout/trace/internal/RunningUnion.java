@@ -1,11 +1,16 @@
 package dev.profiledrollout.trace.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import org.apiguardian.api.API;
+
 /**
  * Length of the union of intervals fed in start order, merged the way HTA does
  * ({@code hta/analyzers/breakdown_analysis.py}: a new group starts when {@code start > } the running maximum end;
  * each group contributes {@code max end − first start}, which is negative for a lone HTA-rounded sub-µs event).
  * Also tracks the first start and last end. Optionally reports each gap between groups. Not thread-safe.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class RunningUnion {
 
     /** Receives the gap between two consecutive groups. */

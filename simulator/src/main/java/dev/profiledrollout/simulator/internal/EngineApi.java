@@ -9,7 +9,7 @@ import java.io.IOException;
  * and one place that turns a handler's failure into a 500 (or, for a broken client connection, nothing) and always
  * closes the exchange.
  */
-public abstract class EngineApi implements HttpHandler {
+abstract class EngineApi implements HttpHandler {
 
     private static final System.Logger LOG = System.getLogger(EngineApi.class.getName());
 

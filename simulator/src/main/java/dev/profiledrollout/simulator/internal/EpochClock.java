@@ -1,6 +1,11 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import org.apiguardian.api.API;
+
 /** Epoch nanoseconds with {@link System#nanoTime()} resolution: one wall-clock reading, then monotonic offsets. */
+@API(status = INTERNAL, since = "0.1")
 public final class EpochClock {
     private final long epochNsAtStart;
     private final long nanoAtStart;

@@ -1,11 +1,14 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apiguardian.api.API;
 
 /**
  * The handler threads of one simulated server ({@code <prefix>-N}, daemons): an executor for
@@ -14,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>{@link ExecutorService#awaitTermination} alone is not enough for that: a pool reports termination from its last
  * worker thread while that thread is still on its way out, so a caller could still see it alive.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class HandlerThreads implements AutoCloseable {
 
     private static final long GIVE_UP_NS = TimeUnit.SECONDS.toNanos(60);

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.profiledrollout.simulator.SimulatorConfig;
@@ -7,11 +9,13 @@ import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import org.apiguardian.api.API;
 
 /**
  * Routes SGLang's HTTP API ({@code docs/PROTOCOLS.md} §1.1, §1.2, §1.5) to the scheduler and profiler. Paths match
  * exactly; anything else is FastAPI's {@code 404 {"detail":"Not Found"}}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class HttpApi extends EngineApi {
 
     /** The version {@code /server_info} reports. */

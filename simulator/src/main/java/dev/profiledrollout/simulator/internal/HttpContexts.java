@@ -1,12 +1,16 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 
 import java.util.Locale;
+import org.apiguardian.api.API;
 
 /** Mounts the simulators' handlers on a JDK {@link HttpServer} with the connection handling real engines have. */
+@API(status = INTERNAL, since = "0.1")
 public final class HttpContexts {
 
     private static final Filter ECHO_CONNECTION_CLOSE = Filter.beforeHandler("Connection: close in the response "

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -9,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.apiguardian.api.API;
 
 /**
  * A parsed {@code /start_profile} body, validated the way SGLang's pydantic {@code ProfileReq} does
@@ -22,6 +25,7 @@ import java.util.Set;
  * @param shapeDiscovery {@code shape_discovery}: Triton / FlashInfer kernel metadata with {@code record_shapes};
  *                      type-checked and ignored (the simulator's kernels carry no such metadata)
  */
+@API(status = INTERNAL, since = "0.1")
 public record ProfileRequest(String outputDir, Long startStep, Long numSteps, Set<String> activities,
                              boolean profileByStage, boolean withStack, boolean recordShapes, String profileId,
                              boolean mergeProfiles, String profilePrefix, List<String> profileStages,

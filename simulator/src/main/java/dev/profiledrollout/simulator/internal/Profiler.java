@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.simulator.SimulatorConfig;
 
 import java.io.IOException;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apiguardian.api.API;
 
 /**
  * SGLang's profiler state machine ({@code managers/scheduler_components/profiler_manager.py}, {@code docs/PROTOCOLS.md}
@@ -20,6 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * batches), then writes every rank's file before it returns. Auto-stopped captures are written on the scheduler
  * thread at the start of the batch after the last recorded one, as SGLang does.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class Profiler implements StepHook {
 
     private static final System.Logger LOG = System.getLogger(Profiler.class.getName());

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,12 +23,14 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apiguardian.api.API;
 
 /**
  * The HTTP face of {@code RouterSimulator} ({@code docs/PROTOCOLS.md} §3): the worker registry, {@code GET /workers} in
  * either router's shape, and the proxy. Proxying uses {@link HttpURLConnection} with {@code Connection: close}, so no
  * client thread outlives the request, and copies the response body as it arrives (SSE passes through).
  */
+@API(status = INTERNAL, since = "0.1")
 public final class RouterApi implements HttpHandler {
 
     private static final System.Logger LOG = System.getLogger(RouterApi.class.getName());

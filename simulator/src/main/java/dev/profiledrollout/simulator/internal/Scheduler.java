@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.simulator.CostModel;
 import dev.profiledrollout.simulator.KernelCost;
 import dev.profiledrollout.simulator.SimulatorConfig;
@@ -16,6 +18,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
+import org.apiguardian.api.API;
 
 /**
  * The continuous-batching scheduler: one thread ({@code simulator-scheduler}) that runs one batch per step.
@@ -26,6 +29,7 @@ import java.util.regex.Pattern;
  * really takes its simulated time (the thread parks until the step's deadline), so clients measure real latencies.
  * An idle scheduler blocks and does not step.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class Scheduler {
 
     /** SGLang's default {@code --max-prefill-tokens}. */

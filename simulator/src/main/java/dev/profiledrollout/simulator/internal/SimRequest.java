@@ -1,12 +1,16 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import org.apiguardian.api.API;
 
 /**
  * One generation request inside the scheduler. The scheduler thread owns {@code generated}; HTTP threads read the
  * tokens from {@link #events()} as they are produced.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class SimRequest {
 
     /** A scheduler output: one token, or an abort. {@code finishReason} is set on the last token only. */

@@ -1,9 +1,14 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import org.apiguardian.api.API;
+
 /**
  * What the {@link Scheduler} tells a profiler around every engine step: SGLang's {@link Profiler} and vLLM's
  * {@link VllmProfiler} both hook here, so one scheduler serves both backends.
  */
+@API(status = INTERNAL, since = "0.1")
 public interface StepHook {
 
     /**

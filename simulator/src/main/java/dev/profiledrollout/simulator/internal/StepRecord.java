@@ -1,8 +1,11 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.simulator.KernelCost;
 
 import java.util.List;
+import org.apiguardian.api.API;
 
 /**
  * One recorded scheduler step, kept by a capture until it is exported.
@@ -16,6 +19,7 @@ import java.util.List;
  * @param kernels       the step's kernels, in launch order, with unscaled durations
  * @param durationsNs   {@code [tp][kernel]}: durations after fault injection, ns
  */
+@API(status = INTERNAL, since = "0.1")
 public record StepRecord(long batch, long startEpochNs, long cpuOverheadNs, boolean extend, int batchSize,
                          long tokens, List<KernelCost> kernels, long[][] durationsNs) {
 

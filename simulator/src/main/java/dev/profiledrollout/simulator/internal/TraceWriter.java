@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -17,6 +19,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.zip.GZIPOutputStream;
+import org.apiguardian.api.API;
 
 /**
  * Streams one TP rank's capture to a gzip Kineto trace ({@code docs/TRACES.md} §1): top-level keys in Kineto's order,
@@ -25,6 +28,7 @@ import java.util.zip.GZIPOutputStream;
  * CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
  * and an {@code ac2g} flow. The file is written under a temporary name and renamed when complete.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class TraceWriter {
 
     /** CUDA compute stream the kernels run on. */

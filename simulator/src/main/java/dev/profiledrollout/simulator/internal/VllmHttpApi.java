@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,6 +9,7 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.profiledrollout.simulator.SimulatorConfig;
 
 import java.io.IOException;
+import org.apiguardian.api.API;
 
 /**
  * Routes vLLM's OpenAI-compatible server API ({@code docs/PROTOCOLS.md} §2.1, §2.5;
@@ -14,6 +17,7 @@ import java.io.IOException;
  * and the {@link VllmProfiler}. The profile routes exist only with a profiler config; otherwise, like every unknown
  * path, they answer {@code 404 {"detail":"Not Found"}}.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class VllmHttpApi extends EngineApi {
 
     /** The version {@code /version} reports. */

@@ -1,5 +1,7 @@
 package dev.profiledrollout.simulator.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.simulator.SimulatorConfig;
 import dev.profiledrollout.simulator.VllmProfilerConfig;
 
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apiguardian.api.API;
 
 /**
  * vLLM's profiler wrapper ({@code vllm/profiler/wrapper.py@cda1b348}, {@code docs/PROTOCOLS.md} §2.2–2.4) for every
@@ -21,6 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * as soon as more steps would be profiled. In torch mode {@link #stop()} returns only after every worker file, the
  * frontend file and the {@code profiler_out_{rank}.txt} files exist; in cuda mode nothing is written.
  */
+@API(status = INTERNAL, since = "0.1")
 public final class VllmProfiler implements StepHook {
 
     private static final System.Logger LOG = System.getLogger(VllmProfiler.class.getName());
