@@ -185,8 +185,9 @@ class LoadGeneratorTest {
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        Thread serverThread;
         try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-            Thread serverThread = new Thread(() -> {
+            serverThread = new Thread(() -> {
                 while (!listener.isClosed()) {
                     try (java.net.Socket socket = listener.accept()) {
                         connections.incrementAndGet();
@@ -212,9 +213,8 @@ class LoadGeneratorTest {
             }
             assertThat(connections.get()).isEqualTo(3);
             assertThat(requests.get()).isEqualTo(5);
-            listener.close();
-            serverThread.join(5000);
         }
+        serverThread.join(5000); // the closed listener ended its accept loop
     }
 
     @Test

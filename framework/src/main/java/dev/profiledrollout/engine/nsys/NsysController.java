@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -164,9 +165,7 @@ public final class NsysController {
     }
 
     private static String field(JsonNode node, String name) {
-        var it = node.fields();
-        while (it.hasNext()) {
-            var e = it.next();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
             if (e.getKey().toLowerCase(Locale.ROOT).equals(name)) {
                 return e.getValue().asText();
             }
