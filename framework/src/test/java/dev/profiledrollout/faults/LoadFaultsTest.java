@@ -118,8 +118,9 @@ class LoadFaultsTest {
         assertThat(String.join("\n", lines)).containsAnyOf("CONNECTION", "MALFORMED_STREAM", "IN_STREAM_ERROR");
         JsonNode summary = summary(dir);
         assertThat(summary.path("error").asText()).contains("/stop_profile failed");
-        // the requests the engine finished before it died are kept as completed, the rest as failed
-        assertThat(summary.at("/latency/completed").asInt()).isBetween(CrashTestCase.SERVED_BEFORE_CRASH, 63);
+        // what the engine finished before it died is kept as completed, less at most one request per stream (4) whose
+        // last chunk was still on the wire at the crash; the rest failed
+        assertThat(summary.at("/latency/completed").asInt()).isBetween(CrashTestCase.SERVED_BEFORE_CRASH - 4, 63);
     }
 
     @FaultCase

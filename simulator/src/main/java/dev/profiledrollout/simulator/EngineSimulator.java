@@ -190,10 +190,10 @@ public final class EngineSimulator implements AutoCloseable {
     }
 
     /**
-     * Requests that arrived on {@code path} (e.g. {@code "/stop_profile"}) since start, whatever their method,
-     * credentials or answer; the warm-up runs no request. Lets a test prove a call was never made.
+     * HTTP requests that arrived on {@code path} since start, whatever their method, credentials or answer (the
+     * warm-up is no HTTP request), e.g. {@code requestCount("/stop_profile") == 0} proves no stop was ever sent.
      *
-     * @param path the request path, without query
+     * @param path the request path, without query string; a path never called counts 0
      */
     public long requestCount(String path) {
         return api.received(path);
