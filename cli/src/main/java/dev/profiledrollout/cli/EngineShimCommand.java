@@ -48,7 +48,9 @@ public final class EngineShimCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SimulatorConfig config = toConfig(engine, args, System.getenv());
         CountDownLatch stopped = new CountDownLatch(1);
-        try (EngineSimulator simulator = EngineSimulator.start(config)) {
+        // not try-with-resources: the shutdown hook closes it too (close is idempotent), before the JVM halts
+        EngineSimulator simulator = EngineSimulator.start(config);
+        try {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 simulator.close();
                 stopped.countDown();
@@ -58,6 +60,8 @@ public final class EngineShimCommand implements Callable<Integer> {
                     + "; profiler dir " + config.profilerDir());
             System.out.flush();
             stopped.await();
+        } finally {
+            simulator.close();
         }
         return 0;
     }

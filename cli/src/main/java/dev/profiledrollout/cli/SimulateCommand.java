@@ -79,7 +79,9 @@ public final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
-        try (AutoCloseable servers = start(System.out)) {
+        // not try-with-resources: the shutdown hook closes them too (close is idempotent), before the JVM halts
+        AutoCloseable servers = start(System.out);
+        try {
             Thread hook = new Thread(() -> {
                 try {
                     servers.close();
@@ -92,6 +94,8 @@ public final class SimulateCommand implements Callable<Integer> {
             System.out.println("Ctrl-C to stop");
             System.out.flush();
             stopped.await();
+        } finally {
+            servers.close();
         }
         return 0;
     }

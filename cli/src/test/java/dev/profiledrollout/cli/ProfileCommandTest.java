@@ -48,6 +48,8 @@ class ProfileCommandTest {
             Matcher m = Pattern.compile("listening on (http://\\S+)").matcher(printed.toString(StandardCharsets.UTF_8));
             assertThat(m.find()).isTrue();
             String router = m.group(1);
+            assertThat(servers).isInstanceOfSatisfying(RouterSimulator.class,
+                    r -> assertThat(r.baseUri()).hasToString(router));
 
             // WHEN
             Run workers = run("workers", "--router-url", router);

@@ -2,6 +2,8 @@ package dev.profiledrollout.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.simulator.RouterSimulator;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -46,6 +48,10 @@ class SimulateCommandTest {
         try (AutoCloseable servers = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
             String printed = buf.toString(StandardCharsets.UTF_8);
             assertThat(printed).contains("worker 0").contains("worker 2").doesNotContain("worker 3");
+            assertThat(servers).isInstanceOfSatisfying(RouterSimulator.class, r -> {
+                assertThat(firstUrl(printed)).isEqualTo(r.baseUri());
+                assertThat(r.engines()).hasSize(3).allSatisfy(e -> assertThat(e.config().tpSize()).isEqualTo(2));
+            });
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(firstUrl(printed).resolve("/workers")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
@@ -62,6 +68,8 @@ class SimulateCommandTest {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         try (AutoCloseable server = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
             URI base = firstUrl(buf.toString(StandardCharsets.UTF_8));
+            assertThat(server).isInstanceOfSatisfying(EngineSimulator.class,
+                    e -> assertThat(e.config().backend()).isEqualTo("vllm"));
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/start_profile"))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
@@ -85,6 +93,7 @@ class SimulateCommandTest {
         try (AutoCloseable servers = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
             String printed = buf.toString(StandardCharsets.UTF_8);
             assertThat(printed).contains("API key required").doesNotContain("sk-cli");
+            assertThat(servers).isInstanceOfSatisfying(RouterSimulator.class, r -> assertThat(r.engines()).hasSize(1));
             URI worker = URI.create(printed.replaceAll("(?s).*worker 0 \\([^)]*\\): (http://\\S+).*", "$1"));
             URI router = firstUrl(printed);
 
@@ -102,6 +111,8 @@ class SimulateCommandTest {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         try (AutoCloseable server = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
             URI base = firstUrl(buf.toString(StandardCharsets.UTF_8));
+            assertThat(server).isInstanceOfSatisfying(EngineSimulator.class,
+                    e -> assertThat(e.config().dpController()).isTrue());
             JsonNode info = new ObjectMapper().readTree(http.send(HttpRequest.newBuilder(base.resolve("/server_info"))
                     .build(), HttpResponse.BodyHandlers.ofString()).body());
             assertThat(info.get("dp_size").asInt()).isEqualTo(2);

@@ -232,7 +232,7 @@ final class TimelineSweep {
     private void flushHta() {
         java.util.Arrays.sort(pendingEnds, 0, pendingSize);
         for (int i = 0; i < pendingSize; i++) {
-            htaRow(pendingStart, Math.floorDiv(pendingEnds[i], 4), (int) Math.floorMod(pendingEnds[i], 4));
+            htaRow(pendingStart, Math.floorDiv(pendingEnds[i], 4), Math.floorMod(pendingEnds[i], 4));
         }
         pendingSize = 0;
     }

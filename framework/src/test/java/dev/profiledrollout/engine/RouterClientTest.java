@@ -1,6 +1,5 @@
 package dev.profiledrollout.engine;
 
-import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
@@ -10,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.URI;
 
+import static dev.profiledrollout.engine.MockResponses.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class RouterClientTest {
@@ -29,14 +29,10 @@ class RouterClientTest {
         server.close();
     }
 
-    private static MockResponse json(int code, String body) {
-        return new MockResponse.Builder().code(code).body(body).build();
-    }
-
     @Test
     void should_read_the_gateway_shape_strip_dp_suffixes_and_merge() {
         // GIVEN sgl-model-gateway, DP-aware URLs
-        server.enqueue(json(200, "{\"workers\":["
+        server.enqueue(status(200, "{\"workers\":["
                 + "{\"id\":\"a\",\"url\":\"http://10.0.0.5:30000@0\",\"model_id\":\"m\",\"worker_type\":\"regular\","
                 + "\"is_healthy\":true,\"load\":2,\"connection_mode\":\"HTTP\"},"
                 + "{\"id\":\"b\",\"url\":\"http://10.0.0.5:30000@1\",\"model_id\":\"m\",\"worker_type\":\"regular\","
@@ -55,7 +51,7 @@ class RouterClientTest {
     @Test
     void should_read_the_vllm_router_shape() {
         // GIVEN vllm-router: no id, connection_mode in Rust Debug form, bootstrap_port on prefill
-        server.enqueue(json(200, "{\"workers\":["
+        server.enqueue(status(200, "{\"workers\":["
                 + "{\"url\":\"http://h1:8000\",\"model_id\":\"unknown\",\"worker_type\":\"prefill\",\"is_healthy\":true,"
                 + "\"load\":0,\"connection_mode\":\"Http\",\"priority\":50,\"cost\":1.0,\"bootstrap_port\":8998},"
                 + "{\"url\":\"http://h2:8000\",\"model_id\":\"unknown\",\"worker_type\":\"decode\",\"is_healthy\":true,"
@@ -70,8 +66,8 @@ class RouterClientTest {
     @Test
     void should_fall_back_to_legacy_list_workers_on_404() throws Exception {
         // GIVEN
-        server.enqueue(json(404, ""));
-        server.enqueue(json(200, "{\"urls\":[\"http://h1:30000\",\"http://h1:30000@1\",\"http://h2:30000/\"]}"));
+        server.enqueue(status(404, ""));
+        server.enqueue(status(200, "{\"urls\":[\"http://h1:30000\",\"http://h1:30000@1\",\"http://h2:30000/\"]}"));
         // WHEN
         var workers = router.workers();
         // THEN

@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import static dev.profiledrollout.engine.MockResponses.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -39,9 +40,6 @@ class SglangClientTest {
         server.close();
     }
 
-    private static MockResponse status(int code, String body) {
-        return new MockResponse.Builder().code(code).body(body).build();
-    }
 
     @Test
     void should_post_the_profile_request_as_json_with_bearer_auth() throws Exception {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import static dev.profiledrollout.engine.MockResponses.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -32,9 +33,6 @@ class VllmClientTest {
         server.close();
     }
 
-    private static MockResponse status(int code, String body) {
-        return new MockResponse.Builder().code(code).body(body).build();
-    }
 
     @Test
     void should_post_start_and_stop_with_an_empty_body_never_sglang_fields() throws Exception {

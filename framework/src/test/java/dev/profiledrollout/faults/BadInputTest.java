@@ -1,8 +1,8 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.failure;
-import static dev.profiledrollout.faults.FaultSupport.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertNoThreadsLeft;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.Activity;

@@ -1,20 +1,20 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.assertProfilerStopped;
-import static dev.profiledrollout.faults.FaultSupport.attach;
-import static dev.profiledrollout.faults.FaultSupport.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.Activity;
-import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
-import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.junit.Simulators;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import dev.profiledrollout.simulator.SimulatorFaults;
 import java.net.URI;
@@ -23,8 +23,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,19 +36,11 @@ class EngineFidelityTest {
     @TempDir
     Path output;
 
-    private EngineSimulator engine;
-
-    @AfterEach
-    void closeEngine() {
-        if (engine != null) {
-            engine.close();
-        }
-        assertNoThreadsLeft();
-    }
+    @RegisterExtension
+    final Simulators simulators = new Simulators();
 
     private URI start(SimulatorConfig.Builder config) throws Exception {
-        engine = EngineSimulator.start(config.profilerDir(output.resolve("server-default")).build());
-        return engine.baseUri();
+        return simulators.start(config.profilerDir(output.resolve("server-default"))).baseUri();
     }
 
     private static List<String> names(Path dir) throws Exception {
@@ -74,13 +66,13 @@ class EngineFidelityTest {
 
     @Test
     void an_rpd_capture_completes_with_the_one_file_tp_rank_0_converts() throws Exception {
-        FaultSupport.run(RpdTestCase.class, output).testEvents().assertStatistics(s -> s.succeeded(1));
+        run(RpdTestCase.class, output).testEvents().assertStatistics(s -> s.succeeded(1));
 
         RolloutResult result = RpdTestCase.RESULT.get();
         assertThat(result.traceFiles()).singleElement().extracting(p -> p.getFileName().toString()).asString()
                 .matches("rpd-\\d+\\.\\d{7}-TP-0\\.trace\\.json\\.gz");
         assertThat(result.trace().kernelTotalNs()).isPositive();
-        JsonNode summary = FaultSupport.summary(output.resolve("EngineFidelityTest$RpdTestCase/profiled"));
+        JsonNode summary = summary(output.resolve("EngineFidelityTest$RpdTestCase/profiled"));
         assertThat(summary.path("profileRequest").path("activities").toString()).isEqualTo("[\"RPD\"]");
     }
 
@@ -126,7 +118,7 @@ class EngineFidelityTest {
                 .hasMessageContaining("profiledrollout.trace.missing.grace").hasMessageNotContaining("Waited");
         Path dir = output.resolve("EngineFidelityTest$DpGroupTestCase/profiled");
         assertThat(names(dir.resolve("traces"))).hasSize(2).allMatch(n -> n.endsWith("-DP-0.trace.json.gz"));
-        JsonNode summary = FaultSupport.summary(dir);
+        JsonNode summary = summary(dir);
         assertThat(summary.path("error").asText()).contains("DP 1 · TP 0");
         assertThat(summary.path("trace").path("ranks")).as("the ranks that arrived are analysed").hasSize(2);
         assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(4);
@@ -150,13 +142,13 @@ class EngineFidelityTest {
 
     @Test
     void a_merged_capture_keeps_the_merged_file_and_analyses_the_rank_files() throws Exception {
-        FaultSupport.run(MergedTestCase.class, output).testEvents().assertStatistics(s -> s.succeeded(1));
+        run(MergedTestCase.class, output).testEvents().assertStatistics(s -> s.succeeded(1));
 
         Path dir = output.resolve("EngineFidelityTest$MergedTestCase/profiled");
         assertThat(names(dir.resolve("traces"))).containsExactly("merged-run_1.trace.json.gz",
                 "run_1-TP-0.trace.json.gz", "run_1-TP-1.trace.json.gz");
         assertThat(MergedTestCase.RESULT.get().trace().traces()).hasSize(2);
-        JsonNode request = FaultSupport.summary(dir).path("profileRequest");
+        JsonNode request = summary(dir).path("profileRequest");
         assertThat(request.path("merge_profiles").asBoolean()).isTrue();
         assertThat(request.path("profile_id").asText()).isEqualTo("run_1");
     }
@@ -167,16 +159,6 @@ class EngineFidelityTest {
     @ProfiledRollout(activities = Activity.GPU)
     @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 1)
     static class SglangTestCase {
-        @Test
-        void profiled(RolloutSession session) {
-            session.awaitResult();
-        }
-    }
-
-    @FaultCase
-    @ProfiledRollout(backend = Backend.VLLM)
-    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 1)
-    static class VllmTestCase {
         @Test
         void profiled(RolloutSession session) {
             session.awaitResult();
@@ -199,7 +181,7 @@ class EngineFidelityTest {
         URI uri = start(SimulatorConfig.builder().backend("vllm").apiKey("sk-fidelity")
                 .profilerConfig("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + traces + "\"}"));
 
-        attach(VllmTestCase.class, output, uri, "profiledrollout.api.key", "sk-fidelity",
+        attach(FaultCases.Vllm.class, output, uri, "profiledrollout.api.key", "sk-fidelity",
                 "profiledrollout.trace.dir", traces.toString()).testEvents().assertStatistics(s -> s.succeeded(1));
     }
 }

@@ -1,5 +1,6 @@
 package dev.profiledrollout.faults;
 
+import dev.profiledrollout.junit.ProfiledTestKit;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
@@ -17,7 +18,7 @@ public final class ForkedRun {
         if (args.length < 2 || args.length % 2 != 0) {
             throw new IllegalArgumentException("usage: ForkedRun <test case class> <output dir> [key value]...");
         }
-        EngineExecutionResults results = FaultSupport.run(Class.forName(args[0]), Path.of(args[1]),
+        EngineExecutionResults results = ProfiledTestKit.run(Class.forName(args[0]), Path.of(args[1]),
                 Arrays.copyOfRange(args, 2, args.length));
         System.out.println("finished: " + results.testEvents().finished().count() + " test(s), "
                 + results.testEvents().failed().count() + " failed");

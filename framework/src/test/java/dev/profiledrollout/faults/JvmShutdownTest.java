@@ -1,7 +1,9 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.Activity;
@@ -16,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,9 @@ class JvmShutdownTest {
             try {
                 // GIVEN the forked test is inside its window: the engine profiles and has served some of the load
                 long served = engine.finishedRequests();
-                await(() -> !fork.isAlive() || engine.profiling() && engine.finishedRequests() >= served + 20);
+                // a hang guard for a slow machine, not a timing check
+                await().atMost(Duration.ofMinutes(2)).until(() -> !fork.isAlive()
+                        || engine.profiling() && engine.finishedRequests() >= served + 20);
                 assertThat(fork.isAlive()).as("the forked test is still running; its output:\n%s", read(log)).isTrue();
                 assertThat(engine.profiling()).isTrue();
 
@@ -78,7 +81,7 @@ class JvmShutdownTest {
             }
 
             // and the partial results say what happened
-            JsonNode summary = FaultSupport.summary(dir);
+            JsonNode summary = summary(dir);
             assertThat(summary.path("error").asText()).as("fork output:\n%s", forkOutput)
                     .startsWith("the JVM was stopped mid-window").contains("the load was cancelled")
                     .contains(engine.baseUri().toString()).contains("PROFILED (STOPPED)");
@@ -89,15 +92,6 @@ class JvmShutdownTest {
             assertThat(summary.at("/latency/completed").asLong()).isPositive();
             assertThat(Files.readAllLines(dir.resolve("requests.jsonl")))
                     .hasSize(summary.at("/latency/completed").asInt() + summary.at("/latency/failed").asInt());
-        }
-    }
-
-    /** Polls {@code condition}; fails after 2 minutes (a hang guard for a slow machine, not a timing check). */
-    private static void await(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition not reached within 2 minutes").isNegative();
-            FaultSupport.pause();
         }
     }
 

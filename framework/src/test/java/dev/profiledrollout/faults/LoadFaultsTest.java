@@ -1,18 +1,21 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.assertProfilerStopped;
-import static dev.profiledrollout.faults.FaultSupport.attach;
-import static dev.profiledrollout.faults.FaultSupport.failure;
-import static dev.profiledrollout.faults.FaultSupport.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.attachRouter;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.junit.Simulators;
 import dev.profiledrollout.metrics.ErrorKind;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.RouterSimulator;
@@ -22,10 +25,11 @@ import dev.profiledrollout.simulator.SimulatorFaults.StreamFault;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -39,27 +43,8 @@ class LoadFaultsTest {
     @TempDir
     Path output;
 
-    private EngineSimulator engine;
-
-    @AfterEach
-    void closeEngine() {
-        if (engine != null) {
-            engine.close();
-        }
-        assertNoThreadsLeft();
-    }
-
-    @FaultCase
-    @ProfiledRollout(activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 0)
-    static class StreamTestCase {
-        static final AtomicReference<RolloutResult> RESULT = new AtomicReference<>();
-
-        @Test
-        void streamed(RolloutSession session) {
-            RESULT.set(session.awaitResult());
-        }
-    }
+    @RegisterExtension
+    final Simulators simulators = new Simulators();
 
     @ParameterizedTest(name = "{0} → {1}")
     @CsvSource({
@@ -70,13 +55,13 @@ class LoadFaultsTest {
     })
     void a_broken_stream_becomes_a_typed_failed_record_and_the_window_completes(StreamFault fault, ErrorKind kind,
             String message) throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder()
-                .faults(SimulatorFaults.builder().stream(fault, 2, 1).build()).build());
+        EngineSimulator engine = simulators.start(SimulatorConfig.builder()
+                .faults(SimulatorFaults.builder().stream(fault, 2, 1).build()));
 
-        attach(StreamTestCase.class, output, engine.baseUri(), "profiledrollout.read.timeout", "1")
+        attach(FaultCases.Profiled.class, output, engine.baseUri(), "profiledrollout.read.timeout", "1")
                 .testEvents().assertStatistics(s -> s.succeeded(1));
 
-        RolloutResult result = StreamTestCase.RESULT.get();
+        RolloutResult result = FaultCases.Profiled.RESULT.get();
         assertThat(result.latency().completed()).isEqualTo(1);
         assertThat(result.latency().errors()).containsEntry(kind, 3L);
         assertThat(result.latency().records()).filteredOn(r -> r.error() == kind)
@@ -88,12 +73,12 @@ class LoadFaultsTest {
 
     @Test
     void a_missing_DONE_after_a_finished_stream_is_tolerated() throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder()
-                .faults(SimulatorFaults.builder().stream(StreamFault.NO_DONE, 1, 0).build()).build());
+        EngineSimulator engine = simulators.start(SimulatorConfig.builder()
+                .faults(SimulatorFaults.builder().stream(StreamFault.NO_DONE, 1, 0).build()));
 
-        attach(StreamTestCase.class, output, engine.baseUri()).testEvents().assertStatistics(s -> s.succeeded(1));
+        attach(FaultCases.Profiled.class, output, engine.baseUri()).testEvents().assertStatistics(s -> s.succeeded(1));
 
-        RolloutResult result = StreamTestCase.RESULT.get();
+        RolloutResult result = FaultCases.Profiled.RESULT.get();
         assertThat(result.latency().completed()).isEqualTo(4);
         assertThat(result.latency().outputTokens()).isEqualTo(4 * 8);
         assertProfilerStopped(engine.baseUri(), null);
@@ -104,18 +89,23 @@ class LoadFaultsTest {
     @RolloutLoad(concurrency = 4, requests = 64, inputTokens = 16, outputTokens = 64, warmupRequests = 0)
     static class CrashTestCase {
         static final AtomicReference<EngineSimulator> ENGINE = new AtomicReference<>();
+        static final int SERVED_BEFORE_CRASH = 8;
 
         @Test
-        void engineDies(RolloutSession session) throws InterruptedException {
-            Thread.sleep(150);
-            ENGINE.get().crash();
+        void engineDies(RolloutSession session) {
+            EngineSimulator engine = ENGINE.get();
+            long before = engine.finishedRequests();
+            // a hang guard, not a timing check: the crash waits for the load, not for the clock
+            await().atMost(Duration.ofMinutes(2))
+                    .until(() -> engine.finishedRequests() >= before + SERVED_BEFORE_CRASH);
+            engine.crash();
             session.awaitResult();
         }
     }
 
     @Test
     void an_engine_that_dies_mid_load_fails_the_test_clearly_and_keeps_the_finished_requests() throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder().build());
+        EngineSimulator engine = simulators.start(SimulatorConfig.builder());
         CrashTestCase.ENGINE.set(engine);
 
         Throwable t = failure(attach(CrashTestCase.class, output, engine.baseUri()));
@@ -126,7 +116,11 @@ class LoadFaultsTest {
         List<String> lines = Files.readAllLines(dir.resolve("requests.jsonl"));
         assertThat(lines).hasSize(64);
         assertThat(String.join("\n", lines)).containsAnyOf("CONNECTION", "MALFORMED_STREAM", "IN_STREAM_ERROR");
-        assertThat(FaultSupport.summary(dir).path("error").asText()).contains("/stop_profile failed");
+        JsonNode summary = summary(dir);
+        assertThat(summary.path("error").asText()).contains("/stop_profile failed");
+        // what the engine finished before it died is kept as completed, less at most one request per stream (4) whose
+        // last chunk was still on the wire at the crash; the rest failed
+        assertThat(summary.at("/latency/completed").asInt()).isBetween(CrashTestCase.SERVED_BEFORE_CRASH - 4, 63);
     }
 
     @FaultCase
@@ -149,8 +143,7 @@ class LoadFaultsTest {
                 .workerConfig(SimulatorConfig.builder().profilerDir(output.resolve("server")).build()).start()) {
             UnhealthyWorkerTestCase.ROUTER.set(router);
 
-            run(UnhealthyWorkerTestCase.class, output, "profiledrollout.engine", "attach",
-                    "profiledrollout.router.url", router.baseUri().toString())
+            attachRouter(UnhealthyWorkerTestCase.class, output, router.baseUri())
                     .testEvents().assertStatistics(s -> s.succeeded(1));
 
             RolloutResult result = UnhealthyWorkerTestCase.RESULT.get();

@@ -1,9 +1,10 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.assertProfilerStopped;
-import static dev.profiledrollout.faults.FaultSupport.attach;
-import static dev.profiledrollout.faults.FaultSupport.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.stopProfile;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.Activity;
@@ -11,7 +12,7 @@ import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
-import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.junit.Simulators;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import dev.profiledrollout.simulator.SimulatorFaults;
 import java.net.URI;
@@ -21,8 +22,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,24 +35,15 @@ class ProfilerFaultsTest {
     @TempDir
     Path output;
 
-    private EngineSimulator engine;
-
-    @AfterEach
-    void closeEngine() {
-        if (engine != null) {
-            engine.close();
-        }
-        assertNoThreadsLeft();
-    }
+    @RegisterExtension
+    final Simulators simulators = new Simulators();
 
     private URI start(SimulatorFaults faults) throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder().faults(faults).build());
-        return engine.baseUri();
+        return start(SimulatorConfig.builder().faults(faults));
     }
 
     private URI start(SimulatorConfig.Builder config) throws Exception {
-        engine = EngineSimulator.start(config.build());
-        return engine.baseUri();
+        return simulators.start(config).baseUri();
     }
 
     @FaultCase
@@ -73,19 +65,9 @@ class ProfilerFaultsTest {
         Throwable t = failure(attach(ProfiledTestCase.class, output, uri));
 
         assertThat(t).hasMessageContaining("404").hasMessageContaining("no such route");
-        assertThat(FaultSupport.summary(output.resolve("ProfilerFaultsTest$ProfiledTestCase/profiled"))
+        assertThat(summary(output.resolve("ProfilerFaultsTest$ProfiledTestCase/profiled"))
                 .path("error").asText()).contains("no engine started profiling");
         assertProfilerStopped(uri, null);
-    }
-
-    @FaultCase
-    @ProfiledRollout(backend = dev.profiledrollout.Backend.VLLM, activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 1)
-    static class VllmTestCase {
-        @Test
-        void profiled(RolloutSession session) {
-            session.awaitResult();
-        }
     }
 
     @Test
@@ -93,7 +75,7 @@ class ProfilerFaultsTest {
         URI uri = start(SimulatorConfig.builder().backend("vllm"));
         java.nio.file.Files.createDirectories(output.resolve("vllm-traces"));
 
-        Throwable t = failure(attach(VllmTestCase.class, output, uri, "profiledrollout.trace.dir",
+        Throwable t = failure(attach(FaultCases.Vllm.class, output, uri, "profiledrollout.trace.dir",
                 output.resolve("vllm-traces").toString()));
 
         assertThat(t).hasMessageContaining("404").hasMessageContaining("--profiler-config");
@@ -112,7 +94,7 @@ class ProfilerFaultsTest {
         assertThat(t).hasMessageContaining("500").hasMessageContaining("already in progress")
                 .hasMessageContaining("/stop_profile");
         // the foreign capture was not ours to stop; stopping it now succeeds, a second stop finds nothing
-        assertThat(FaultSupport.stopProfile(uri, null)).isEqualTo(200);
+        assertThat(stopProfile(uri, null)).isEqualTo(200);
         assertProfilerStopped(uri, null);
     }
 
@@ -135,27 +117,17 @@ class ProfilerFaultsTest {
 
         assertThat(t).hasMessageContaining("/stop_profile failed on every profiled engine")
                 .hasMessageContaining("did not answer within").hasMessageContaining("profiledrollout.stop.timeout");
-        assertThat(FaultSupport.summary(output.resolve("ProfilerFaultsTest$ProfiledTestCase/profiled"))
+        assertThat(summary(output.resolve("ProfilerFaultsTest$ProfiledTestCase/profiled"))
                 .path("error").asText()).contains("/stop_profile failed");
         // the server finishes the slow stop on its own; a stop after it finds nothing in progress
         assertProfilerStopped(uri, null);
-    }
-
-    @FaultCase
-    @ProfiledRollout(numSteps = 5, startStep = 1_000_000, activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 2, inputTokens = 16, outputTokens = 4, warmupRequests = 0)
-    static class StepsNeverReachedTestCase {
-        @Test
-        void tooManySteps(RolloutSession session) {
-            session.awaitResult();
-        }
     }
 
     @Test
     void traces_that_never_appear_say_the_steps_were_not_reached_and_suggest_the_fix() throws Exception {
         URI uri = start(SimulatorFaults.NONE);
 
-        Throwable t = failure(attach(StepsNeverReachedTestCase.class, output, uri,
+        Throwable t = failure(attach(FaultCases.StepsNeverReached.class, output, uri,
                 "profiledrollout.trace.timeout", "1"));
 
         assertThat(t).hasMessageContaining("Waited PT1S for 1 trace file(s)")
@@ -189,7 +161,7 @@ class ProfilerFaultsTest {
         assertThat(result.trace().traces()).hasSize(1);
         assertThat(result.trace().traces().get(0).warnings()).singleElement().asString()
                 .contains("truncated or damaged");
-        assertThat(FaultSupport.summary(output.resolve("ProfilerFaultsTest$ProfiledTestCase/profiled"))
+        assertThat(summary(output.resolve("ProfilerFaultsTest$ProfiledTestCase/profiled"))
                 .path("trace").toString()).contains("truncated or damaged");
         assertProfilerStopped(uri, null);
     }

@@ -1,8 +1,9 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.attach;
-import static dev.profiledrollout.faults.FaultSupport.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertNoThreadsLeft;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.attachRouter;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.Activity;
@@ -14,7 +15,9 @@ import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.RouterSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import dev.profiledrollout.simulator.SimulatorFaults;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
 import java.net.URI;
@@ -22,13 +25,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
@@ -79,7 +86,7 @@ class SecretsAndPathsTest {
             String wrongKey = API_KEY + "-wrong";
             EngineExecutionResults bad = captured(seen, () -> attach(SecretTestCase.class, root.resolve("out2"),
                     engine.baseUri(), "profiledrollout.api.key", wrongKey));
-            Throwable failure = FaultSupport.failure(bad);
+            Throwable failure = failure(bad);
             assertThat(failure).hasMessageContaining("401");
             seen.add(stackTrace(failure));
             for (EngineExecutionResults r : List.of(ok, bad)) {
@@ -87,7 +94,7 @@ class SecretsAndPathsTest {
                         .flatMap(TestExecutionResult::getThrowable).ifPresent(t -> seen.add(stackTrace(t))));
             }
             for (Path dir : List.of(output, root.resolve("out2"))) {
-                FaultSupport.filesUnder(dir).forEach((file, text) -> {
+                filesUnder(dir).forEach((file, text) -> {
                     if (!dir.relativize(file).toString().contains("traces")) {
                         seen.add(file + "\n" + text);
                     }
@@ -101,16 +108,6 @@ class SecretsAndPathsTest {
         assertNoThreadsLeft();
     }
 
-    @FaultCase
-    @ProfiledRollout(activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 0)
-    static class RouterTestCase {
-        @Test
-        void profiled(RolloutSession session) {
-            session.awaitResult();
-        }
-    }
-
     @Test
     void a_worker_url_with_dot_dot_segments_cannot_make_the_framework_write_outside_its_output_directory()
             throws Exception {
@@ -121,8 +118,8 @@ class SecretsAndPathsTest {
                         .workerUrl(URI.create(engine.baseUri() + "/../../../escape"), "regular").start()) {
 
             // whether the engine answers under that URL or not, the run ends and stays inside its directory
-            Throwable t = FaultSupport.failure(run(RouterTestCase.class, output, "profiledrollout.engine", "attach",
-                    "profiledrollout.router.url", router.baseUri().toString(), "profiledrollout.health.timeout", "2"));
+            Throwable t = failure(attachRouter(FaultCases.Profiled.class, output, router.baseUri(),
+                    "profiledrollout.health.timeout", "2"));
             System.out.println("worker URL with ../ segments: " + (t == null ? "passed" : t.getMessage()));
 
             try (Stream<Path> top = Files.list(root)) {
@@ -135,6 +132,28 @@ class SecretsAndPathsTest {
             }
         }
         assertNoThreadsLeft();
+    }
+
+    /** Every regular file under {@code dir}, as text (gzip files decompressed when possible). */
+    private static Map<Path, String> filesUnder(Path dir) throws IOException {
+        Map<Path, String> out = new LinkedHashMap<>();
+        if (!Files.exists(dir)) {
+            return out;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
+                byte[] bytes = Files.readAllBytes(f);
+                if (bytes.length > 2 && (bytes[0] & 0xff) == 0x1f && (bytes[1] & 0xff) == 0x8b) {
+                    try (var in = new GZIPInputStream(new ByteArrayInputStream(bytes))) {
+                        bytes = in.readAllBytes();
+                    } catch (IOException e) {
+                        // a damaged gzip: scan the raw bytes
+                    }
+                }
+                out.put(f, new String(bytes, StandardCharsets.ISO_8859_1));
+            }
+        }
+        return out;
     }
 
     /** Runs {@code body} with stdout, stderr and every JUL record captured into {@code seen}. */

@@ -2,6 +2,7 @@ package dev.profiledrollout.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.junit.ProfiledTestKit;
 import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadRun;
 import dev.profiledrollout.load.LoadSpec;
@@ -65,7 +66,7 @@ class SoakTest {
             }
             assertThat(threads1 - threads0).as("thread growth").isLessThanOrEqualTo(4);
         }
-        FaultSupport.assertNoThreadsLeft();
+        ProfiledTestKit.assertNoThreadsLeft();
     }
 
     /** One window of {@code spec.requests()} requests; every one must complete. */

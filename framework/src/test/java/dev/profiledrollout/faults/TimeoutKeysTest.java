@@ -1,19 +1,15 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.assertProfilerStopped;
-import static dev.profiledrollout.faults.FaultSupport.attach;
-import static dev.profiledrollout.faults.FaultSupport.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.profiledrollout.Activity;
-import dev.profiledrollout.ProfiledRollout;
-import dev.profiledrollout.RolloutLoad;
-import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.nsys.NsysController;
 import dev.profiledrollout.engine.nsys.NsysException;
+import dev.profiledrollout.junit.Simulators;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import dev.profiledrollout.simulator.SimulatorFaults;
@@ -28,9 +24,9 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,25 +39,8 @@ class TimeoutKeysTest {
     @TempDir
     Path output;
 
-    private EngineSimulator engine;
-
-    @AfterEach
-    void closeEngine() {
-        if (engine != null) {
-            engine.close();
-        }
-        assertNoThreadsLeft();
-    }
-
-    @FaultCase
-    @ProfiledRollout(activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 0)
-    static class ProfiledTestCase {
-        @Test
-        void profiled(RolloutSession session) {
-            session.awaitResult();
-        }
-    }
+    @RegisterExtension
+    final Simulators simulators = new Simulators();
 
     private static int freePort() throws Exception {
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -75,7 +54,7 @@ class TimeoutKeysTest {
     void attaching_to_a_port_where_nothing_listens_fails_fast_naming_the_url_the_cause_and_the_keys() throws Exception {
         URI url = URI.create("http://127.0.0.1:" + freePort());
 
-        Throwable t = failure(attach(ProfiledTestCase.class, output, url, "profiledrollout.health.timeout", "3600",
+        Throwable t = failure(attach(FaultCases.Profiled.class, output, url, "profiledrollout.health.timeout", "3600",
                 "profiledrollout.connect.timeout", "1"));
 
         assertThat(t).isInstanceOf(EngineException.class)
@@ -97,7 +76,7 @@ class TimeoutKeysTest {
             });
             starting.start();
 
-            Throwable t = failure(attach(ProfiledTestCase.class, output, starting.url("/").uri(),
+            Throwable t = failure(attach(FaultCases.Profiled.class, output, starting.url("/").uri(),
                     "profiledrollout.health.timeout", "1"));
 
             // it answered, so the connect timeout (default 5 s, longer than this health timeout) played no part
@@ -108,48 +87,38 @@ class TimeoutKeysTest {
 
     @Test
     void a_slow_stop_names_the_stop_timeout() throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder()
-                .faults(SimulatorFaults.builder().stopProfileDelay(Duration.ofSeconds(3)).build()).build());
+        EngineSimulator engine = simulators.start(SimulatorConfig.builder()
+                .faults(SimulatorFaults.builder().stopProfileDelay(Duration.ofSeconds(3)).build()));
 
-        Throwable t = failure(attach(ProfiledTestCase.class, output, engine.baseUri(), "profiledrollout.stop.timeout",
-                "1"));
+        Throwable t = failure(attach(FaultCases.Profiled.class, output, engine.baseUri(),
+                "profiledrollout.stop.timeout", "1"));
 
         assertThat(t).hasMessageContaining("did not answer within").hasMessageContaining("profiledrollout.stop.timeout");
         assertProfilerStopped(engine.baseUri(), null);
     }
 
-    @FaultCase
-    @ProfiledRollout(numSteps = 5, startStep = 1_000_000, activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 2, inputTokens = 16, outputTokens = 4, warmupRequests = 0)
-    static class NoTraceTestCase {
-        @Test
-        void noTrace(RolloutSession session) {
-            session.awaitResult();
-        }
-    }
-
     @Test
     void missing_traces_name_the_trace_timeout() throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder().build());
+        EngineSimulator engine = simulators.start(SimulatorConfig.builder());
 
-        Throwable t = failure(attach(NoTraceTestCase.class, output, engine.baseUri(), "profiledrollout.trace.timeout",
-                "1"));
+        Throwable t = failure(attach(FaultCases.StepsNeverReached.class, output, engine.baseUri(),
+                "profiledrollout.trace.timeout", "1"));
 
         assertThat(t).hasMessageContaining("Waited PT1S").hasMessageContaining("profiledrollout.trace.timeout");
     }
 
     @Test
     void a_stalled_load_names_the_load_timeout_and_a_stalled_stream_the_read_timeout() throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder()
-                .faults(SimulatorFaults.builder().stream(StreamFault.STALL, 2, 1).build()).build());
+        EngineSimulator engine = simulators.start(SimulatorConfig.builder()
+                .faults(SimulatorFaults.builder().stream(StreamFault.STALL, 2, 1).build()));
 
-        Throwable t = failure(attach(ProfiledTestCase.class, output, engine.baseUri(), "profiledrollout.load.timeout",
-                "1"));
+        Throwable t = failure(attach(FaultCases.Profiled.class, output, engine.baseUri(),
+                "profiledrollout.load.timeout", "1"));
         assertThat(t).hasMessageContaining("did not finish within PT1S").hasMessageContaining("profiledrollout.load.timeout");
 
-        attach(ProfiledTestCase.class, output, engine.baseUri(), "profiledrollout.read.timeout", "1").testEvents()
+        attach(FaultCases.Profiled.class, output, engine.baseUri(), "profiledrollout.read.timeout", "1").testEvents()
                 .assertStatistics(s -> s.succeeded(1));
-        assertThat(Files.readString(output.resolve("TimeoutKeysTest$ProfiledTestCase/profiled/requests.jsonl")))
+        assertThat(Files.readString(output.resolve("FaultCases$Profiled/profiled/requests.jsonl")))
                 .contains("TIMEOUT").contains("profiledrollout.read.timeout");
     }
 

@@ -1,25 +1,26 @@
 package dev.profiledrollout.faults;
 
-import static dev.profiledrollout.faults.FaultSupport.assertNoThreadsLeft;
-import static dev.profiledrollout.faults.FaultSupport.assertProfilerStopped;
-import static dev.profiledrollout.faults.FaultSupport.attach;
-import static dev.profiledrollout.faults.FaultSupport.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
-import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.junit.Simulators;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import dev.profiledrollout.simulator.SimulatorFaults;
 import dev.profiledrollout.simulator.SimulatorFaults.StreamFault;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,20 +33,8 @@ class WindowFaultsTest {
     @TempDir
     Path output;
 
-    private EngineSimulator engine;
-
-    @AfterEach
-    void closeEngine() {
-        if (engine != null) {
-            engine.close();
-        }
-        assertNoThreadsLeft();
-    }
-
-    private Path start(SimulatorFaults faults) throws Exception {
-        engine = EngineSimulator.start(SimulatorConfig.builder().faults(faults).build());
-        return output;
-    }
+    @RegisterExtension
+    final Simulators simulators = new Simulators();
 
     @FaultCase
     @ProfiledRollout(activities = Activity.GPU)
@@ -65,45 +54,36 @@ class WindowFaultsTest {
     @Test
     void a_throwing_body_or_failed_assertion_is_reported_as_is_with_the_profiler_stopped_and_partials_written()
             throws Exception {
-        start(SimulatorFaults.NONE);
+        URI engine = simulators.start(SimulatorConfig.builder()).baseUri();
 
-        var events = attach(FailingBodyTestCase.class, output, engine.baseUri()).testEvents();
+        var events = attach(FailingBodyTestCase.class, output, engine).testEvents();
 
         events.assertStatistics(s -> s.started(2).failed(2));
         for (String test : new String[] {"bodyThrows", "assertionFailsInsideTheWindow"}) {
             Path dir = output.resolve("WindowFaultsTest$FailingBodyTestCase/" + test);
-            assertThat(FaultSupport.summary(dir).path("error").asText()).startsWith("test body failed");
+            assertThat(summary(dir).path("error").asText()).startsWith("test body failed");
             assertThat(dir.resolve("requests.jsonl")).exists();
         }
         assertThat(events.failed().list()).extracting(e -> e.getPayload(
                 org.junit.platform.engine.TestExecutionResult.class).orElseThrow().getThrowable().orElseThrow()
                 .getClass().getSimpleName()).containsExactlyInAnyOrder("IllegalStateException", "AssertionError");
-        assertProfilerStopped(engine.baseUri(), null);
-    }
-
-    @FaultCase
-    @ProfiledRollout(activities = Activity.GPU)
-    @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 8, warmupRequests = 0)
-    static class StalledLoadTestCase {
-        @Test
-        void awaits(RolloutSession session) {
-            session.awaitResult();
-        }
+        assertProfilerStopped(engine, null);
     }
 
     @Test
     void a_load_that_outlives_its_timeout_is_cancelled_with_partial_results_and_the_key_to_raise() throws Exception {
-        start(SimulatorFaults.builder().stream(StreamFault.STALL, 2, 1).build());
+        URI engine = simulators.start(SimulatorConfig.builder()
+                .faults(SimulatorFaults.builder().stream(StreamFault.STALL, 2, 1).build())).baseUri();
 
-        Throwable t = failure(attach(StalledLoadTestCase.class, output, engine.baseUri(),
+        Throwable t = failure(attach(FaultCases.Profiled.class, output, engine,
                 "profiledrollout.load.timeout", "1"));
 
         assertThat(t).hasMessageContaining("did not finish within PT1S").hasMessageContaining("profiler was stopped")
                 .hasMessageContaining("profiledrollout.load.timeout");
-        Path dir = output.resolve("WindowFaultsTest$StalledLoadTestCase/awaits");
+        Path dir = output.resolve("FaultCases$Profiled/profiled");
         assertThat(Files.readString(dir.resolve("requests.jsonl"))).contains("CANCELLED");
-        assertThat(FaultSupport.summary(dir).path("error").asText()).contains("load did not finish");
-        assertProfilerStopped(engine.baseUri(), null);
+        assertThat(summary(dir).path("error").asText()).contains("load did not finish");
+        assertProfilerStopped(engine, null);
     }
 
     @FaultCase
@@ -119,14 +99,15 @@ class WindowFaultsTest {
 
     @Test
     void a_junit_timeout_interrupts_the_wait_and_still_stops_the_profiler_and_writes_partials() throws Exception {
-        start(SimulatorFaults.builder().stream(StreamFault.STALL, 2, 1).build());
+        URI engine = simulators.start(SimulatorConfig.builder()
+                .faults(SimulatorFaults.builder().stream(StreamFault.STALL, 2, 1).build())).baseUri();
 
-        Throwable t = failure(attach(TimedOutTestCase.class, output, engine.baseUri()));
+        Throwable t = failure(attach(TimedOutTestCase.class, output, engine));
 
         assertThat(t).isInstanceOf(java.util.concurrent.TimeoutException.class).hasMessageContaining("timed out");
         Path dir = output.resolve("WindowFaultsTest$TimedOutTestCase/timesOut");
-        assertThat(FaultSupport.summary(dir).path("error").asText()).contains("interrupted while waiting for the load");
+        assertThat(summary(dir).path("error").asText()).contains("interrupted while waiting for the load");
         assertThat(Files.readString(dir.resolve("requests.jsonl"))).contains("CANCELLED");
-        assertProfilerStopped(engine.baseUri(), null);
+        assertProfilerStopped(engine, null);
     }
 }

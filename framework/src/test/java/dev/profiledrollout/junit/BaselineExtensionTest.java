@@ -1,14 +1,10 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.testkit.engine.EventConditions.event;
-import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
-import static org.junit.platform.testkit.engine.EventConditions.test;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertFailed;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
@@ -19,7 +15,6 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** Per-test kernel baselines: recorded with {@code profiledrollout.baseline.update}, then compared on later runs. */
 class BaselineExtensionTest {
@@ -61,10 +56,9 @@ class BaselineExtensionTest {
         EngineExecutionResults results = run(RegressedTestCase.class, false);
 
         // THEN the comparison fails the budget, and the summary and report carry it
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("decode"),
-                finishedWithFailure(message(m -> m.contains("kernel time") && m.contains("baseline")))));
+        assertFailed(results, "decode", AssertionError.class, m -> m.contains("kernel time") && m.contains("baseline"));
         Path dir = output.resolve("BaselineExtensionTest$RegressedTestCase/decode");
-        JsonNode baseline = new ObjectMapper().readTree(dir.resolve("summary.json").toFile()).path("baseline");
+        JsonNode baseline = summary(dir).path("baseline");
         assertThat(baseline.path("kernelTimeChange").asDouble()).isGreaterThan(0.05);
         // Which steps a window captures (prefills vs decodes) varies between runs, so kernel totals move with the
         // step mix; the time per launch of the slowed kernel does not.
@@ -82,11 +76,7 @@ class BaselineExtensionTest {
     }
 
     private EngineExecutionResults run(Class<?> testCase, boolean update) {
-        return EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(testCase))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .configurationParameter("profiledrollout.baseline.dir", baselines.toString())
-                .configurationParameter("profiledrollout.baseline.update", String.valueOf(update))
-                .execute();
+        return ProfiledTestKit.run(testCase, output, "profiledrollout.baseline.dir", baselines.toString(),
+                "profiledrollout.baseline.update", String.valueOf(update));
     }
 }

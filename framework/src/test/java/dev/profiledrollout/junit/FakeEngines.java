@@ -1,9 +1,10 @@
 package dev.profiledrollout.junit;
 
+import static dev.profiledrollout.engine.MockResponses.status;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,16 +16,11 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import okhttp3.MediaType;
-import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.RequestBody;
-import okhttp3.Response;
 
 /**
- * Stand-ins for servers the simulator does not (yet) play in this branch: a vLLM server that writes vLLM-named
- * traces on {@code /stop_profile}, a router in front of several engines, and a worker that fails its start. They
- * answer the wire shapes of {@code docs/PROTOCOLS.md} §2 and §3; nothing else.
+ * A stand-in vLLM server whose {@code /stop_profile} writes exactly the files a test names, e.g. rank traces of
+ * several naming eras side by side, which no one vLLM server (nor the simulator's vLLM mode) writes. It answers the
+ * wire shapes of {@code docs/PROTOCOLS.md} §2; nothing else.
  */
 final class FakeEngines {
 
@@ -46,10 +42,6 @@ final class FakeEngines {
         sse.append("data: [DONE]\n\n");
         return new MockResponse.Builder().code(200).setHeader("Content-Type", "text/event-stream")
                 .body(sse.toString()).build();
-    }
-
-    static MockResponse status(int code, String body) {
-        return new MockResponse.Builder().code(code).body(body).build();
     }
 
     static MockResponse models() {
@@ -124,68 +116,5 @@ final class FakeEngines {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /**
-     * A router: {@code GET /workers} answers {@code workersJson}; completions are forwarded round-robin to
-     * {@code backends}; {@code /start_profile} answers 404 as both real routers do.
-     */
-    static MockWebServer router(String workersJson, List<URI> backends) throws IOException {
-        MockWebServer server = new MockWebServer();
-        OkHttpClient http = new OkHttpClient();
-        AtomicInteger next = new AtomicInteger();
-        server.setDispatcher(new Dispatcher() {
-            @Override
-            public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-                String path = request.getUrl().encodedPath();
-                if (path.equals("/health")) {
-                    return status(200, "OK");
-                }
-                if (path.equals("/workers")) {
-                    return status(200, workersJson);
-                }
-                if (path.equals("/v1/models") || path.equals("/v1/completions")) {
-                    URI target = backends.get(Math.floorMod(next.getAndIncrement(), backends.size()));
-                    Request.Builder forward = new Request.Builder().url(target.resolve(path).toString());
-                    if (request.getMethod().equals("POST")) {
-                        forward.post(RequestBody.create(request.getBody().toByteArray(),
-                                MediaType.get("application/json")));
-                    }
-                    try (Response response = http.newCall(forward.build()).execute()) {
-                        return new MockResponse.Builder().code(response.code())
-                                .setHeader("Content-Type", response.header("Content-Type", "application/json"))
-                                .body(response.body().string()).build();
-                    } catch (IOException e) {
-                        return status(502, e.toString());
-                    }
-                }
-                return status(404, "");
-            }
-        });
-        server.start();
-        return server;
-    }
-
-    /** An SGLang-looking worker that is healthy but answers 500 to {@code /start_profile}. */
-    static MockWebServer failingStart() throws IOException {
-        MockWebServer server = new MockWebServer();
-        server.setDispatcher(new Dispatcher() {
-            @Override
-            public MockResponse dispatch(RecordedRequest request) {
-                return switch (request.getUrl().encodedPath()) {
-                    case "/health" -> status(200, "");
-                    case "/start_profile" -> status(500, "Internal Server Error");
-                    default -> status(404, "");
-                };
-            }
-        });
-        server.start();
-        return server;
-    }
-
-    static String worker(URI url, String type, boolean healthy) {
-        return "{\"id\":\"" + url.getPort() + "\",\"url\":\"" + url.toString().replaceAll("/$", "")
-                + "\",\"model_id\":\"m\",\"worker_type\":\"" + type + "\",\"is_healthy\":" + healthy
-                + ",\"load\":0,\"connection_mode\":\"HTTP\"}";
     }
 }

@@ -1,10 +1,9 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.Profiler;
@@ -19,12 +18,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** {@code profiler = NSYS} through the extension, with {@code nsys-standin.sh} as the nsys executable. */
 class NsysExtensionTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path output;
@@ -33,11 +29,8 @@ class NsysExtensionTest {
     Path nsysDir;
 
     private EngineExecutionResults run(Class<?> testCase, Path nsys, Path report) {
-        return EngineTestKit.engine("junit-jupiter").selectors(selectClass(testCase))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .configurationParameter("profiledrollout.nsys.path", nsys.toString())
-                .configurationParameter("profiledrollout.nsys.report", report.toString())
-                .execute();
+        return ProfiledTestKit.run(testCase, output, "profiledrollout.nsys.path", nsys.toString(),
+                "profiledrollout.nsys.report", report.toString());
     }
 
     @ProfiledRollout(profiler = Profiler.NSYS)
@@ -72,8 +65,7 @@ class NsysExtensionTest {
         assertThat(result.trace().kernelTotalNs()).isEqualTo(6_130_000L + 3_000_000L + 870_000L);
         assertThat(result.traceFiles()).containsExactly(report);
         assertThat(result.workers()).isEmpty(); // no engine call: nsys itself was driven
-        JsonNode summary = JSON.readTree(output.resolve("NsysExtensionTest$InteractiveTestCase/nsys/summary.json")
-                .toFile());
+        JsonNode summary = summary(output.resolve("NsysExtensionTest$InteractiveTestCase/nsys"));
         assertThat(summary.path("trace").path("kernelTotalNs").asLong()).isEqualTo(10_000_000L);
     }
 
@@ -102,8 +94,7 @@ class NsysExtensionTest {
         assertThat(result.workers()).singleElement().extracting(WorkerOutcome::state)
                 .isEqualTo(WorkerOutcome.State.PROFILED);
         assertThat(result.trace().kernels()).hasSize(3);
-        JsonNode summary = JSON.readTree(output.resolve("NsysExtensionTest$CudaProfilerApiTestCase/capture/summary.json")
-                .toFile());
+        JsonNode summary = summary(output.resolve("NsysExtensionTest$CudaProfilerApiTestCase/capture"));
         assertThat(summary.path("profileRequest").path("activities").toString()).isEqualTo("[\"CUDA_PROFILER\"]");
     }
 }

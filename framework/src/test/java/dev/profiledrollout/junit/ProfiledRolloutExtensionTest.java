@@ -2,15 +2,14 @@ package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.testkit.engine.EventConditions.event;
-import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
-import static org.junit.platform.testkit.engine.EventConditions.test;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.instanceOf;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertFailed;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertNoThreadsLeft;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertProfilerStopped;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
@@ -21,16 +20,9 @@ import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,8 +34,6 @@ import org.junit.platform.testkit.engine.EngineTestKit;
  * {@code …TestCase} is a user's test class, and these tests assert on its outcome and on what it left on disk.
  */
 class ProfiledRolloutExtensionTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path output;
@@ -66,7 +56,7 @@ class ProfiledRolloutExtensionTest {
     @Test
     void should_run_the_window_and_leave_traces_histograms_and_a_summary() throws IOException {
         // WHEN
-        EngineExecutionResults results = run(PassingTestCase.class);
+        EngineExecutionResults results = run(PassingTestCase.class, output);
 
         // THEN
         results.testEvents().assertStatistics(stats -> stats.started(1).succeeded(1).failed(0));
@@ -83,7 +73,7 @@ class ProfiledRolloutExtensionTest {
         assertThat(dir.resolve("requests.jsonl")).exists();
         assertThat(Files.readAllLines(dir.resolve("requests.jsonl"))).hasSize(8);
         assertThat(dir.resolve("latency.hlog")).isNotEmptyFile();
-        JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+        JsonNode summary = summary(dir);
         assertThat(summary.path("engine").path("kind").asText()).isEqualTo("simulator");
         assertThat(summary.path("profileRequest").path("num_steps").asInt()).isEqualTo(4);
         // SGLang's defaults (activities CPU+GPU, with_stack, record_shapes) are left to the server
@@ -110,15 +100,14 @@ class ProfiledRolloutExtensionTest {
     @Test
     void should_fail_a_missed_kernel_budget_with_kernel_actual_and_budget_in_the_message() {
         // WHEN
-        EngineExecutionResults results = run(MissedBudgetTestCase.class);
+        EngineExecutionResults results = run(MissedBudgetTestCase.class, output);
 
         // THEN
         results.testEvents().assertStatistics(stats -> stats.started(1).failed(1));
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("attentionBudget"), finishedWithFailure(
-                instanceOf(AssertionError.class),
-                message(m -> m.startsWith("GPU kernel-time share of kernels matching /.*BatchDecode.*/ was ")
+        assertFailed(results, "attentionBudget", AssertionError.class,
+                m -> m.startsWith("GPU kernel-time share of kernels matching /.*BatchDecode.*/ was ")
                         && m.contains("budget < 5.0% (+")
-                        && m.contains("kernel time in")))));
+                        && m.contains("kernel time in"));
         Path traces = output.resolve("ProfiledRolloutExtensionTest$MissedBudgetTestCase/attentionBudget/traces");
         assertThat(traces.toFile().list()).hasSize(2);
         assertNoThreadsLeft();
@@ -138,14 +127,12 @@ class ProfiledRolloutExtensionTest {
     @Test
     void should_stop_the_profiler_and_keep_partial_results_when_the_body_throws() throws IOException {
         // WHEN
-        EngineExecutionResults results = run(ThrowingBodyTestCase.class);
+        EngineExecutionResults results = run(ThrowingBodyTestCase.class, output);
 
         // THEN the body's own exception is what the test reports
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("bodyThrows"),
-                finishedWithFailure(instanceOf(IllegalStateException.class), message("boom in the body"))));
+        assertFailed(results, "bodyThrows", IllegalStateException.class, m -> m.equals("boom in the body"));
         Path dir = output.resolve("ProfiledRolloutExtensionTest$ThrowingBodyTestCase/bodyThrows");
-        JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
-        assertThat(summary.path("error").asText()).contains("test body failed").contains("boom in the body");
+        assertThat(summary(dir).path("error").asText()).contains("test body failed").contains("boom in the body");
         assertThat(dir.resolve("requests.jsonl")).exists();
         // the stop made the simulator export the capture it was running
         assertThat(dir.resolve("traces").toFile().list()).hasSize(1);
@@ -163,11 +150,10 @@ class ProfiledRolloutExtensionTest {
 
     @Test
     void should_reject_invalid_attributes_before_starting_anything() {
-        EngineExecutionResults results = run(InvalidAnnotationTestCase.class);
+        EngineExecutionResults results = run(InvalidAnnotationTestCase.class, output);
 
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("never"), finishedWithFailure(
-                instanceOf(ExtensionConfigurationException.class),
-                message(m -> m.contains("@ProfiledRollout(numSteps = -1) is invalid")))));
+        assertFailed(results, "never", ExtensionConfigurationException.class,
+                m -> m.contains("@ProfiledRollout(numSteps = -1) is invalid"));
         assertThat(output.resolve("ProfiledRolloutExtensionTest$InvalidAnnotationTestCase")).doesNotExist();
     }
 
@@ -183,11 +169,10 @@ class ProfiledRolloutExtensionTest {
 
     @Test
     void should_complete_the_window_after_a_body_that_never_asks_for_the_result() throws IOException {
-        run(NoSessionParameterTestCase.class).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        run(NoSessionParameterTestCase.class, output).testEvents().assertStatistics(stats -> stats.succeeded(1));
 
-        JsonNode summary = JSON.readTree(output
-                .resolve("ProfiledRolloutExtensionTest$NoSessionParameterTestCase/bodyIgnoresTheSession/summary.json")
-                .toFile());
+        JsonNode summary = summary(output
+                .resolve("ProfiledRolloutExtensionTest$NoSessionParameterTestCase/bodyIgnoresTheSession"));
         assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(5);
         assertThat(summary.path("trace").path("ranks").get(0).path("kernelEvents").asLong()).isPositive();
     }
@@ -211,70 +196,20 @@ class ProfiledRolloutExtensionTest {
         try (EngineSimulator engine = EngineSimulator.start(SimulatorConfig.builder().build())) {
             long before = engine.forwardCount();
 
-            EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                    .selectors(selectClass(AttachTestCase.class))
-                    .configurationParameter("profiledrollout.output.dir", output.toString())
-                    .configurationParameter("profiledrollout.engine", "attach")
-                    .configurationParameter("profiledrollout.engine.url", engine.baseUri().toString())
-                    .execute();
+            EngineExecutionResults results = attach(AttachTestCase.class, output, engine.baseUri());
 
             results.testEvents().assertStatistics(stats -> stats.succeeded(1));
             assertThat(AttachTestCase.ENGINE.get()).isEqualTo(engine.baseUri());
             assertThat(engine.forwardCount()).isGreaterThan(before);
-            // the profiler of the attached engine is not left running: a stop now finds nothing in progress
-            HttpResponse<String> stop = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    engine.baseUri().resolve("/stop_profile")).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(stop.statusCode()).isEqualTo(500);
+            assertProfilerStopped(engine.baseUri(), null);
         }
     }
 
     @Test
     void should_name_the_key_to_set_when_attach_has_no_url() {
-        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(AttachTestCase.class))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .configurationParameter("profiledrollout.engine", "attach")
-                .execute();
+        EngineExecutionResults results = run(AttachTestCase.class, output, "profiledrollout.engine", "attach");
 
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("attached"), finishedWithFailure(
-                instanceOf(ExtensionConfigurationException.class),
-                message(m -> m.contains("profiledrollout.engine.url")))));
-    }
-
-    // ---------------------------------------------------------------------------------------------------------------
-
-    private EngineExecutionResults run(Class<?> testCase) {
-        return EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(testCase))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .execute();
-    }
-
-    /** No load-generator or simulator thread outlives the test class that started it. */
-    private static void assertNoThreadsLeft() {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        List<String> left;
-        do {
-            left = liveThreadNames().stream()
-                    .filter(n -> n.startsWith("profiledrollout-load") || n.startsWith("simulator-"))
-                    .collect(Collectors.toList());
-        } while (!left.isEmpty() && System.nanoTime() < deadline && pause());
-        assertThat(left).as("threads left running").isEmpty();
-    }
-
-    private static Set<String> liveThreadNames() {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .collect(Collectors.toSet());
-    }
-
-    private static boolean pause() {
-        try {
-            Thread.sleep(50);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        assertFailed(results, "attached", ExtensionConfigurationException.class,
+                m -> m.contains("profiledrollout.engine.url"));
     }
 }

@@ -1,15 +1,11 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.testkit.engine.EventConditions.event;
-import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
-import static org.junit.platform.testkit.engine.EventConditions.test;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.instanceOf;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertFailed;
+import static dev.profiledrollout.junit.ProfiledTestKit.attachRouter;
+import static dev.profiledrollout.junit.ProfiledTestKit.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Phase;
 import dev.profiledrollout.ProfiledRollout;
@@ -31,12 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** {@code @RolloutRecipe}: srtctl recipes from {@code src/test/resources/recipes} run against the simulator. */
 class RecipeExtensionTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path output;
@@ -44,17 +37,8 @@ class RecipeExtensionTest {
     @TempDir
     Path traces;
 
-    private EngineExecutionResults run(Class<?> testCase, String... parameters) {
-        var request = EngineTestKit.engine("junit-jupiter").selectors(selectClass(testCase))
-                .configurationParameter("profiledrollout.output.dir", output.toString());
-        for (int i = 0; i < parameters.length; i += 2) {
-            request.configurationParameter(parameters[i], parameters[i + 1]);
-        }
-        return request.execute();
-    }
-
-    private JsonNode summary(String testDirectory, String phase) throws Exception {
-        return JSON.readTree(output.resolve(testDirectory).resolve(phase).resolve("summary.json").toFile());
+    private JsonNode summary(String testDirectory, String phase) {
+        return ProfiledTestKit.summary(output.resolve(testDirectory).resolve(phase));
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -74,7 +58,7 @@ class RecipeExtensionTest {
     @Test
     void should_run_the_prefill_and_decode_windows_of_a_recipe_against_the_embedded_simulator() throws Exception {
         // WHEN
-        EngineExecutionResults results = run(DisaggregatedRecipeTestCase.class);
+        EngineExecutionResults results = run(DisaggregatedRecipeTestCase.class, output);
 
         // THEN one phase per recipe block, in order, with the block's steps and load
         results.testEvents().assertStatistics(stats -> stats.succeeded(1));
@@ -103,9 +87,8 @@ class RecipeExtensionTest {
     void should_profile_each_phase_on_its_own_workers_behind_a_prefill_decode_router() throws Exception {
         try (SimulatedCluster cluster = SimulatedCluster.prefillDecode(
                 SimulatorConfig.builder().profilerDir(traces).build(), RouterShape.SGL_MODEL_GATEWAY)) {
-            EngineExecutionResults results = run(DisaggregatedRecipeTestCase.class,
-                    "profiledrollout.engine", "attach",
-                    "profiledrollout.router.url", cluster.router().baseUri().toString());
+            EngineExecutionResults results = attachRouter(DisaggregatedRecipeTestCase.class, output,
+                    cluster.router().baseUri());
 
             results.testEvents().assertStatistics(stats -> stats.succeeded(1));
             RolloutResult result = DisaggregatedRecipeTestCase.RESULT.get();
@@ -139,8 +122,8 @@ class RecipeExtensionTest {
         Path report = Files.writeString(traces.resolve("agg.nsys-rep"), "report");
 
         // WHEN
-        EngineExecutionResults results = run(NsysRecipeTestCase.class, "profiledrollout.nsys.path", nsys.toString(),
-                "profiledrollout.nsys.report", report.toString());
+        EngineExecutionResults results = run(NsysRecipeTestCase.class, output, "profiledrollout.nsys.path",
+                nsys.toString(), "profiledrollout.nsys.report", report.toString());
 
         // THEN one window, driven through the engine as srtctl drives it, with the benchmark's load
         results.testEvents().assertStatistics(stats -> stats.succeeded(1));
@@ -216,8 +199,7 @@ class RecipeExtensionTest {
 
     private void assertConfigurationError(Class<?> testCase, String method, Predicate<String> expected,
             String... parameters) {
-        run(testCase, parameters).testEvents().assertThatEvents().haveExactly(1, event(test(method),
-                finishedWithFailure(instanceOf(ExtensionConfigurationException.class), message(expected))));
+        assertFailed(run(testCase, output, parameters), method, ExtensionConfigurationException.class, expected);
     }
 
     @Test
@@ -260,7 +242,7 @@ class RecipeExtensionTest {
 
     @Test
     void should_run_a_vllm_recipe_whose_steps_match_the_servers_max_iterations() {
-        run(VllmRecipeTestCase.class, "profiledrollout.vllm.max.iterations", "4")
+        run(VllmRecipeTestCase.class, output, "profiledrollout.vllm.max.iterations", "4")
                 .testEvents().assertStatistics(stats -> stats.succeeded(1));
     }
 

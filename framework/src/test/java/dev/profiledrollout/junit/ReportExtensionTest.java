@@ -1,32 +1,26 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.report.MemoryAllureWriter;
 import io.qameta.allure.Allure;
 import io.qameta.allure.AllureLifecycle;
-import io.qameta.allure.AllureResultsWriter;
 import io.qameta.allure.model.StepResult;
 import io.qameta.allure.model.TestResult;
-import io.qameta.allure.model.TestResultContainer;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** The extension's report hooks end to end: verdicts after the body, the rendered report, and the Allure steps. */
 class ReportExtensionTest {
@@ -48,22 +42,9 @@ class ReportExtensionTest {
     @Test
     void should_write_held_and_missed_verdicts_the_report_and_one_allure_step_per_phase() throws Exception {
         // GIVEN an Allure test case running on this thread (EngineTestKit runs the nested test on it)
-        List<TestResult> written = new ArrayList<>();
+        MemoryAllureWriter writer = new MemoryAllureWriter();
         AllureLifecycle previous = Allure.getLifecycle();
-        AllureLifecycle lifecycle = new AllureLifecycle(new AllureResultsWriter() {
-            @Override
-            public void write(TestResult result) {
-                written.add(result);
-            }
-
-            @Override
-            public void write(TestResultContainer container) {
-            }
-
-            @Override
-            public void write(String source, InputStream attachment) {
-            }
-        });
+        AllureLifecycle lifecycle = new AllureLifecycle(writer);
         Allure.setLifecycle(lifecycle);
         String uuid = UUID.randomUUID().toString();
         EngineExecutionResults results;
@@ -71,10 +52,7 @@ class ReportExtensionTest {
             lifecycle.scheduleTestCase(new TestResult().setUuid(uuid).setName("outer"));
             lifecycle.startTestCase(uuid);
             // WHEN
-            results = EngineTestKit.engine("junit-jupiter")
-                    .selectors(selectClass(OneBudgetHeldOneMissedTestCase.class))
-                    .configurationParameter("profiledrollout.output.dir", output.toString())
-                    .execute();
+            results = ProfiledTestKit.run(OneBudgetHeldOneMissedTestCase.class, output);
             lifecycle.stopTestCase(uuid);
             lifecycle.writeTestCase(uuid);
         } finally {
@@ -84,7 +62,7 @@ class ReportExtensionTest {
         // THEN the test failed on the missed budget, and the report still has both verdicts
         results.testEvents().assertStatistics(stats -> stats.started(1).failed(1));
         Path dir = output.resolve("ReportExtensionTest$OneBudgetHeldOneMissedTestCase/budgets");
-        JsonNode verdicts = new ObjectMapper().readTree(dir.resolve("summary.json").toFile()).path("verdicts");
+        JsonNode verdicts = ProfiledTestKit.summary(dir).path("verdicts");
         Assertions.assertThat(verdicts).hasSize(2);
         Assertions.assertThat(verdicts.get(0).path("measure").asText()).isEqualTo("p99 E2E latency");
         Assertions.assertThat(verdicts.get(0).path("passed").asBoolean()).isTrue();
@@ -95,6 +73,7 @@ class ReportExtensionTest {
         try (var charts = Files.list(dir.resolve("charts"))) {
             Assertions.assertThat(charts.count()).isGreaterThanOrEqualTo(4);
         }
+        List<TestResult> written = writer.results();
         Assertions.assertThat(written).hasSize(1);
         Assertions.assertThat(written.get(0).getSteps()).extracting(StepResult::getName).containsExactly(
                 "engine ready", "warm-up", "start profile", "load: 8 requests", "stop profile", "trace collection",

@@ -1,15 +1,9 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.testkit.engine.EventConditions.event;
-import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
-import static org.junit.platform.testkit.engine.EventConditions.test;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.instanceOf;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertFailed;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
@@ -20,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +27,6 @@ import org.junit.platform.testkit.engine.EngineTestKit;
  */
 class RolloutLoadGoodputDatasetTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** Relative to the module directory, Surefire's working directory. */
     private static final String SHAREGPT = "src/test/resources/datasets/tiny-sharegpt.json";
 
@@ -93,10 +87,9 @@ class RolloutLoadGoodputDatasetTest {
 
         // THEN
         results.testEvents().assertStatistics(stats -> stats.started(1).failed(1));
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("impossible"), finishedWithFailure(
-                instanceOf(AssertionError.class),
-                message(m -> m.startsWith("request goodput (SLO ttft:0 e2el:2000) was 0.00 req/s, budget > 1.00 req/s"
-                        + " (-100.0%); 0 of 4 requests met every SLO in ")))));
+        assertFailed(results, "impossible", AssertionError.class,
+                m -> m.startsWith("request goodput (SLO ttft:0 e2el:2000) was 0.00 req/s, budget > 1.00 req/s"
+                        + " (-100.0%); 0 of 4 requests met every SLO in "));
         JsonNode latency = summary("ImpossibleSloTestCase", "impossible").path("latency");
         assertThat(latency.path("completed").asLong()).isEqualTo(4);
         assertThat(latency.path("goodRequests").asLong()).isZero();
@@ -122,8 +115,8 @@ class RolloutLoadGoodputDatasetTest {
         EngineExecutionResults results = run(NoSloTestCase.class);
 
         // THEN
-        results.testEvents().assertThatEvents().haveExactly(1, event(test("noSlo"), finishedWithFailure(
-                instanceOf(AssertionError.class), message(m -> m.contains("no goodput SLO set: add @RolloutLoad(goodput")))));
+        assertFailed(results, "noSlo", AssertionError.class,
+                m -> m.contains("no goodput SLO set: add @RolloutLoad(goodput"));
         JsonNode latency = summary("NoSloTestCase", "noSlo").path("latency");
         assertThat(latency.has("requestGoodput")).isFalse();
         assertThat(latency.has("goodRequests")).isFalse();
@@ -241,26 +234,15 @@ class RolloutLoadGoodputDatasetTest {
     // ---------------------------------------------------------------------------------------------------------------
 
     private static void configurationError(EngineExecutionResults results, String method, String... parts) {
-        results.testEvents().assertThatEvents().haveExactly(1, event(test(method), finishedWithFailure(
-                instanceOf(ExtensionConfigurationException.class), message(m -> {
-                    for (String part : parts) {
-                        if (!m.contains(part)) {
-                            return false;
-                        }
-                    }
-                    return true;
-                }))));
+        assertFailed(results, method, ExtensionConfigurationException.class,
+                m -> Stream.of(parts).allMatch(m::contains));
     }
 
-    private JsonNode summary(String testCase, String method) throws IOException {
-        return JSON.readTree(output.resolve("RolloutLoadGoodputDatasetTest$" + testCase).resolve(method)
-                .resolve("summary.json").toFile());
+    private JsonNode summary(String testCase, String method) {
+        return ProfiledTestKit.summary(output.resolve("RolloutLoadGoodputDatasetTest$" + testCase).resolve(method));
     }
 
     private EngineExecutionResults run(Class<?> testCase) {
-        return EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(testCase))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .execute();
+        return ProfiledTestKit.run(testCase, output);
     }
 }

@@ -1,7 +1,6 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
@@ -14,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** SGLang {@code profile_by_stage}: the -EXTEND and -DECODE files are analysed as two stages. */
 class StageTest {
@@ -35,9 +33,7 @@ class StageTest {
 
     @Test
     void should_group_extend_and_decode_captures_by_stage() {
-        EngineTestKit.engine("junit-jupiter").selectors(selectClass(ByStageTestCase.class))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .execute().testEvents().assertStatistics(stats -> stats.succeeded(1));
+        ProfiledTestKit.run(ByStageTestCase.class, output).testEvents().assertStatistics(stats -> stats.succeeded(1));
 
         Map<String, TraceSet> stages = ByStageTestCase.RESULT.get().trace().stages();
         assertThat(stages.keySet()).containsExactlyInAnyOrder("EXTEND", "DECODE");

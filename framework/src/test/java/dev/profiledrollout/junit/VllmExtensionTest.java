@@ -1,15 +1,11 @@
 package dev.profiledrollout.junit;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
-import static org.junit.platform.testkit.engine.EventConditions.event;
-import static org.junit.platform.testkit.engine.EventConditions.finishedWithFailure;
-import static org.junit.platform.testkit.engine.EventConditions.test;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.instanceOf;
-import static org.junit.platform.testkit.engine.TestExecutionResultConditions.message;
+import static dev.profiledrollout.junit.ProfiledTestKit.assertFailed;
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.ProfiledRolloutException;
@@ -21,17 +17,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** {@code backend = VLLM} through the extension, against {@link FakeEngines#vllm} ({@code docs/PROTOCOLS.md} §2). */
 class VllmExtensionTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path output;
@@ -51,15 +45,9 @@ class VllmExtensionTest {
     }
 
     private EngineExecutionResults run(Class<?> testCase, MockWebServer vllm, String... keyValues) {
-        var request = EngineTestKit.engine("junit-jupiter").selectors(selectClass(testCase))
-                .configurationParameter("profiledrollout.output.dir", output.toString())
-                .configurationParameter("profiledrollout.engine", "attach")
-                .configurationParameter("profiledrollout.engine.url", vllm.url("/").toString())
-                .configurationParameter("profiledrollout.trace.dir", profilerDir.toString());
-        for (int i = 0; i < keyValues.length; i += 2) {
-            request.configurationParameter(keyValues[i], keyValues[i + 1]);
-        }
-        return request.execute();
+        return attach(testCase, output, vllm.url("/").uri(), Stream.concat(
+                Stream.of("profiledrollout.trace.dir", profilerDir.toString()), Stream.of(keyValues))
+                .toArray(String[]::new));
     }
 
     @Test
@@ -91,7 +79,7 @@ class VllmExtensionTest {
                     .satisfies(p -> assertThat(p.getFileName().toString()).contains(".async_llm."));
             Path dir = output.resolve("VllmExtensionTest$VllmTestCase/vllm");
             assertThat(dir.resolve("traces/profiler_out_0.txt")).exists();
-            JsonNode summary = JSON.readTree(dir.resolve("summary.json").toFile());
+            JsonNode summary = summary(dir);
             assertThat(summary.path("frontendTraceFiles")).hasSize(1);
             assertThat(summary.path("trace").path("ranks")).hasSize(4);
             assertThat(result.trace().traces()).allMatch(TraceSummary -> TraceSummary.kernelEvents() == 2);
@@ -105,12 +93,11 @@ class VllmExtensionTest {
         try (MockWebServer vllm = FakeEngines.vllm(null, capture -> List.of())) {
             EngineExecutionResults results = run(VllmTestCase.class, vllm);
 
-            results.testEvents().assertThatEvents().haveExactly(1, event(test("vllm"), finishedWithFailure(
-                    instanceOf(ProfiledRolloutException.class),
-                    message(m -> m.contains("answered 404 to POST /start_profile")
+            assertFailed(results, "vllm", ProfiledRolloutException.class,
+                    m -> m.contains("answered 404 to POST /start_profile")
                             && m.contains("started without --profiler-config")
-                            && m.contains("--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'")))));
-            JsonNode summary = JSON.readTree(output.resolve("VllmExtensionTest$VllmTestCase/vllm/summary.json").toFile());
+                            && m.contains("--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'"));
+            JsonNode summary = summary(output.resolve("VllmExtensionTest$VllmTestCase/vllm"));
             assertThat(summary.path("workers").get(0).path("state").asText()).isEqualTo("START_FAILED");
             assertThat(summary.path("workers").get(0).path("httpStatus").asInt()).isEqualTo(404);
         }
@@ -127,29 +114,21 @@ class VllmExtensionTest {
     @Test
     void should_refuse_num_steps_that_the_vllm_server_was_not_started_with() throws Exception {
         try (MockWebServer vllm = FakeEngines.vllm(profilerDir, capture -> List.of())) {
-            run(NumStepsTestCase.class, vllm).testEvents().assertThatEvents().haveExactly(1, event(test("steps"),
-                    finishedWithFailure(instanceOf(ExtensionConfigurationException.class), message(m ->
-                            m.contains("max_iterations") && m.contains("profiledrollout.vllm.max.iterations=5")))));
-            run(NumStepsTestCase.class, vllm, "profiledrollout.vllm.max.iterations", "10").testEvents()
-                    .assertThatEvents().haveExactly(1, event(test("steps"), finishedWithFailure(
-                            instanceOf(ExtensionConfigurationException.class),
-                            message(m -> m.contains("the server's max_iterations is 10")))));
+            assertFailed(run(NumStepsTestCase.class, vllm), "steps", ExtensionConfigurationException.class,
+                    m -> m.contains("max_iterations") && m.contains("profiledrollout.vllm.max.iterations=5"));
+            assertFailed(run(NumStepsTestCase.class, vllm, "profiledrollout.vllm.max.iterations", "10"), "steps",
+                    ExtensionConfigurationException.class, m -> m.contains("the server's max_iterations is 10"));
         }
     }
 
     @Test
     void should_name_the_trace_dir_key_when_vllm_has_none() throws Exception {
         try (MockWebServer vllm = FakeEngines.vllm(profilerDir, capture -> List.of())) {
-            EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                    .selectors(selectClass(VllmTestCase.class))
-                    .configurationParameter("profiledrollout.output.dir", output.toString())
-                    .configurationParameter("profiledrollout.engine", "attach")
-                    .configurationParameter("profiledrollout.engine.url", vllm.url("/").toString())
-                    .execute();
-            results.testEvents().assertThatEvents().haveExactly(1, event(test("vllm"), finishedWithFailure(
-                    instanceOf(ExtensionConfigurationException.class),
-                    message(m -> m.contains("profiledrollout.trace.dir")))));
-            assertThat(Files.list(profilerDir)).isEmpty();
+            assertFailed(attach(VllmTestCase.class, output, vllm.url("/").uri()), "vllm",
+                    ExtensionConfigurationException.class, m -> m.contains("profiledrollout.trace.dir"));
+            try (Stream<Path> files = Files.list(profilerDir)) {
+                assertThat(files).isEmpty();
+            }
         }
     }
 }

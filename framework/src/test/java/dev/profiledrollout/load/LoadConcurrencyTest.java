@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Wire-level behaviour: concurrency as seen by the server, cancellation and thread hygiene. */
 class LoadConcurrencyTest {
@@ -54,6 +55,25 @@ class LoadConcurrencyTest {
     private URI start() {
         server.start();
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    /** Every completion gets a stream that sends {@code head}, counts as in flight, then stalls until the test ends. */
+    private void serveStalledStreams(String head) {
+        server.createContext("/v1/completions", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            out.write(head.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            inFlight.incrementAndGet();
+            try {
+                releaseStalled.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.close();
+        });
     }
 
     private static void respond(HttpExchange exchange, String body) throws IOException {
@@ -104,28 +124,11 @@ class LoadConcurrencyTest {
     @Test
     void should_cancel_in_flight_requests_and_leave_no_worker_thread_behind() throws Exception {
         // GIVEN a server that sends one chunk, then stalls
-        server.createContext("/v1/completions", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, 0);
-            OutputStream out = exchange.getResponseBody();
-            out.write(LoadGeneratorTest.chunk("a").getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            inFlight.incrementAndGet();
-            try {
-                releaseStalled.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            exchange.close();
-        });
+        serveStalledStreams(LoadGeneratorTest.chunk("a"));
         URI base = start();
         LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(4, 8, 8, 2, 0.0, 0, 1L));
         LoadRun run = load.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (inFlight.get() < 4 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> inFlight.get() >= 4);
         assertThat(inFlight.get()).isEqualTo(4);
         assertThat(run.inFlightCount()).isEqualTo(4);
         // the four streams share the event loop: no thread per request
@@ -145,17 +148,7 @@ class LoadConcurrencyTest {
 
     @Test
     void should_record_a_timeout_when_the_stream_stalls_past_the_read_timeout() throws Exception {
-        server.createContext("/v1/completions", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, 0);
-            try {
-                releaseStalled.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            exchange.close();
-        });
+        serveStalledStreams("");
         URI base = start();
         try (LoadGenerator load = new LoadGenerator(LoadTarget.of(base), "m", new LoadSpec(1, 1, 8, 2, 0.0, 0, 1L),
                 LoadGenerator.DEFAULT_VOCAB_SIZE, Duration.ofMillis(300))) {

@@ -263,6 +263,7 @@ class LoadGeneratorTest {
             listener.close(); // ends the accept loop
             serverThread.join(5000);
         }
+        serverThread.join(5000); // the closed listener ended its accept loop
     }
 
     @Test

@@ -6,20 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.profiledrollout.ProfiledRolloutKeys;
 import io.qameta.allure.Allure;
 import io.qameta.allure.AllureLifecycle;
-import io.qameta.allure.AllureResultsWriter;
 import io.qameta.allure.model.Attachment;
 import io.qameta.allure.model.Label;
 import io.qameta.allure.model.Parameter;
 import io.qameta.allure.model.Status;
 import io.qameta.allure.model.StepResult;
 import io.qameta.allure.model.TestResult;
-import io.qameta.allure.model.TestResultContainer;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -30,34 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AllureStepsTest {
 
-    /** Keeps what the lifecycle writes in memory. */
-    static final class MemoryWriter implements AllureResultsWriter {
-        final List<TestResult> results = new ArrayList<>();
-        final Map<String, byte[]> attachments = new LinkedHashMap<>();
-
-        @Override
-        public void write(TestResult testResult) {
-            results.add(testResult);
-        }
-
-        @Override
-        public void write(TestResultContainer testResultContainer) {
-        }
-
-        @Override
-        public void write(String source, InputStream attachment) {
-            try (attachment) {
-                attachments.put(source, attachment.readAllBytes());
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-    }
-
     @TempDir
     Path dir;
 
-    private final MemoryWriter writer = new MemoryWriter();
+    private final MemoryAllureWriter writer = new MemoryAllureWriter();
     private AllureLifecycle previous;
 
     @BeforeEach
@@ -82,8 +53,8 @@ class AllureStepsTest {
             lifecycle.stopTestCase(uuid);
             lifecycle.writeTestCase(uuid);
         }
-        assertThat(writer.results).hasSize(1);
-        return writer.results.get(0);
+        assertThat(writer.results()).hasSize(1);
+        return writer.results().get(0);
     }
 
     @Test
@@ -120,7 +91,7 @@ class AllureStepsTest {
         assertThat(result.getLabels()).extracting(Label::getName, Label::getValue).contains(
                 org.assertj.core.groups.Tuple.tuple("epic", "SGLANG"),
                 org.assertj.core.groups.Tuple.tuple("feature", "meta-llama/Llama-3.1-8B-Instruct"));
-        assertThat(writer.attachments).hasSize(result.getAttachments().size());
+        assertThat(writer.attachments()).hasSize(result.getAttachments().size());
     }
 
     @Test
@@ -132,8 +103,8 @@ class AllureStepsTest {
         // THEN
         assertThat(value).isEqualTo(42);
         assertThat(AllureSteps.active()).isFalse();
-        assertThat(writer.results).isEmpty();
-        assertThat(writer.attachments).isEmpty();
+        assertThat(writer.results()).isEmpty();
+        assertThat(writer.attachments()).isEmpty();
     }
 
     @Test

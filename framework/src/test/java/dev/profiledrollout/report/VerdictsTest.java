@@ -47,11 +47,10 @@ class VerdictsTest {
 
     @Test
     void should_record_nothing_outside_a_recording() {
-        try (Verdicts.Recording recording = Verdicts.start()) {
-            recording.close();
-            ProfiledRolloutAssertions.assertThat(RunFixtures.latency()).ttft().max().isLessThan(Duration.ofHours(1));
-            assertThat(recording.verdicts()).isEmpty();
-        }
+        Verdicts.Recording recording = Verdicts.start();
+        recording.close();
+        ProfiledRolloutAssertions.assertThat(RunFixtures.latency()).ttft().max().isLessThan(Duration.ofHours(1));
+        assertThat(recording.verdicts()).isEmpty();
     }
 
     @Test

@@ -46,7 +46,7 @@ class KinetoTraceReaderExpectedTest {
         assertThat(summary.kernelTotalNs()).as("kernel_total_ns").isEqualTo(expected.get("kernel_total_ns").asLong());
 
         Map<String, List<Long>> expectedDevices = new TreeMap<>();
-        expected.get("devices").fields().forEachRemaining(e -> expectedDevices.put(e.getKey(),
+        expected.get("devices").properties().forEach(e -> expectedDevices.put(e.getKey(),
                 List.of(e.getValue().get("busy_ns").asLong(), e.getValue().get("span_ns").asLong())));
         Map<String, List<Long>> actualDevices = new TreeMap<>();
         summary.devices().forEach(d -> actualDevices.put(d.id(), List.of(d.busyNs(), d.spanNs())));

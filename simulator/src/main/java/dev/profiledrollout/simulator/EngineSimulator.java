@@ -3,6 +3,7 @@ package dev.profiledrollout.simulator;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.profiledrollout.simulator.internal.EngineApi;
 import dev.profiledrollout.simulator.internal.EpochClock;
 import dev.profiledrollout.simulator.internal.HandlerThreads;
 import dev.profiledrollout.simulator.internal.HttpApi;
@@ -92,19 +93,18 @@ public final class EngineSimulator implements AutoCloseable {
     private final HandlerThreads httpThreads;
     private final Scheduler scheduler;
     private final Runnable closeProfiler;
-    private final Runnable markClosing;
+    private final EngineApi api;
     private final BooleanSupplier profiling;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private EngineSimulator(SimulatorConfig config, HttpServer server, HandlerThreads httpThreads,
-                            Scheduler scheduler, Runnable closeProfiler, Runnable markClosing,
-                            BooleanSupplier profiling) {
+                            Scheduler scheduler, Runnable closeProfiler, EngineApi api, BooleanSupplier profiling) {
         this.config = config;
         this.server = server;
         this.httpThreads = httpThreads;
         this.scheduler = scheduler;
         this.closeProfiler = closeProfiler;
-        this.markClosing = markClosing;
+        this.api = api;
         this.profiling = profiling;
     }
 
@@ -135,25 +135,15 @@ public final class EngineSimulator implements AutoCloseable {
             httpThreads.close();
             throw new IOException("simulator could not bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
-        Runnable markReady;
-        Runnable markClosing;
-        if (vllm) {
-            VllmHttpApi api = new VllmHttpApi(config, scheduler, vllmProfiler);
-            HttpContexts.serve(server, api);
-            markReady = api::markReady;
-            markClosing = api::markClosing;
-        } else {
-            HttpApi api = new HttpApi(config, scheduler, sglangProfiler, () -> server.getAddress().getPort());
-            HttpContexts.serve(server, api);
-            markReady = api::markReady;
-            markClosing = api::markClosing;
-        }
+        EngineApi api = vllm ? new VllmHttpApi(config, scheduler, vllmProfiler)
+                : new HttpApi(config, scheduler, sglangProfiler, () -> server.getAddress().getPort());
+        HttpContexts.serve(server, api);
         Runnable closeProfiler = vllmProfiler != null ? vllmProfiler::close
                 : sglangProfiler != null ? sglangProfiler::close : () -> { };
         BooleanSupplier profiling = vllmProfiler != null ? vllmProfiler::profiling
                 : sglangProfiler != null ? sglangProfiler::profiling : () -> false;
         server.setExecutor(httpThreads.executor());
-        EngineSimulator sim = new EngineSimulator(config, server, httpThreads, scheduler, closeProfiler, markClosing,
+        EngineSimulator sim = new EngineSimulator(config, server, httpThreads, scheduler, closeProfiler, api,
                 profiling);
         scheduler.start();
         server.start();
@@ -174,7 +164,7 @@ public final class EngineSimulator implements AutoCloseable {
             sim.close();
             throw ex;
         }
-        markReady.run();
+        api.markReady();
         return sim;
     }
 
@@ -204,6 +194,16 @@ public final class EngineSimulator implements AutoCloseable {
     }
 
     /**
+     * HTTP requests that arrived on {@code path} since start, whatever their method, credentials or answer (the
+     * warm-up is no HTTP request), e.g. {@code requestCount("/stop_profile") == 0} proves no stop was ever sent.
+     *
+     * @param path the request path, without query string; a path never called counts 0
+     */
+    public long requestCount(String path) {
+        return api.received(path);
+    }
+
+    /**
      * Whether a capture is open: SGLang between {@code /start_profile} and its stop or auto-stop after
      * {@code num_steps} (a capture armed for a later {@code start_step} counts); vLLM between {@code /start_profile}
      * and {@code /stop_profile}. False after {@link #close()}, which drops an open capture.
@@ -221,7 +221,7 @@ public final class EngineSimulator implements AutoCloseable {
         if (closed.get()) {
             return;
         }
-        markClosing.run();
+        api.markClosing();
         server.stop(0);
         close();
     }
@@ -235,7 +235,7 @@ public final class EngineSimulator implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        markClosing.run();
+        api.markClosing();
         closeProfiler.run();
         scheduler.close();
         server.stop(0);

@@ -52,6 +52,24 @@ class EngineSimulatorTest {
     }
 
     @Test
+    void should_count_the_requests_received_per_path_whatever_their_answer() throws Exception {
+        try (EngineSimulator vllm = EngineSimulator.start(SimulatorConfig.builder().backend("vllm").build());
+             EngineSimulator sglang = EngineSimulator.start(SimulatorConfig.builder().profilerDir(dir)
+                     .apiKey("sk-count").build())) {
+            assertThat(vllm.requestCount("/stop_profile")).as("the warm-up is no HTTP request").isZero();
+            SimClient v = new SimClient(vllm);
+            assertThat(v.post("/stop_profile", "").statusCode()).as("no --profiler-config").isEqualTo(404);
+            assertThat(v.get("/stop_profile").statusCode()).isEqualTo(404);
+            assertThat(vllm.requestCount("/stop_profile")).isEqualTo(2);
+            assertThat(vllm.requestCount("/start_profile")).isZero();
+
+            assertThat(new SimClient(sglang).post("/start_profile", "{}").statusCode()).as("no API key")
+                    .isEqualTo(401);
+            assertThat(sglang.requestCount("/start_profile")).isEqualTo(1);
+        }
+    }
+
+    @Test
     void should_report_flat_server_info_with_simulator_marker() throws Exception {
         SimulatorConfig config = SimulatorConfig.builder().tpSize(2).maxRunningRequests(17).profilerDir(dir)
                 .servedModelName("my-model").build();

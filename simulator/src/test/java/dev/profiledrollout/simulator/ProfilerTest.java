@@ -8,10 +8,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class ProfilerTest {
 
@@ -28,22 +30,25 @@ class ProfilerTest {
         try (EngineSimulator sim = start(tp)) {
             SimClient client = new SimClient(sim);
             Path out = dir.resolve("run");
+            long c = sim.forwardCount();
             // GIVEN a capture of the next 3 steps
             HttpResponse<String> started = client.post("/start_profile", "{\"output_dir\":\"" + out
                     + "\",\"num_steps\":\"3\",\"profile_id\":\"pid42\",\"unknown_key\":1}");
             assertThat(started.statusCode()).isEqualTo(200);
             assertThat(started.body()).isEqualTo("Start profiling.\n");
-            // WHEN exactly 3 batches run (1 prefill + 2 decode) and the server goes idle
+            // WHEN exactly 3 batches run (1 prefill + 2 decode)
             client.complete(3);
-            Thread.sleep(300);
-            // THEN no file yet: nothing runs batch c+4
+            // THEN the capture is still open and nothing is written: only the start of batch c+4 ends it
+            assertThat(sim.forwardCount()).isEqualTo(c + 3);
+            assertThat(sim.profiling()).isTrue();
             assertThat(SimClient.traceFiles(out)).isEmpty();
             // WHEN one more batch runs
             assertThat(client.get("/health").statusCode()).isEqualTo(200);
-            // THEN every rank's file appears, with SGLang's name
-            List<Path> files = SimClient.awaitTraceFiles(out, tp);
-            Thread.sleep(100);
-            files = SimClient.traceFiles(out);
+            // THEN that batch is c+4 (the idle server ran none in between), and it wrote every rank's file before it
+            // ran, with SGLang's name
+            assertThat(sim.forwardCount()).isEqualTo(c + 4);
+            assertThat(sim.profiling()).isFalse();
+            List<Path> files = SimClient.traceFiles(out);
             assertThat(SimClient.names(files)).containsExactlyElementsOf(
                     tp == 1 ? List.of("pid42-TP-0.trace.json.gz")
                             : List.of("pid42-TP-0.trace.json.gz", "pid42-TP-1.trace.json.gz"));
@@ -187,6 +192,7 @@ class ProfilerTest {
         try (EngineSimulator sim = start(2)) {
             SimClient client = new SimClient(sim);
             Path out = dir.resolve("load");
+            long c = sim.forwardCount();
             assertThat(client.post("/start_profile", "{\"output_dir\":\"" + out + "\",\"profile_prefix\":\"pre\","
                     + "\"profile_id\":\"x\"}").statusCode()).isEqualTo(200);
             Thread load = new Thread(() -> {
@@ -197,7 +203,8 @@ class ProfilerTest {
                 }
             });
             load.start();
-            Thread.sleep(50);
+            // the 40-step request is under way: its prefill and a first decode are recorded
+            await().atMost(Duration.ofSeconds(20)).until(() -> sim.forwardCount() >= c + 2);
             HttpResponse<String> stopped = client.post("/stop_profile", "");
             List<Path> files = SimClient.traceFiles(out);
             assertThat(stopped.statusCode()).isEqualTo(200);

@@ -3,7 +3,8 @@ package dev.profiledrollout.simulator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,12 +21,14 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
+import static org.awaitility.Awaitility.await;
+
 /** Test helper: HTTP calls against a simulator and trace-file reading. */
 final class SimClient {
 
-    static final ObjectMapper EXACT = new ObjectMapper()
+    static final ObjectMapper EXACT = JsonMapper.builder()
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES).build();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final URI base;
@@ -74,17 +77,10 @@ final class SimClient {
         return out;
     }
 
-    /** Polls until {@code dir} holds at least {@code count} trace files, or fails after 20 s. */
-    static List<Path> awaitTraceFiles(Path dir, int count) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline) {
-            List<Path> files = traceFiles(dir);
-            if (files.size() >= count) {
-                return files;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("expected " + count + " trace files in " + dir + ", found " + traceFiles(dir));
+    /** Waits until {@code dir} holds at least {@code count} trace files, or fails after 20 s. */
+    static List<Path> awaitTraceFiles(Path dir, int count) {
+        return await().atMost(Duration.ofSeconds(20)).alias(count + " trace files in " + dir)
+                .until(() -> traceFiles(dir), files -> files.size() >= count);
     }
 
     static JsonNode readTrace(Path file) throws IOException {

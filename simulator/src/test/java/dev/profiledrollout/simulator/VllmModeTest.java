@@ -118,12 +118,17 @@ class VllmModeTest {
         try (EngineSimulator sim = start(1, torch(",\"max_iterations\":3,\"ignore_frontend\":true,"
                 + "\"torch_profiler_dump_cuda_time_total\":false,\"torch_profiler_use_gzip\":false"))) {
             SimClient c = new SimClient(sim);
+            long before = sim.forwardCount();
             c.post("/start_profile", "");
             c.complete(3);
-            Thread.sleep(200);
-            // exactly 3 steps ran: not exceeded yet, and an idle server does not step
+            // exactly 3 steps ran: max_iterations is reached, not exceeded, so the capture is open and unwritten
+            assertThat(sim.forwardCount()).isEqualTo(before + 3);
+            assertThat(sim.profiling()).isTrue();
             assertThat(files()).isEmpty();
             c.complete(1);
+            // the 4th step (the idle server ran none in between) wrote the file before it ran
+            assertThat(sim.forwardCount()).isEqualTo(before + 4);
+            assertThat(sim.profiling()).isFalse();
             List<String> names = files();
             assertThat(names).hasSize(1);
             assertThat(names.get(0)).matches("dp0_pp0_tp0_dcp0_ep0_rank0\\.\\d{19}\\.pt\\.trace\\.json");

@@ -1,10 +1,13 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.junit.ProfiledTestKit.attach;
+import static dev.profiledrollout.junit.ProfiledTestKit.failure;
+import static dev.profiledrollout.junit.ProfiledTestKit.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
@@ -17,11 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,9 +31,6 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
 
 /**
  * The shutdown hook's bookkeeping in this JVM, without stopping it: the hook is registered only while a window is
@@ -87,7 +85,7 @@ class ShutdownGuardTest {
         engine = EngineSimulator.start(SimulatorConfig.builder().build());
         assertThat(ShutdownGuard.hookRegistered()).isFalse();
 
-        run(ShortTestCase.class).testEvents().assertStatistics(s -> s.succeeded(1));
+        run(ShortTestCase.class, output).testEvents().assertStatistics(s -> s.succeeded(1));
 
         assertThat(ShortTestCase.HOOK_DURING).isTrue();
         assertThat(ShortTestCase.OPEN_DURING).hasValue(1);
@@ -119,7 +117,8 @@ class ShutdownGuardTest {
     private static void raceTheHook(RolloutSession session) throws InterruptedException {
         EngineSimulator sim = ENGINE.get();
         long served = sim.finishedRequests();
-        await(() -> sim.profiling() && sim.finishedRequests() >= served + 10);
+        // a hang guard, not a timing check
+        await().atMost(Duration.ofMinutes(2)).until(() -> sim.profiling() && sim.finishedRequests() >= served + 10);
         List<EmergencyStop> open = ShutdownGuard.open();
         assertThat(open).hasSize(1);
         Thread hook = new Thread(() -> open.get(0).stopForShutdown(
@@ -138,13 +137,11 @@ class ShutdownGuardTest {
         engine = EngineSimulator.start(SimulatorConfig.builder().build());
         ENGINE.set(engine);
 
-        Throwable t = failure(run(RaceTestCase.class, ProfiledRolloutKeys.ENGINE, "attach",
-                ProfiledRolloutKeys.ENGINE_URL, engine.baseUri().toString()));
+        Throwable t = failure(attach(RaceTestCase.class, output, engine.baseUri()));
 
         assertThat(t).hasMessageContaining("The JVM is shutting down").hasMessageContaining("shutdown hook");
         assertThat(engine.profiling()).isFalse();
-        JsonNode summary = new ObjectMapper().readTree(output.resolve(
-                "ShutdownGuardTest$RaceTestCase/hookStopsWhileTheTestAwaits/summary.json").toFile());
+        JsonNode summary = summary(output.resolve("ShutdownGuardTest$RaceTestCase/hookStopsWhileTheTestAwaits"));
         assertThat(summary.path("error").asText()).startsWith("the JVM was stopped mid-window")
                 .contains("PROFILED (STOPPED)");
         assertThat(summary.path("workers")).singleElement()
@@ -162,8 +159,7 @@ class ShutdownGuardTest {
                 "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + profilerDir + "\"}").build());
         ENGINE.set(engine);
 
-        Throwable t = failure(run(VllmRaceTestCase.class, ProfiledRolloutKeys.ENGINE, "attach",
-                ProfiledRolloutKeys.ENGINE_URL, engine.baseUri().toString(), ProfiledRolloutKeys.TRACE_DIR,
+        Throwable t = failure(attach(VllmRaceTestCase.class, output, engine.baseUri(), ProfiledRolloutKeys.TRACE_DIR,
                 profilerDir.toString()));
 
         assertThat(t).hasMessageContaining("The JVM is shutting down");
@@ -171,34 +167,10 @@ class ShutdownGuardTest {
         try (Stream<Path> files = Files.list(profilerDir)) {
             assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.contains(".pt.trace.json"));
         }
-        JsonNode summary = new ObjectMapper().readTree(output.resolve(
-                "ShutdownGuardTest$VllmRaceTestCase/hookStopsWhileTheTestAwaits/summary.json").toFile());
+        JsonNode summary = summary(output.resolve("ShutdownGuardTest$VllmRaceTestCase/hookStopsWhileTheTestAwaits"));
         assertThat(summary.path("error").asText()).startsWith("the JVM was stopped mid-window")
                 .contains("PROFILED (STOPPED)");
         assertThat(ShutdownGuard.hookRegistered()).isFalse();
     }
 
-    private EngineExecutionResults run(Class<?> testCase, String... keyValues) {
-        Map<String, String> parameters = new java.util.LinkedHashMap<>();
-        parameters.put(ProfiledRolloutKeys.OUTPUT_DIR, output.toString());
-        for (int i = 0; i < keyValues.length; i += 2) {
-            parameters.put(keyValues[i], keyValues[i + 1]);
-        }
-        return EngineTestKit.engine("junit-jupiter").selectors(selectClass(testCase))
-                .configurationParameters(parameters).execute();
-    }
-
-    private static Throwable failure(EngineExecutionResults results) {
-        return results.testEvents().finished().list().get(0).getPayload(TestExecutionResult.class).orElseThrow()
-                .getThrowable().orElse(null);
-    }
-
-    /** Polls {@code condition}; fails after 2 minutes (a hang guard, not a timing check). */
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition not reached within 2 minutes").isNegative();
-            Thread.sleep(20);
-        }
-    }
 }

@@ -7,7 +7,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.BufferedInputStream;
@@ -35,10 +36,10 @@ import java.util.zip.GZIPOutputStream;
 final class TraceMerger {
 
     private static final System.Logger LOG = System.getLogger(TraceMerger.class.getName());
-    private static final ObjectMapper MAPPER = new ObjectMapper()
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
-            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES).build();
 
     private TraceMerger() {
     }
@@ -81,7 +82,7 @@ final class TraceMerger {
             try (JsonParser first = open(inputs.get(0))) {
                 first.nextToken();
                 while (first.nextToken() == JsonToken.FIELD_NAME) {
-                    String field = first.getCurrentName();
+                    String field = first.currentName();
                     first.nextToken();
                     if (field.equals("traceEvents")) {
                         break;
@@ -115,7 +116,7 @@ final class TraceMerger {
                         if (pid != null) {
                             if ("process_sort_index".equals(event.path("name").asText()) && pid.isNumber()
                                     && pid.asLong() < 1000) {
-                                ((ObjectNode) event.with("args")).put("sort_index",
+                                event.withObjectProperty("args").put("sort_index",
                                         pid.asLong() + tp * 100L + Math.max(dp, 0) * 100_000_000L);
                             }
                             event.put("pid", label + pid.asText());
@@ -149,7 +150,7 @@ final class TraceMerger {
             return false;
         }
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            String field = parser.getCurrentName();
+            String field = parser.currentName();
             parser.nextToken();
             if (field.equals(name)) {
                 return true;
