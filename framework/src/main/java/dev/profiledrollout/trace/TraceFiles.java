@@ -123,11 +123,11 @@ public final class TraceFiles {
                 return OptionalInt.empty();
             }
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String field = parser.getCurrentName();
+                String field = parser.currentName();
                 JsonToken value = parser.nextToken();
                 if ("distributedInfo".equals(field) && value == JsonToken.START_OBJECT) {
                     while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                        String inner = parser.getCurrentName();
+                        String inner = parser.currentName();
                         JsonToken innerValue = parser.nextToken();
                         if ("rank".equals(inner) && innerValue == JsonToken.VALUE_NUMBER_INT) {
                             return OptionalInt.of(parser.getIntValue());
