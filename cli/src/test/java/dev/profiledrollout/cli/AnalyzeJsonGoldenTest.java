@@ -2,6 +2,7 @@ package dev.profiledrollout.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.report.GoldenJson;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.TraceBaseline;
