@@ -133,20 +133,8 @@ public final class ProfileCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        OkHttpClient http = CliHttp.client(Duration.ofSeconds(30));
-        List<Worker> workers;
-        try {
-            workers = new RouterClient(routerUrl, http).workers();
-        } catch (EngineException e) {
-            err.println(e.getMessage());
-            err.flush();
-            return 1;
-        } finally {
-            CliHttp.close(http);
-        }
-        if (workers.isEmpty()) {
-            err.println("The router at " + routerUrl + " lists no workers");
-            err.flush();
+        List<Worker> workers = routerWorkers(err);
+        if (workers == null) {
             return 1;
         }
         if (be.equals("vllm") && act.equals("start")) {
@@ -168,6 +156,26 @@ public final class ProfileCommand implements Callable<Integer> {
         return failed > 0 || ok == 0 ? 1 : 0;
     }
 
+    /** @return the router's workers, or null after printing why there are none to profile */
+    private List<Worker> routerWorkers(PrintWriter err) {
+        OkHttpClient http = CliHttp.client(Duration.ofSeconds(30));
+        try {
+            List<Worker> workers = new RouterClient(routerUrl, http).workers();
+            if (workers.isEmpty()) {
+                err.println("The router at " + routerUrl + " lists no workers");
+                err.flush();
+                return null;
+            }
+            return workers;
+        } catch (EngineException e) {
+            err.println(e.getMessage());
+            err.flush();
+            return null;
+        } finally {
+            CliHttp.close(http);
+        }
+    }
+
     private int runRecipe(PrintWriter out, PrintWriter err) throws InterruptedException {
         SrtctlRecipe parsed;
         try {
@@ -183,20 +191,8 @@ public final class ProfileCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        OkHttpClient http = CliHttp.client(Duration.ofSeconds(30));
-        List<Worker> workers;
-        try {
-            workers = new RouterClient(routerUrl, http).workers();
-        } catch (EngineException e) {
-            err.println(e.getMessage());
-            err.flush();
-            return 1;
-        } finally {
-            CliHttp.close(http);
-        }
-        if (workers.isEmpty()) {
-            err.println("The router at " + routerUrl + " lists no workers");
-            err.flush();
+        List<Worker> workers = routerWorkers(err);
+        if (workers == null) {
             return 1;
         }
         String be = parsed.backend().name().toLowerCase(Locale.ROOT);
