@@ -240,7 +240,7 @@ public final class SimulatorConfig {
         return failStartProfileStatus;
     }
 
-    /** Injected faults (issue 8's fault matrix). Default {@link SimulatorFaults#NONE}. */
+    /** Injected faults. Default {@link SimulatorFaults#NONE}. */
     public SimulatorFaults faults() {
         return faults;
     }

@@ -11,8 +11,8 @@ import java.util.OptionalInt;
 import org.apiguardian.api.API;
 
 /**
- * Faults the simulator injects on purpose, to test that a client keeps working, loses nothing and leaks nothing
- * (issue 8's fault matrix). Set with {@link SimulatorConfig.Builder#faults(SimulatorFaults)}; the default,
+ * Faults the simulator injects on purpose, to test that a client keeps working, loses nothing and leaks nothing.
+ * Set with {@link SimulatorConfig.Builder#faults(SimulatorFaults)}; the default,
  * {@link #NONE}, injects nothing. Per-engine faults that need no configuration are methods instead:
  * {@link EngineSimulator#crash()} and {@link RouterSimulator#setHealthy(int, boolean)}.
  *
