@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.utility.DockerImageName;
@@ -115,12 +116,18 @@ public final class SimulatorImage {
 
     private static void run(Path script, Path jar, String tag) {
         try {
+            // The build's output goes to a log, not to this JVM's own stdout (Surefire reads that as its channel).
+            Path log = Files.createTempFile("simulator-image-build-", ".log");
             Process process = new ProcessBuilder("bash", script.toString(), jar.toString(), tag)
-                    .inheritIO().start();
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             int exit = process.waitFor();
             if (exit != 0) {
-                throw new IllegalStateException(script + " failed with exit code " + exit);
+                List<String> lines = Files.readAllLines(log);
+                throw new IllegalStateException(script + " failed with exit code " + exit + "; the last lines of "
+                        + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20),
+                        lines.size())));
             }
+            Files.delete(log);
         } catch (IOException e) {
             throw new IllegalStateException("Could not run " + script + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
