@@ -63,8 +63,8 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
     private DurationBudgetAssert check(boolean ok, String relation, Duration budget) {
         isNotNull();
         Objects.requireNonNull(budget, "budget");
-        Verdicts.record(new Verdict(measure, relation, actual.toNanos() / 1e6, budget.toNanos() / 1e6, "ms",
-                Formats.duration(actual), Formats.duration(budget), ok));
+        Verdicts.record(Verdict.of(Verdict.Kind.LATENCY, measure, relation, actual.toNanos() / 1e6,
+                budget.toNanos() / 1e6, "ms", Formats.duration(actual), Formats.duration(budget), "", ok));
         if (!ok) {
             String extra = context == null ? null : context.apply(budget);
             String message = measure + " was " + Formats.duration(actual) + ", budget " + relation + " "

@@ -67,8 +67,8 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
     }
 
     private NumberBudgetAssert check(boolean ok, String relation, double budget) {
-        Verdicts.record(new Verdict(measure, relation, actual, budget, "", format.apply(actual), format.apply(budget),
-                ok));
+        Verdicts.record(Verdict.of(Verdict.Kind.TRACE, measure, relation, actual, budget, "", format.apply(actual),
+                format.apply(budget), context == null ? "" : context, ok));
         if (!ok) {
             String message = measure + " was " + format.apply(actual) + ", budget " + relation + " "
                     + format.apply(budget) + " (" + Formats.gap(actual, budget) + ")"

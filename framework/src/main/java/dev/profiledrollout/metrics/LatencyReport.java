@@ -69,8 +69,10 @@ public final class LatencyReport {
     private final long outputTokens;
     private final Slo slo;
     private final long goodRequests;
+    private final String scope;
 
-    private LatencyReport(List<RequestRecord> records, Slo slo) {
+    private LatencyReport(List<RequestRecord> records, Slo slo, String scope) {
+        this.scope = scope;
         this.records = List.copyOf(records);
         this.slo = slo;
         this.goodRequests = slo.goodCount(this.records);
@@ -145,7 +147,22 @@ public final class LatencyReport {
     public static LatencyReport of(List<RequestRecord> records, Slo slo) {
         Objects.requireNonNull(records, "records");
         Objects.requireNonNull(slo, "slo");
-        return new LatencyReport(records, slo);
+        return new LatencyReport(records, slo, "");
+    }
+
+    /**
+     * @return where these requests belong, for assertion messages and verdicts: {@code ""} for a whole run, else e.g.
+     *         the phase name {@code "PREFILL"} of a phased test
+     */
+    public String scope() { return scope; }
+
+    /**
+     * @param newScope see {@link #scope()}, not null
+     * @return the same requests and figures under {@code newScope}
+     */
+    public LatencyReport withScope(String newScope) {
+        Objects.requireNonNull(newScope, "newScope");
+        return newScope.equals(scope) ? this : new LatencyReport(records, slo, newScope);
     }
 
     /** @return the goodput SLO of this report; {@link Slo#isEmpty() empty} when none was set */

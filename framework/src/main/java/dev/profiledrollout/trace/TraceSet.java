@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -42,8 +43,14 @@ public final class TraceSet {
     private final List<TraceSummary> traces;
     private final List<KernelStats> kernels;
     private final long kernelTotalNs;
+    private final String scope;
 
     private TraceSet(List<TraceSummary> traces) {
+        this(traces, "");
+    }
+
+    private TraceSet(List<TraceSummary> traces, String scope) {
+        this.scope = scope;
         List<TraceSummary> sorted = new ArrayList<>(traces);
         sorted.sort(BY_RANK_THEN_FILE_NAME);
         this.traces = List.copyOf(sorted);
@@ -59,6 +66,23 @@ public final class TraceSet {
         mergedList.sort(KernelStats.BY_TOTAL_DESCENDING);
         this.kernels = List.copyOf(mergedList);
         this.kernelTotalNs = total;
+    }
+
+    /**
+     * @return where these traces belong, for assertion messages and verdicts: {@code ""} for a whole run, else e.g.
+     *         the phase name {@code "PREFILL"} of a phased test
+     */
+    public String scope() {
+        return scope;
+    }
+
+    /**
+     * @param newScope see {@link #scope()}, not null
+     * @return the same traces under {@code newScope}
+     */
+    public TraceSet withScope(String newScope) {
+        Objects.requireNonNull(newScope, "newScope");
+        return newScope.equals(scope) ? this : new TraceSet(traces, newScope);
     }
 
     /** A set of summaries already read (for example by {@link SqliteTraceReader}), sorted like {@link #read}. */

@@ -61,7 +61,7 @@ class AllureStepsTest {
     void should_record_phase_steps_with_outcome_and_the_report_attachments() {
         // GIVEN
         Path run = RunFixtures.writeRun(dir);
-        List<Verdict> verdicts = List.of(new Verdict("p99 TTFT", "<", 312.0, 250.0, "ms", "312 ms", "250 ms", false));
+        List<Verdict> verdicts = List.of(Verdict.of(Verdict.Kind.LATENCY, "p99 TTFT", "<", 312.0, 250.0, "ms", "312 ms", "250 ms", "", false));
         // WHEN
         TestResult result = runAsTestCase(() -> {
             AllureSteps.step("warm-up", () -> 1);
@@ -77,7 +77,7 @@ class AllureStepsTest {
                 org.assertj.core.groups.Tuple.tuple("trace collection", Status.BROKEN),
                 org.assertj.core.groups.Tuple.tuple("budgets: 0 of 1 held", Status.FAILED));
         assertThat(result.getSteps().get(2).getSteps()).extracting(StepResult::getName)
-                .containsExactly("FAIL p99 TTFT: 312 ms, budget < 250 ms");
+                .containsExactly("FAIL p99 TTFT: 312 ms, budget < 250 ms (+24.8%)");
         assertThat(result.getSteps().get(0).getStop()).isGreaterThanOrEqualTo(result.getSteps().get(0).getStart());
         assertThat(result.getAttachments()).extracting(Attachment::getName).contains("latency table",
                 "budget verdicts", "chart: TTFT percentile distribution", "chart: GPU busy time per rank (straggler "

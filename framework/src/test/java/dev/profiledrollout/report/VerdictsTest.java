@@ -57,8 +57,8 @@ class VerdictsTest {
     void should_add_verdicts_to_summary_json_and_the_console() throws Exception {
         // GIVEN
         Path run = RunFixtures.writeRun(dir);
-        List<Verdict> verdicts = List.of(new Verdict("p99 TTFT", "<", 312.0, 250.0, "ms", "312 ms", "250 ms", false),
-                new Verdict("GPU busy fraction", ">", 0.9, 0.5, "", "90.0%", "50.0%", true));
+        List<Verdict> verdicts = List.of(Verdict.of(Verdict.Kind.LATENCY, "p99 TTFT", "<", 312.0, 250.0, "ms", "312 ms", "250 ms", "", false),
+                Verdict.of(Verdict.Kind.TRACE, "GPU busy fraction", ">", 0.9, 0.5, "", "90.0%", "50.0%", "", true));
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         // WHEN
         TestReport.finish(run, verdicts, List.of(Path.of("traces/a.trace.json.gz")), TestReport.Options.DEFAULTS,

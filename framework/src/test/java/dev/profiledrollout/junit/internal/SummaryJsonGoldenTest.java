@@ -75,7 +75,7 @@ class SummaryJsonGoldenTest {
                         .serverInfo(server).stopOutcome(StopOutcome.STOPPED).build(),
                 new Settings(key -> Optional.ofNullable(Map.of(ProfiledRolloutKeys.BASELINE_DIR, baselines.toString()).get(key)), Map.of()),
                 "GoldenTest.run");
-        TestReport.finish(run, List.of(new Verdict("p99 TTFT", "<", 61.5, 60.0, "ms", "61.5 ms", "60 ms", false)),
+        TestReport.finish(run, List.of(Verdict.of(Verdict.Kind.LATENCY, "p99 TTFT", "<", 61.5, 60.0, "ms", "61.5 ms", "60 ms", "", false)),
                 List.of(Path.of("traces/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")), TestReport.Options.DEFAULTS,
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         // THEN
