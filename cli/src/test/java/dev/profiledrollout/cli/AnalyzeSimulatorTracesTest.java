@@ -127,6 +127,39 @@ class AnalyzeSimulatorTracesTest {
         assertThat(ops).isNotEmpty().allSatisfy(r -> assertThat(r[2]).as(r[1]).isEmpty());
     }
 
+    @Test
+    void a_vllm_capture_lists_its_frontend_trace_apart_from_the_ranks() throws Exception {
+        Path torchDir = dir.resolve("vllm");
+        try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().backend("vllm").tpSize(2)
+                .profilerConfig("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + torchDir + "\"}").build())) {
+            URI base = sim.baseUri();
+            assertThat(post(base, "/start_profile", "")).isEqualTo(200);
+            assertThat(post(base, "/v1/completions", "{\"model\":\"" + sim.config().servedModelName()
+                    + "\",\"prompt\":[1,2,3,4],\"max_tokens\":3}")).isEqualTo(200);
+            assertThat(post(base, "/stop_profile", "")).isEqualTo(200);
+        }
+
+        assertThat(analyze("--all-ranks", torchDir.toString())).as(err.toString()).isZero();
+        String table = out.toString();
+        assertThat(table).contains("All ranks: 2 traces");
+        String frontendPart = table.substring(table.indexOf("Frontend traces (vLLM API server"));
+        assertThat(frontendPart.lines().skip(1).findFirst().orElseThrow()).contains(".async_llm.");
+        assertThat(table.substring(0, table.indexOf("Frontend traces"))).doesNotContain(".async_llm.");
+
+        assertThat(analyze("--format", "json", torchDir.toString())).as(err.toString()).isZero();
+        JsonNode json = new ObjectMapper().readTree(out.toString());
+        assertThat(json.get("traces")).hasSize(2).allSatisfy(t -> {
+            assertThat(t.get("file").asText()).doesNotContain(".async_llm.");
+            assertThat(t.get("kernelEvents").asLong()).isPositive();
+        });
+        assertThat(json.get("frontendTraces")).hasSize(1)
+                .allSatisfy(t -> assertThat(t.get("file").asText()).contains(".async_llm."));
+
+        assertThat(analyze("--format", "csv", torchDir.toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain(".async_llm.");
+        assertThat(err.toString()).contains(".async_llm.").contains("frontend (API server) trace: CPU only, not a rank");
+    }
+
     private static JsonNode firstCpuOp(Path gz, String name) throws IOException {
         try (var in = new java.util.zip.GZIPInputStream(Files.newInputStream(gz))) {
             for (JsonNode e : new ObjectMapper().readTree(in).get("traceEvents")) {
