@@ -131,7 +131,8 @@ class AnalyzeSimulatorTracesTest {
     void a_vllm_capture_lists_its_frontend_trace_apart_from_the_ranks() throws Exception {
         Path torchDir = dir.resolve("vllm");
         try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().backend("vllm").tpSize(2)
-                .profilerConfig("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + torchDir + "\"}").build())) {
+                .profilerConfig("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + torchDir
+                        + "\",\"torch_profiler_record_shapes\":true}").build())) {
             URI base = sim.baseUri();
             assertThat(post(base, "/start_profile", "")).isEqualTo(200);
             assertThat(post(base, "/v1/completions", "{\"model\":\"" + sim.config().servedModelName()
@@ -154,6 +155,10 @@ class AnalyzeSimulatorTracesTest {
         });
         assertThat(json.get("frontendTraces")).hasSize(1)
                 .allSatisfy(t -> assertThat(t.get("file").asText()).contains(".async_llm."));
+        // torch_profiler_record_shapes: TP 2 halves the QKV projection's output, (32 + 2·8)·128 / 2
+        assertThat(json.get("traces").get(0).get("operators")).anySatisfy(o -> assertThat(
+                o.get("name").asText() + " " + o.get("inputDims").asText())
+                .isEqualTo("aten::mm [[4, 4096], [4096, 3072]]"));
 
         assertThat(analyze("--format", "csv", torchDir.toString())).as(err.toString()).isZero();
         assertThat(out.toString()).doesNotContain(".async_llm.");
