@@ -48,8 +48,9 @@ import org.apiguardian.api.API;
  * {@code --format json} prints {@code {"traces":[…]}}, one object per summarised file in the shape of
  * {@link dev.profiledrollout.report.TraceSummaryJson} ({@code "file"} is the path as given, every kernel, sorted by
  * totalNs descending, {@code categories} by share descending); {@code "frontendTraces"} (only when there are any)
- * holds the frontend traces in the same shape; with {@code --all-ranks} also {@code "allRanks":{"busyImbalance","straggler",
- * "ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],"kernelSpread":[…]}}, with {@code --baseline} also
+ * holds the frontend traces in the same shape; with {@code --all-ranks} also
+ * {@code "allRanks":{"busyImbalance","straggler","ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],
+ * "kernelSpread":[…]}}, with {@code --baseline} also
  * {@code "baselineDiff"}: the {@link BaselineDiff} with every kernel (shapes in
  * {@link dev.profiledrollout.report.ResultsModule}). Fields are added in later versions, never renamed or removed.
  * {@code --format table} (the default) prints per file a header and the top 15 rows of the

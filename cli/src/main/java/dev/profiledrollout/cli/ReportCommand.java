@@ -60,11 +60,10 @@ public final class ReportCommand implements Callable<Integer> {
         for (Path dir : directories) {
             List<Path> runs = runs(dir);
             if (runs.isEmpty()) {
-                err.println("report: " + (Files.exists(dir) ? "no summary.json in or below " + dir
-                        : dir + " does not exist") + "; point at a test's output directory, e.g. "
+                err.println("report: " + notARun(dir) + "; point at a test's output directory, e.g. "
                         + "target/profiled-rollout/<Class>/<method>, or at a `bench --save-result` result JSON or its "
-                        + "<name>-details directory (written with summary.json by bench since this version; "
-                        + "run bench --save-result again for an older one)");
+                        + "<name>-details directory (bench --save-result writes summary.json there; run it again for a "
+                        + "result saved without one)");
                 err.flush();
                 return 2;
             }
@@ -80,6 +79,17 @@ public final class ReportCommand implements Callable<Integer> {
         }
         out.flush();
         return exit;
+    }
+
+    private static String notARun(Path path) {
+        if (!Files.exists(path)) {
+            return path + " does not exist";
+        }
+        if (Files.isRegularFile(path)) {
+            return path + " is neither a summary.json nor a bench result with a "
+                    + path.getFileName().toString().replaceAll("\\.json$", "") + "-details/summary.json next to it";
+        }
+        return "no summary.json in or below " + path;
     }
 
     private static List<Path> runs(Path dir) {

@@ -96,7 +96,8 @@ class ReportCommandTest {
     void should_exit_2_naming_the_fix_for_a_json_without_a_run_directory() throws Exception {
         Path json = Files.writeString(dir.resolve("other.json"), "{}");
         assertThat(run("report", json.toString())).isEqualTo(2);
-        assertThat(err.toString()).contains("no summary.json in or below " + json).contains("bench --save-result");
+        assertThat(err.toString()).contains(json + " is neither a summary.json nor a bench result with a "
+                + "other-details/summary.json next to it").contains("bench --save-result writes summary.json there");
     }
 
     @Test

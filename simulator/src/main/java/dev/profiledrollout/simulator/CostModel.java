@@ -103,6 +103,16 @@ public final class CostModel {
             + "false, float, int>(float*, int*, int*, float*, int*, float*, unsigned long, unsigned long, "
             + "unsigned long, unsigned long)";
 
+    /** An absent optional tensor argument (e.g. a linear layer's bias): PyTorch records empty dims and type. */
+    private static final Input NONE = new Input(List.of(), List.of(), "", "");
+    /**
+     * RMSNorm epsilon as PyTorch prints a double: Llama 3.1's {@code rms_norm_eps} (1e-5, its {@code config.json});
+     * {@link ModelSpec} carries no epsilon.
+     */
+    private static final Input EPS = Input.scalar("1.0000000000000001e-05");
+    /** sgl-kernel's {@code enable_pdl} argument (programmatic dependent launch, on for Hopper). */
+    private static final Input PDL = Input.scalar("True");
+
     private final ModelSpec model;
     private final GpuSpec gpu;
     private final int tp;
@@ -213,12 +223,6 @@ public final class CostModel {
         long ns = Math.round(Math.max(compute, memory) * 1e9) + LAUNCH_FLOOR_NS;
         return new KernelCost(name, kind, flops, bytes, ns, grid, block);
     }
-
-    /** An absent optional tensor argument (e.g. a linear layer's bias): PyTorch records empty dims and type. */
-    private static final Input NONE = new Input(List.of(), List.of(), "", "");
-    /** RMSNorm epsilon of Llama 3.1 ({@code rms_norm_eps} in its {@code config.json}). */
-    private static final Input EPS = Input.scalar("1.0000000000000001e-05");
-    private static final Input PDL = Input.scalar("True");
 
     private CpuOp attentionOp(long queries, long kvTokens, int heads, int kvHeads) {
         Input kv = Input.tensor(Input.BF16, kvTokens, kvHeads, model.headDim());

@@ -28,7 +28,8 @@ import org.apiguardian.api.API;
  * CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
  * and an {@code ac2g} flow. A GEMM's {@code aten::mm} runs inside its caller ({@code aten::linear} or
  * {@code aten::matmul}), which launches nothing itself. With {@code record_shapes} every operator carries its
- * inputs as {@link dev.profiledrollout.simulator.CostModel} sized them ({@code Input Dims} and the rest). The file is written under a temporary name and renamed when complete.
+ * inputs as {@link dev.profiledrollout.simulator.CostModel} sized them ({@code Input Dims} and the rest). The file is
+ * written under a temporary name and renamed when complete.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class TraceWriter {
