@@ -41,16 +41,21 @@ import org.apiguardian.api.API;
  * <p>Each PATH is a trace file or a directory; a directory stands for every {@code *.json} and
  * {@code *.json.gz} file below it, sorted, and files there that turn out not to be traces are skipped with
  * a note on stderr. Definitions and units are those of {@link dev.profiledrollout.trace} (all times ns).
+ * vLLM's frontend (API server) trace ({@link TraceFileName#isFrontend}, {@code *.async_llm.*}) holds CPU events only:
+ * it is listed apart from the ranks and never enters the cross-rank table, the baseline or the CSV.
  *
  * <h2>Output</h2>
  * {@code --format json} prints {@code {"traces":[…]}}, one object per summarised file in the shape of
  * {@link dev.profiledrollout.report.TraceSummaryJson} ({@code "file"} is the path as given, every kernel, sorted by
- * totalNs descending); with {@code --all-ranks} also {@code "allRanks":{"busyImbalance","straggler",
- * "ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],"kernelSpread":[…]}}, with {@code --baseline} also
+ * totalNs descending, {@code categories} by share descending); {@code "frontendTraces"} (only when there are any)
+ * holds the frontend traces in the same shape; with {@code --all-ranks} also
+ * {@code "allRanks":{"busyImbalance","straggler","ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],
+ * "kernelSpread":[…]}}, with {@code --baseline} also
  * {@code "baselineDiff"}: the {@link BaselineDiff} with every kernel (shapes in
  * {@link dev.profiledrollout.report.ResultsModule}). Fields are added in later versions, never renamed or removed.
  * {@code --format table} (the default) prints per file a header and the top 15 rows of the
- * {@code --by} view (kernels by default). {@code --format csv} prints one CSV table: the baseline diff with
+ * {@code --by} view (kernels by default; times in ms with three decimals, shares in %, largest first), then the
+ * frontend traces' names. {@code --format csv} prints one CSV table: the baseline diff with
  * {@code --baseline}, else the cross-rank table with {@code --all-ranks}, else the {@code --by} view of every file
  * (first column {@code file}). {@code --write-baseline FILE} writes the kernels of all inputs as a baseline
  * ({@link dev.profiledrollout.trace.TraceBaseline}).
@@ -146,10 +151,12 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         int exit = 0;
         List<Labeled> read = new ArrayList<>();
+        List<Labeled> frontends = new ArrayList<>();
         for (Input input : inputs) {
             Outcome outcome = read(input, err);
             exit = Math.max(exit, outcome.exit());
-            read.addAll(outcome.summaries());
+            boolean frontend = TraceFileName.isFrontend(String.valueOf(input.file().getFileName()));
+            (frontend ? frontends : read).addAll(outcome.summaries());
         }
         BaselineDiff diff = null;
         if (baseline != null) {
@@ -163,9 +170,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         TraceSet set = TraceSet.of(read.stream().map(Labeled::summary).toList());
         switch (format) {
-            case JSON -> AnalyzeOutput.json(out, read, allRanks ? set : null, diff);
-            case CSV -> AnalyzeOutput.csv(out, read, by, allRanks ? set : null, diff);
-            default -> AnalyzeOutput.table(out, read, by, allRanks ? set : null, diff);
+            case JSON -> AnalyzeOutput.json(out, read, frontends, allRanks ? set : null, diff);
+            case CSV -> {
+                AnalyzeOutput.csv(out, read, by, allRanks ? set : null, diff);
+                frontends.forEach(f -> err.println("analyze: " + f.label() + " is vLLM's frontend (API server) "
+                        + "trace: CPU only, not a rank, so not in the CSV; --format table or json lists it"));
+            }
+            default -> AnalyzeOutput.table(out, read, frontends, by, allRanks ? set : null, diff);
         }
         if (writeBaseline != null) {
             TraceBaseline.of(read.stream().map(Labeled::summary).toList()).write(writeBaseline);

@@ -1,7 +1,9 @@
 package dev.profiledrollout.cli;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.profiledrollout.cli.internal.AnalysisViews;
 import dev.profiledrollout.cli.internal.SummaryTable;
 import dev.profiledrollout.cli.internal.ViewPrinter;
@@ -13,6 +15,8 @@ import dev.profiledrollout.trace.TraceSet;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -26,15 +30,39 @@ final class AnalyzeOutput {
     private AnalyzeOutput() {
     }
 
-    static void json(PrintWriter out, List<AnalyzeCommand.Labeled> traces, TraceSet ranks, BaselineDiff diff)
-            throws IOException {
-        List<LabeledTrace> labeled = traces.stream().map(t -> new LabeledTrace(t.label(), t.summary())).toList();
-        JSON.writeValue(out, new JsonOutput(labeled, ranks == null ? null : AllRanks.of(ranks), diff));
+    static void json(PrintWriter out, List<AnalyzeCommand.Labeled> traces, List<AnalyzeCommand.Labeled> frontends,
+                     TraceSet ranks, BaselineDiff diff) throws IOException {
+        JsonNode tree = JSON.valueToTree(new JsonOutput(labeled(traces), labeled(frontends),
+                ranks == null ? null : AllRanks.of(ranks), diff));
+        for (String list : List.of("traces", "frontendTraces")) {
+            tree.path(list).forEach(AnalyzeOutput::categoriesByShare);
+        }
+        JSON.writeValue(out, tree);
         out.println();
     }
 
+    private static List<LabeledTrace> labeled(List<AnalyzeCommand.Labeled> traces) {
+        return traces.stream().map(t -> new LabeledTrace(t.label(), t.summary())).toList();
+    }
+
+    /**
+     * Orders a trace's {@code categories} as the table and CSV do ({@link AnalysisViews#byShare}); the stored
+     * {@code summary.json} keeps {@link dev.profiledrollout.trace.TraceDetails}' enum order.
+     */
+    private static void categoriesByShare(JsonNode trace) {
+        if (trace.get("categories") instanceof ArrayNode categories) {
+            List<JsonNode> sorted = new ArrayList<>();
+            categories.forEach(sorted::add);
+            sorted.sort(Comparator.comparingLong((JsonNode c) -> c.path("totalNs").asLong()).reversed());
+            categories.removeAll();
+            categories.addAll(sorted);
+        }
+    }
+
     /** What {@code --format json} prints; the records inside have the shapes {@link ResultsModule} gives them. */
-    private record JsonOutput(List<LabeledTrace> traces, @JsonInclude(JsonInclude.Include.NON_NULL) AllRanks allRanks,
+    private record JsonOutput(List<LabeledTrace> traces,
+                              @JsonInclude(JsonInclude.Include.NON_EMPTY) List<LabeledTrace> frontendTraces,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) AllRanks allRanks,
                               @JsonInclude(JsonInclude.Include.NON_NULL) BaselineDiff baselineDiff) {
     }
 
@@ -53,15 +81,20 @@ final class AnalyzeOutput {
     private record RankRow(String rank, String file, long kernelTotalNs, long busyNs, long spanNs) {
     }
 
-    static void table(PrintWriter out, List<AnalyzeCommand.Labeled> traces, AnalysisViews.By by, TraceSet ranks,
-                      BaselineDiff diff) {
+    static void table(PrintWriter out, List<AnalyzeCommand.Labeled> traces, List<AnalyzeCommand.Labeled> frontends,
+                      AnalysisViews.By by, TraceSet ranks, BaselineDiff diff) {
         for (AnalyzeCommand.Labeled t : traces) {
             if (by == AnalysisViews.By.KERNEL) {
                 SummaryTable.print(out, t.label(), t.summary());
                 continue;
             }
             SummaryTable.header(out, t.label(), t.summary());
-            ViewPrinter.table(out, AnalysisViews.of(by, t.summary()), TABLE_ROWS);
+            ViewPrinter.readableTable(out, AnalysisViews.of(by, t.summary()), TABLE_ROWS);
+            out.println();
+        }
+        if (!frontends.isEmpty()) {
+            out.println("Frontend traces (vLLM API server: CPU events only, not ranks; left out of the rank tables):");
+            frontends.forEach(f -> out.println("  " + f.label()));
             out.println();
         }
         if (ranks != null) {

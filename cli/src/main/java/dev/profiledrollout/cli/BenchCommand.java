@@ -4,6 +4,7 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.cli.internal.BenchRunDirectory;
 import dev.profiledrollout.load.Endpoint;
 import dev.profiledrollout.load.LoadTest;
 import dev.profiledrollout.load.LoadTestResult;
@@ -197,6 +198,7 @@ public final class BenchCommand implements Callable<Integer> {
                 Files.writeString(json, result.summary().toJson().toPrettyString());
                 Path details = resultDir.resolve(name.replaceAll("\\.json$", "") + "-details");
                 result.writeTo(details);
+                BenchRunDirectory.writeSummary(details, name, base, result);
                 out.println("Saved " + json + " and " + details);
             }
             out.flush();

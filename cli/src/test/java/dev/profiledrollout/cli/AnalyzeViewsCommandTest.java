@@ -11,6 +11,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,10 +36,35 @@ class AnalyzeViewsCommandTest {
     private static final String DECODE = "tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz";
 
     @Test
-    void by_category_prints_a_category_table() {
+    void by_category_prints_ms_and_percent_largest_share_first_in_every_format() throws IOException {
         assertThat(run("--by", "category", TestTraces.resolve(DECODE).toString())).isZero();
-        assertThat(out.toString()).contains("category").contains("GEMM").contains("ATTENTION")
-                .contains("temporal (HTA definitions, exact ns)");
+        assertThat(out.toString()).contains("temporal (HTA definitions, exact ns)");
+        List<String> table = out.toString().lines().dropWhile(l -> !l.contains("category")).toList();
+        assertThat(table.get(0).trim().split("\\s+")).containsExactly("category", "count", "total", "ms", "share");
+        List<String[]> rows = table.subList(1, table.size()).stream().filter(l -> !l.isBlank())
+                .map(l -> l.trim().split("\\s+")).toList();
+        assertThat(rows).isNotEmpty().allSatisfy(r -> {
+            assertThat(r[2]).matches("\\d+\\.\\d{3}");
+            assertThat(r[3]).matches("\\d+\\.\\d%");
+        });
+        assertThat(rows.stream().map(r -> Double.parseDouble(r[2])).toList()).isSortedAccordingTo(
+                Comparator.reverseOrder());
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--by", "category", "--format", "csv", TestTraces.resolve(DECODE).toString())).isZero();
+        List<String> csv = out.toString().lines().toList();
+        assertThat(csv.get(0)).isEqualTo("file,category,count,totalNs,share");
+        List<String> csvOrder = csv.subList(1, csv.size()).stream().map(l -> l.split(",")[1]).toList();
+        assertThat(csv.subList(1, csv.size()).stream().map(l -> Long.parseLong(l.split(",")[3])).toList())
+                .isSortedAccordingTo(Comparator.reverseOrder());
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--format", "json", TestTraces.resolve(DECODE).toString())).isZero();
+        List<String> jsonOrder = new ArrayList<>();
+        new ObjectMapper().readTree(out.toString()).get("traces").get(0).get("categories")
+                .forEach(c -> jsonOrder.add(c.get("category").asText()));
+        assertThat(jsonOrder).isEqualTo(csvOrder).hasSize(rows.size());
+        assertThat(rows.stream().map(r -> r[0]).toList()).isEqualTo(csvOrder);
     }
 
     @Test

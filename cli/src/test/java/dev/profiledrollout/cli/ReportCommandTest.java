@@ -2,6 +2,10 @@ package dev.profiledrollout.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.simulator.EngineSimulator;
+import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -54,6 +58,46 @@ class ReportCommandTest {
         assertThat(run.resolve("charts/latency-over-time.png")).isNotEmptyFile();
         assertThat(run.resolve("charts/top-kernels.png")).isNotEmptyFile();
         assertThat(Files.readAllLines(run.resolve("kernels.csv"))).contains("\"gemm_kernel\",3,3000,900,1100,1000.0,1.000000");
+    }
+
+    @Test
+    void should_render_a_bench_saved_result_named_by_its_result_json() throws Exception {
+        // GIVEN a benchmark against the simulator, saved as bench --save-result saves it
+        try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().build())) {
+            assertThat(run("bench", "--base-url", "http://user:secret@" + sim.baseUri().getAuthority(),
+                    "--backend", "sglang", "--num-prompts", "6", "--request-rate", "inf", "--random-input-len", "16",
+                    "--random-output-len", "3", "--seed", "5", "--save-result", "--result-dir", dir.toString(),
+                    "--result-filename", "sim-run.json")).as(err.toString()).isZero();
+        }
+        Path details = dir.resolve("sim-run-details");
+        assertThat(details.resolve("summary.json")).isNotEmptyFile();
+        out.getBuffer().setLength(0);
+        // WHEN the result JSON is given
+        int exit = run("report", dir.resolve("sim-run.json").toString());
+        // THEN the details directory is rendered from its summary.json and request files: latency, no trace
+        assertThat(exit).as(err.toString()).isZero();
+        assertThat(out.toString()).contains(details.resolve("report.html").toString());
+        String html = Files.readString(details.resolve("report.html"));
+        assertThat(html).contains("bench sim-run").contains("TTFT").contains("<td>6</td>")
+                .contains("No trace was analysed.").doesNotContain("secret");
+        assertThat(details.resolve("charts/latency-over-time.png")).isNotEmptyFile();
+        JsonNode summary = new ObjectMapper().readTree(details.resolve("summary.json").toFile());
+        assertThat(summary.get("latency").get("ttft").get("count").asInt()).isEqualTo(6);
+        assertThat(summary.get("engine").get("url").asText()).doesNotContain("secret");
+        assertThat(summary.get("load").isObject()).isTrue();
+
+        // and the result directory above it renders the same run
+        out.getBuffer().setLength(0);
+        assertThat(run("report", dir.toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).contains(details.resolve("report.html").toString());
+    }
+
+    @Test
+    void should_exit_2_naming_the_fix_for_a_json_without_a_run_directory() throws Exception {
+        Path json = Files.writeString(dir.resolve("other.json"), "{}");
+        assertThat(run("report", json.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains(json + " is neither a summary.json nor a bench result with a "
+                + "other-details/summary.json next to it").contains("bench --save-result writes summary.json there");
     }
 
     @Test

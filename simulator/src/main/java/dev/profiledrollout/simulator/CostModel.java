@@ -2,7 +2,9 @@ package dev.profiledrollout.simulator;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.simulator.KernelCost.CpuOp;
 import dev.profiledrollout.simulator.KernelCost.Dim3;
+import dev.profiledrollout.simulator.KernelCost.Input;
 import dev.profiledrollout.simulator.KernelCost.Kind;
 
 import java.util.ArrayList;
@@ -28,6 +30,22 @@ import org.apiguardian.api.API;
  * is memory-bound on the weights and prefill (M = tokens) is compute-bound. Attention charges causal
  * {@code 4·heads·headDim·Σ ext·(prefix + ext/2)} FLOPs in prefill and reads each request's whole KV cache in
  * decode. There is no prefix caching and no chunked prefill.
+ *
+ * <h2>Operators</h2>
+ * Every kernel carries the CPU operator that launches it ({@link KernelCost#op()}) with the inputs it was sized by,
+ * per rank ({@code T} tokens of the forward, {@code R} requests, {@code H} hidden size, bf16 unless noted):
+ * {@code aten::embedding} {@code [V/tp, H]}, {@code [T]} (int64); {@code sgl_kernel::rmsnorm} /
+ * {@code sgl_kernel::fused_add_rmsnorm} {@code [T, H]}, {@code [T, H]}, {@code [H]}; every projection an
+ * {@code aten::linear} {@code [T, K]}, {@code [N, K]} calling {@code aten::mm} {@code [T, K]}, {@code [K, N]} (the
+ * weight's transposed view, strides {@code [1, K]}); the LM head {@code aten::matmul} calling {@code aten::mm}
+ * {@code [R, H]}, {@code [H, V/tp]}; rotary {@code [T, heads, headDim]}, {@code [T, kvHeads, headDim]}, positions
+ * {@code [T]} (int64); attention the queries {@code [T, heads, headDim]} and the keys and values it reads
+ * {@code [kvTokens, kvHeads, headDim]}; {@code sgl_kernel::silu_and_mul} {@code [T, I/tp]}, {@code [T, 2·I/tp]};
+ * all-reduce {@code [T, H]}; {@code aten::softmax} and sampling {@code [R, V]} (float). Sources: SGLang's unquantized
+ * layers call {@code F.linear(x, layer.weight, bias)} ({@code python/sglang/srt/layers/quantization/unquant.py}) and
+ * its logits {@code torch.matmul(hidden_states, lm_head.weight.T)}
+ * ({@code python/sglang/srt/layers/logits_processor.py}); the norms are {@code torch.ops.sgl_kernel.rmsnorm} and
+ * {@code fused_add_rmsnorm} ({@code sgl-kernel/python/sgl_kernel/elementwise.py}), all in sgl-project/sglang.
  *
  * <h2>Constants and their source</h2>
  * Hardware peaks come from {@link GpuSpec} (H100 SXM: ~989 TFLOP/s dense bf16, ~3.35 TB/s HBM).
@@ -85,6 +103,16 @@ public final class CostModel {
             + "false, float, int>(float*, int*, int*, float*, int*, float*, unsigned long, unsigned long, "
             + "unsigned long, unsigned long)";
 
+    /** An absent optional tensor argument (e.g. a linear layer's bias): PyTorch records empty dims and type. */
+    private static final Input NONE = new Input(List.of(), List.of(), "", "");
+    /**
+     * RMSNorm epsilon as PyTorch prints a double: Llama 3.1's {@code rms_norm_eps} (1e-5, its {@code config.json});
+     * {@link ModelSpec} carries no epsilon.
+     */
+    private static final Input EPS = Input.scalar("1.0000000000000001e-05");
+    /** sgl-kernel's {@code enable_pdl} argument (programmatic dependent launch, on for Hopper). */
+    private static final Input PDL = Input.scalar("True");
+
     private final ModelSpec model;
     private final GpuSpec gpu;
     private final int tp;
@@ -120,7 +148,7 @@ public final class CostModel {
         double attnFlops = 4.0 * heads * model.headDim() * pairs;
         double attnBytes = (double) tokens * (heads + 2.0 * kvHeads) * model.headDim() * model.bytesPerParam() * 2;
         KernelCost attention = roofline(PREFILL_ATTENTION, Kind.ATTENTION, attnFlops, attnBytes,
-                dim(ceilDiv(tokens, 128), heads), dim(128, 1));
+                dim(ceilDiv(tokens, 128), heads), dim(128, 1)).withOp(attentionOp(tokens, tokens, heads, kvHeads));
         return step(tokens, extendTokens.length, attention);
     }
 
@@ -140,7 +168,7 @@ public final class CostModel {
         double attnFlops = 4.0 * heads * model.headDim() * kvTokens;
         double attnBytes = (double) kvTokens * 2 * kvHeads * model.headDim() * model.bytesPerParam();
         KernelCost attention = roofline(DECODE_ATTENTION, Kind.ATTENTION, attnFlops, attnBytes,
-                dim(bs, kvHeads), dim(16, 8));
+                dim(bs, kvHeads), dim(16, 8)).withOp(attentionOp(bs, kvTokens, heads, kvHeads));
         return step(bs, bs, attention);
     }
 
@@ -154,14 +182,19 @@ public final class CostModel {
     }
 
     /**
-     * A GEMM {@code [m×k]·[k×n]} on one rank.
+     * A GEMM {@code [m×k]·[k×n]} on one rank, launched by {@code aten::mm} on the activations and the transposed
+     * weight, called by {@code aten::linear}.
      *
      * @param m rows (tokens or requests); {@code n}, {@code k} already divided by tp where the layer is sharded
      */
     public KernelCost gemm(String name, long m, long n, long k) {
         double flops = 2.0 * m * n * k;
         double bytes = ((double) m * k + (double) k * n + (double) m * n) * model.bytesPerParam();
-        return roofline(name, Kind.GEMM, flops, bytes, dim(ceilDiv(n, 128) * ceilDiv(m, 128), 1), dim(384, 1));
+        Input activations = Input.tensor(Input.BF16, m, k);
+        Input weight = Input.tensor(Input.BF16, n, k);
+        CpuOp linear = new CpuOp("aten::linear", List.of(activations, weight, NONE));
+        return roofline(name, Kind.GEMM, flops, bytes, dim(ceilDiv(n, 128) * ceilDiv(m, 128), 1), dim(384, 1))
+                .withOp(new CpuOp("aten::mm", List.of(activations, weight.transposed()), linear));
     }
 
     /**
@@ -191,6 +224,12 @@ public final class CostModel {
         return new KernelCost(name, kind, flops, bytes, ns, grid, block);
     }
 
+    private CpuOp attentionOp(long queries, long kvTokens, int heads, int kvHeads) {
+        Input kv = Input.tensor(Input.BF16, kvTokens, kvHeads, model.headDim());
+        return new CpuOp(CpuOp.defaultName(Kind.ATTENTION),
+                List.of(Input.tensor(Input.BF16, queries, heads, model.headDim()), kv, kv));
+    }
+
     private List<KernelCost> step(long tokens, int requests, KernelCost attention) {
         int b = model.bytesPerParam();
         long hidden = model.hiddenSize();
@@ -202,27 +241,38 @@ public final class CostModel {
         Dim3 normGrid = dim(tokens, 1);
         List<KernelCost> out = new ArrayList<>(model.layers() * 12 + 8);
 
+        Input act = Input.tensor(Input.BF16, tokens, hidden);
+        Input normWeight = Input.tensor(Input.BF16, hidden);
         out.add(roofline(EMBEDDING, Kind.EMBEDDING, 0, 2 * activationBytes, dim(ceilDiv(tokens * hidden, 512), 1),
-                dim(128, 4)));
-        if (tp > 1) {
-            out.add(allReduce(activationBytes));
+                dim(128, 4)).withOp(new CpuOp("aten::embedding", List.of(Input.tensor(Input.BF16,
+                model.vocabSize() / tp, hidden), Input.tensor(Input.INT64, tokens), Input.scalar("-1"),
+                Input.scalar("False"), Input.scalar("False")))));
+        KernelCost reduce = tp > 1 ? allReduce(activationBytes).withOp(new CpuOp(CpuOp.defaultName(Kind.ALL_REDUCE),
+                List.of(act))) : null;
+        if (reduce != null) {
+            out.add(reduce);
         }
 
         // Every layer launches the same kernels, so one instance of each is shared by all layers (a captured step
         // then costs a list of references, not ~300 objects).
         KernelCost firstNorm = roofline(RMS_NORM, Kind.NORM, 4.0 * tokens * hidden, 2 * activationBytes, normGrid,
-                dim(512, 1));
+                dim(512, 1)).withOp(new CpuOp("sgl_kernel::rmsnorm", List.of(act, act, normWeight, EPS, PDL)));
         KernelCost addNorm = roofline(FUSED_ADD_RMS_NORM, Kind.NORM, 4.0 * tokens * hidden, 4 * activationBytes,
-                normGrid, dim(512, 1));
+                normGrid, dim(512, 1)).withOp(new CpuOp("sgl_kernel::fused_add_rmsnorm",
+                List.of(act, act, normWeight, EPS, PDL)));
         KernelCost qkv = gemm(gemmName, tokens, qkvOut, hidden);
+        int heads = Math.max(1, model.attentionHeads() / tp);
+        int kvHeads = Math.max(1, model.kvHeads() / tp);
         KernelCost rotary = roofline(ROTARY, Kind.ROTARY, 6.0 * tokens * qkvOut, 2.0 * tokens * qkvOut * b,
-                dim(ceilDiv(tokens, 4), 1), dim(16, 8));
+                dim(ceilDiv(tokens, 4), 1), dim(16, 8)).withOp(new CpuOp(CpuOp.defaultName(Kind.ROTARY), List.of(
+                Input.tensor(Input.BF16, tokens, heads, model.headDim()),
+                Input.tensor(Input.BF16, tokens, kvHeads, model.headDim()), Input.tensor(Input.INT64, tokens))));
         KernelCost oProj = gemm(gemmName, tokens, hidden, oIn);
         KernelCost gateUp = gemm(gemmName, tokens, 2 * inter, hidden);
-        KernelCost act = roofline(SILU_AND_MUL, Kind.ACTIVATION, 4.0 * tokens * inter, 3.0 * tokens * inter * b,
-                dim(tokens, 1), dim(1024, 1));
+        KernelCost silu = roofline(SILU_AND_MUL, Kind.ACTIVATION, 4.0 * tokens * inter, 3.0 * tokens * inter * b,
+                dim(tokens, 1), dim(1024, 1)).withOp(new CpuOp(CpuOp.defaultName(Kind.ACTIVATION), List.of(
+                Input.tensor(Input.BF16, tokens, inter), Input.tensor(Input.BF16, tokens, 2 * inter), PDL)));
         KernelCost down = gemm(gemmName, tokens, hidden, inter);
-        KernelCost reduce = tp > 1 ? allReduce(activationBytes) : null;
         for (int layer = 0; layer < model.layers(); layer++) {
             out.add(layer == 0 ? firstNorm : addNorm);
             out.add(qkv);
@@ -234,7 +284,7 @@ public final class CostModel {
             }
             out.add(addNorm);
             out.add(gateUp);
-            out.add(act);
+            out.add(silu);
             out.add(down);
             if (reduce != null) {
                 out.add(reduce);
@@ -242,12 +292,17 @@ public final class CostModel {
         }
         out.add(addNorm);
         long vocabShard = model.vocabSize() / tp;
-        out.add(gemm(LM_HEAD_GEMM, requests, vocabShard, hidden));
+        KernelCost lmHead = gemm(LM_HEAD_GEMM, requests, vocabShard, hidden);
+        CpuOp mm = lmHead.op();
+        out.add(lmHead.withOp(new CpuOp(mm.name(), mm.inputs(), new CpuOp("aten::matmul", List.of(
+                mm.inputs().get(0), mm.inputs().get(1))))));
         double logitsBytes = (double) requests * model.vocabSize() * 4;
+        Input logits = Input.tensor("float", requests, model.vocabSize());
         out.add(roofline(SOFTMAX, Kind.SAMPLING, 5.0 * requests * model.vocabSize(), 2 * logitsBytes,
-                dim(requests, 1), dim(1024, 1)));
+                dim(requests, 1), dim(1024, 1)).withOp(new CpuOp("aten::softmax", List.of(logits,
+                Input.scalar("-1"), NONE))));
         out.add(roofline(SAMPLING, Kind.SAMPLING, 2.0 * requests * model.vocabSize(), logitsBytes, dim(requests, 1),
-                dim(1024, 1)));
+                dim(1024, 1)).withOp(new CpuOp(CpuOp.defaultName(Kind.SAMPLING), List.of(logits))));
         return List.copyOf(out);
     }
 

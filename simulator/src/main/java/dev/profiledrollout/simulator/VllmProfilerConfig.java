@@ -31,11 +31,13 @@ import org.apiguardian.api.API;
  * @param ignoreFrontend       {@code ignore_frontend}, default false: no {@code .async_llm.} frontend trace
  * @param delayIterations      {@code delay_iterations} ≥ 0, default 0: engine steps skipped after {@code /start_profile}
  * @param maxIterations        {@code max_iterations} ≥ 0, default 0 (unlimited): auto-stop once more steps were profiled
+ * @param recordShapes         {@code torch_profiler_record_shapes}, default false ({@code vllm/config/profiler.py}):
+ *                             operators in the worker traces carry {@code Input Dims} and the other input fields
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean withStack, boolean useGzip,
                                  boolean dumpCudaTimeTotal, boolean ignoreFrontend, int delayIterations,
-                                 int maxIterations) {
+                                 int maxIterations, boolean recordShapes) {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Set<String> KNOWN = Set.of("profiler", "torch_profiler_dir", "torch_profiler_with_stack",
@@ -76,7 +78,7 @@ public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean
 
     /**
      * Parses {@code --profiler-config} JSON. Fields vLLM knows but the simulator does not model (e.g.
-     * {@code torch_profiler_record_shapes}) are accepted and ignored; unknown fields are rejected, as pydantic's
+     * {@code torch_profiler_with_memory}) are accepted and ignored; unknown fields are rejected, as pydantic's
      * {@code extra="forbid"} does.
      *
      * @param json not null
@@ -102,7 +104,8 @@ public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean
         return new VllmProfilerConfig(text(n, "profiler"), dir == null || dir.isEmpty() ? null : Path.of(dir),
                 bool(n, "torch_profiler_with_stack", true), bool(n, "torch_profiler_use_gzip", true),
                 bool(n, "torch_profiler_dump_cuda_time_total", true), bool(n, "ignore_frontend", false),
-                integer(n, "delay_iterations"), integer(n, "max_iterations"));
+                integer(n, "delay_iterations"), integer(n, "max_iterations"),
+                bool(n, "torch_profiler_record_shapes", false));
     }
 
     /** Writes Kineto trace files (torch), rather than only bracketing a CUDA profiler range (cuda) or Proton (proton). */
@@ -113,7 +116,7 @@ public record VllmProfilerConfig(String profiler, Path torchProfilerDir, boolean
     /** The same configuration with another trace directory (e.g. one per simulated worker host). */
     public VllmProfilerConfig withTorchProfilerDir(Path dir) {
         return new VllmProfilerConfig(profiler, dir, withStack, useGzip, dumpCudaTimeTotal, ignoreFrontend,
-                delayIterations, maxIterations);
+                delayIterations, maxIterations, recordShapes);
     }
 
     private static String text(JsonNode n, String field) {

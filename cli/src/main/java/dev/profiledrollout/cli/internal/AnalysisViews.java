@@ -13,13 +13,15 @@ import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.apiguardian.api.API;
 
 /**
  * The tables {@code analyze} prints, as a header plus rows of cells (all times ns, shares as fractions), so that one
- * definition serves both {@code --format table} and {@code --format csv}.
+ * definition serves both {@code --format table} (through {@link ViewPrinter#readableTable}, in ms and %) and
+ * {@code --format csv}. Categories are listed by share, largest first.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class AnalysisViews {
@@ -48,7 +50,7 @@ public final class AnalysisViews {
                         "p99Ns", "share"), rows);
             }
             case CATEGORY -> {
-                for (CategoryStats c : s.details().categories()) {
+                for (CategoryStats c : byShare(s.details().categories())) {
                     rows.add(List.of(c.category().name(), n(c.count()), n(c.totalNs()), d(c.share())));
                 }
                 yield new View(List.of("category", "count", "totalNs", "share"), rows);
@@ -121,6 +123,14 @@ public final class AnalysisViews {
         }
         return new View(List.of("kernel", "status", "baseCount", "count", "deltaCount", "baseTotalNs", "totalNs",
                 "deltaNs", "relativeChange"), rows);
+    }
+
+    /**
+     * Categories by share of GPU time, largest first; equal shares keep {@link KernelCategories}' enum order (the
+     * order {@link dev.profiledrollout.trace.TraceDetails#categories()} has).
+     */
+    public static List<CategoryStats> byShare(List<CategoryStats> categories) {
+        return categories.stream().sorted(Comparator.comparingLong(CategoryStats::totalNs).reversed()).toList();
     }
 
     private static long rank(List<Long> sorted, double p) {

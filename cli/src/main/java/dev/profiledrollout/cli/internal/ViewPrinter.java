@@ -3,7 +3,9 @@ package dev.profiledrollout.cli.internal;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.apiguardian.api.API;
 
 /** Prints an {@link AnalysisViews.View} as an aligned text table or as RFC 4180 CSV. */
@@ -35,6 +37,34 @@ public final class ViewPrinter {
         if (view.rows().size() > shown.size()) {
             out.println("  … " + (view.rows().size() - shown.size()) + " more rows (use --format csv or json for all)");
         }
+    }
+
+    /**
+     * {@link #table} in the units of the kernel table: a column named {@code xNs} becomes {@code x ms} with three
+     * decimals, a {@code share} column a percentage with one decimal; other cells are printed as they are.
+     */
+    public static void readableTable(PrintWriter out, AnalysisViews.View view, int limit) {
+        List<String> header = view.header();
+        List<String> names = new ArrayList<>();
+        for (String h : header) {
+            names.add(h.endsWith("Ns") ? h.substring(0, h.length() - 2) + " ms" : h);
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (List<String> row : view.rows()) {
+            List<String> cells = new ArrayList<>();
+            for (int c = 0; c < row.size(); c++) {
+                String cell = row.get(c);
+                if (header.get(c).endsWith("Ns") && !cell.isEmpty()) {
+                    cells.add(String.format(Locale.ROOT, "%.3f", Double.parseDouble(cell) / 1e6));
+                } else if (header.get(c).equals("share") && !cell.isEmpty()) {
+                    cells.add(String.format(Locale.ROOT, "%.1f%%", 100 * Double.parseDouble(cell)));
+                } else {
+                    cells.add(cell);
+                }
+            }
+            rows.add(cells);
+        }
+        table(out, new AnalysisViews.View(names, rows), limit);
     }
 
     /** CSV with a header; {@code prefix} cells (for example the file) come first on every line. */

@@ -26,7 +26,10 @@ import org.apiguardian.api.API;
  * relative {@code ts} in µs with exactly three decimals, and per step a CPU {@code user_annotation} and a
  * {@code gpu_user_annotation} named like SGLang's step span, the kernels on stream 7 of {@code pid = tp}, and (with the
  * CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
- * and an {@code ac2g} flow. The file is written under a temporary name and renamed when complete.
+ * and an {@code ac2g} flow. A GEMM's {@code aten::mm} runs inside its caller ({@code aten::linear} or
+ * {@code aten::matmul}), which launches nothing itself. With {@code record_shapes} every operator carries its
+ * inputs as {@link dev.profiledrollout.simulator.CostModel} sized them ({@code Input Dims} and the rest). The file is
+ * written under a temporary name and renamed when complete.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class TraceWriter {
@@ -153,12 +156,15 @@ public final class TraceWriter {
                     long corr = correlation++;
                     long ext = externalId++;
                     if (cpu) {
-                        complete(g, "cpu_op", cpuOpName(kc), pid, pid, launchTs, slot * 8 / 10);
-                        g.writeObjectFieldStart("args");
-                        g.writeNumberField("External id", ext);
-                        g.writeNumberField("Record function id", 0);
-                        g.writeEndObject();
-                        g.writeEndObject();
+                        KernelCost.CpuOp op = kc.op();
+                        if (op.caller() != null) {
+                            // the caller spans the callee; the kernel links to the callee, the innermost operator
+                            cpuOp(g, op.caller(), pid, launchTs, slot * 9 / 10, ext, opts.recordShapes());
+                            ext = externalId++;
+                            cpuOp(g, op, pid, launchTs + slot / 20, slot * 8 / 10, ext, opts.recordShapes());
+                        } else {
+                            cpuOp(g, op, pid, launchTs, slot * 8 / 10, ext, opts.recordShapes());
+                        }
                     }
                     if (cpu && gpu) {
                         long runtimeTs = launchTs + slot / 10;
@@ -326,24 +332,50 @@ public final class TraceWriter {
         g.writeEndObject();
     }
 
-    private static String cpuOpName(KernelCost kc) {
-        switch (kc.kind()) {
-            case EMBEDDING:
-                return "aten::embedding";
-            case NORM:
-                return "sgl_kernel::fused_add_rmsnorm";
-            case GEMM:
-                return "aten::mm";
-            case ROTARY:
-                return "sgl_kernel::apply_rope_pos_ids_cos_sin_cache";
-            case ATTENTION:
-                return "flashinfer::paged_attention";
-            case ACTIVATION:
-                return "sgl_kernel::silu_and_mul";
-            case ALL_REDUCE:
-                return "sgl_kernel::all_reduce";
-            default:
-                return "sgl_kernel::top_k_top_p_sampling_from_probs";
+    /**
+     * A {@code cpu_op} event. With {@code recordShapes} its args carry the inputs as PyTorch's profiler records them
+     * (pytorch/pytorch {@code torch/csrc/autograd/profiler_kineto.cpp}, {@code AddGenericMetadata}):
+     * {@code "Concrete Inputs"} (scalars' values, {@code ""} for tensors), {@code "Input type"},
+     * {@code "Input Strides"} and {@code "Input Dims"}, in the key order real SGLang traces have (e.g.
+     * {@code testdata/traces/tracelens/sglang_decode}).
+     */
+    private static void cpuOp(JsonGenerator g, KernelCost.CpuOp op, long pid, long tsNs, long durNs, long ext,
+                              boolean recordShapes) throws IOException {
+        complete(g, "cpu_op", op.name(), pid, pid, tsNs, durNs);
+        g.writeObjectFieldStart("args");
+        g.writeNumberField("External id", ext);
+        g.writeNumberField("Record function id", 0);
+        if (recordShapes && !op.inputs().isEmpty()) {
+            g.writeArrayFieldStart("Concrete Inputs");
+            for (KernelCost.Input in : op.inputs()) {
+                g.writeString(in.concrete());
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("Input type");
+            for (KernelCost.Input in : op.inputs()) {
+                g.writeString(in.type());
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("Input Strides");
+            for (KernelCost.Input in : op.inputs()) {
+                longs(g, in.strides());
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("Input Dims");
+            for (KernelCost.Input in : op.inputs()) {
+                longs(g, in.dims());
+            }
+            g.writeEndArray();
         }
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private static void longs(JsonGenerator g, List<Long> values) throws IOException {
+        g.writeStartArray();
+        for (long v : values) {
+            g.writeNumber(v);
+        }
+        g.writeEndArray();
     }
 }

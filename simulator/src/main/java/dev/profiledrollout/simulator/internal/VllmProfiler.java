@@ -222,8 +222,8 @@ public final class VllmProfiler implements StepHook {
         int world = config.dpSize() * config.tpSize();
         for (int tp = 0; tp < config.tpSize(); tp++) {
             Path file = dir.resolve(workerName(tp) + "." + clock.nowEpochNs() + suffix());
-            writer.write(file, tp, captureBaseEpochNs, captured, new TraceWriter.Options(true, true, false,
-                    pc.withStack(), pc.useGzip(), globalRank(tp), world, true), () -> closed);
+            writer.write(file, tp, captureBaseEpochNs, captured, new TraceWriter.Options(true, true,
+                    pc.recordShapes(), pc.withStack(), pc.useGzip(), globalRank(tp), world, true), () -> closed);
             if (pc.dumpCudaTimeTotal()) {
                 VllmFiles.writeText(dir.resolve("profiler_out_" + globalRank(tp) + ".txt"),
                         VllmFiles.keyAveragesTable(captured, tp));

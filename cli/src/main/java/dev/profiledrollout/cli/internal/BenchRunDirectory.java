@@ -1,0 +1,68 @@
+package dev.profiledrollout.cli.internal;
+
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.load.LoadTestResult;
+import dev.profiledrollout.report.ResultsModule;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import org.apiguardian.api.API;
+
+/**
+ * Makes the directory {@code bench --save-result} writes next to its result JSON ({@code <name>-details/}, holding
+ * {@code requests.jsonl}, {@code latency.hlog}, {@code timeseries.csv}, see {@link LoadTestResult#writeTo}) a run
+ * directory {@code profiled-rollout report} renders, by adding the {@code summary.json} a profiled test would have.
+ */
+@API(status = INTERNAL, since = "0.1")
+public final class BenchRunDirectory {
+
+    private static final ObjectMapper JSON = ResultsModule.newMapper();
+
+    private BenchRunDirectory() {
+    }
+
+    /**
+     * Writes {@code directory/summary.json} in the shape {@link dev.profiledrollout.report.RunReport} documents, with
+     * the fields a benchmark has: {@code test} ({@code "bench <resultName>"}), {@code engine} ({@code backend} as
+     * labelled, {@code url} without user info or query, {@code kind} {@code "attached"}, {@code model}),
+     * {@code load}, {@code latency} and {@code error} (null). There is no profile window, so no
+     * {@code profileRequest}, {@code trace} or {@code workers}.
+     *
+     * @param directory  the details directory, already written by {@link LoadTestResult#writeTo}
+     * @param resultName the result JSON's file name, e.g. {@code vllm-inf-qps-Llama-3.1-8B-20260101-120000.json}
+     * @param base       the server root the benchmark ran against
+     * @throws UncheckedIOException when the file cannot be written
+     */
+    public static void writeSummary(Path directory, String resultName, URI base, LoadTestResult result) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("test", "bench " + resultName.replaceAll("\\.json$", ""));
+        ObjectNode engine = root.putObject("engine");
+        engine.put("backend", result.backend());
+        engine.put("url", withoutCredentials(base));
+        engine.put("kind", "attached");
+        engine.put("model", result.model());
+        root.set("load", JSON.valueToTree(result.spec()));
+        root.set("latency", JSON.valueToTree(result.latency()));
+        root.putNull("error");
+        Path file = directory.resolve("summary.json");
+        try {
+            JSON.writeValue(file.toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The URL without user info, query or fragment, as {@code summary.json} always writes engine URLs. */
+    private static String withoutCredentials(URI url) {
+        try {
+            return new URI(url.getScheme(), null, url.getHost(), url.getPort(), url.getPath(), null, null).toString();
+        } catch (URISyntaxException e) {
+            return "<unparseable URL>";
+        }
+    }
+}
