@@ -30,8 +30,13 @@ import org.apiguardian.api.API;
  *       allowed, comma-separated.</li>
  *   <li>Booleans: {@code true} or {@code false}.</li>
  * </ul>
- * The extension reads every {@link Scope#EXTENSION} key once before anything starts: an invalid value fails the test
- * with an {@code ExtensionConfigurationException} naming the key, the value and what is accepted.
+ * The extension reads every {@link Scope#EXTENSION} key once before anything starts: invalid values fail the test
+ * with one {@code ExtensionConfigurationException} that lists each key, its value and what is accepted (together with
+ * any invalid annotation attribute).
+ *
+ * <h2>Per test class</h2>
+ * A class annotated {@code @EngineProfile("<name>")} reads {@link #PROFILE_KEY_PATTERN} keys first, so one build can
+ * test several deployments; a class's {@code @RolloutEngine} member supplies an engine it started itself.
  *
  * <p>Engine facts behind some keys are cited where they matter; {@code docs/PROTOCOLS.md} collects them.
  */
@@ -89,8 +94,9 @@ public final class ProfiledRolloutKeys {
      * Where the engine comes from: {@code embedded} (the in-process simulator), {@code attach} (a running server at
      * {@link #ENGINE_URL}, {@link #ROUTER_URL} or {@link #PREFILL_URL} / {@link #DECODE_URL}) or {@code container}
      * (a Testcontainers engine built from the {@code profiledrollout.container.*} keys, needs
-     * {@code profiled-rollout-containers} on the test class path). A {@code @RolloutEngine} field takes precedence.
-     * Default {@code embedded}. Case-insensitive.
+     * {@code profiled-rollout-containers} on the test class path). Set to {@code embedded} or {@code attach} (globally or in
+     * the class's engine profile), it replaces the class's {@code @RolloutEngine}; unset or {@code container}, that
+     * member is the engine. Default {@code embedded}. Case-insensitive.
      */
     public static final String ENGINE = "profiledrollout.engine";
 

@@ -64,7 +64,9 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *
  * <h2>Configuration keys</h2>
  * {@link ProfiledRolloutKeys} lists every key, where it is read from and its default; all are validated before
- * anything starts (errors name the key). The engines are opened once per test class and backend.
+ * anything starts, and every invalid key and annotation attribute is listed in one error. A class chooses its engine
+ * with {@code @EngineProfile} (named configuration, {@link ProfiledRolloutKeys#PROFILE_KEY_PATTERN}) or a
+ * {@code @RolloutEngine} member; the engines are opened once per test class, backend and chosen engine.
  *
  * <h2>A JVM stopped mid-window</h2>
  * On SIGTERM or SIGINT (an IDE's stop button, a cancelled CI job, a build tool ending its fork), a JVM shutdown hook

@@ -14,6 +14,7 @@ import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.engine.EngineTarget;
+import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.RouterSimulator;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -107,6 +109,49 @@ class EngineChoiceTest {
     // ---------------------------------------------------------------------------------------------------------------
 
     @ProfiledRollout(activities = Activity.GPU, numSteps = 2)
+    @RolloutLoad(concurrency = 1, requests = 2, inputTokens = 16, outputTokens = 4, warmupRequests = 0)
+    @EngineProfile("engine-a")
+    static class MethodProfilesTestCase {
+        static final Map<String, List<URI>> PROFILED = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Test
+        void onA(RolloutSession session) {
+            PROFILED.put("onA", session.awaitResult().workers().stream().map(WorkerOutcome::url).toList());
+        }
+
+        @Test
+        @EngineProfile("engine-b")
+        void onB(RolloutSession session) {
+            PROFILED.put("onB", session.awaitResult().workers().stream().map(WorkerOutcome::url).toList());
+        }
+
+        @Test
+        void onAAgain(RolloutSession session) {
+            PROFILED.put("onAAgain", session.awaitResult().workers().stream().map(WorkerOutcome::url).toList());
+        }
+    }
+
+    @Test
+    void should_open_one_engine_per_chosen_profile_within_a_class() throws Exception {
+        try (EngineSimulator a = EngineSimulator.start(SimulatorConfig.builder().build());
+                EngineSimulator b = EngineSimulator.start(SimulatorConfig.builder().build())) {
+            MethodProfilesTestCase.PROFILED.clear();
+
+            launch(Map.of("profiledrollout.profiles.engine-a.engine", "attach",
+                    "profiledrollout.profiles.engine-a.engine.url", a.baseUri().toString(),
+                    "profiledrollout.profiles.engine-b.engine", "attach",
+                    "profiledrollout.profiles.engine-b.engine.url", b.baseUri().toString()),
+                    MethodProfilesTestCase.class).testEvents().assertStatistics(stats -> stats.succeeded(3));
+
+            // the method's profile wins over the class's, and each profile keeps its own engine handle
+            assertThat(MethodProfilesTestCase.PROFILED).containsEntry("onA", List.of(a.baseUri()))
+                    .containsEntry("onB", List.of(b.baseUri())).containsEntry("onAAgain", List.of(a.baseUri()));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    @ProfiledRollout(activities = Activity.GPU, numSteps = 2)
     @RolloutLoad(concurrency = 2, requests = 4, inputTokens = 16, outputTokens = 4, warmupRequests = 0)
     static class RouterStandInTestCase {
         static final AtomicReference<RolloutResult> RESULT = new AtomicReference<>();
@@ -174,6 +219,83 @@ class EngineChoiceTest {
             assertThat(RouterStandInTestCase.CALLS).as("stand-in method calls").hasValue(0);
             assertThat(RouterStandInTestCase.RESULT.get().workers()).extracting(WorkerOutcome::url)
                     .containsExactly(real.baseUri());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    /** A {@link ManagedEngine} the extension starts and stops: the embedded simulator, as a container would be. */
+    static final class SimulatorEngine implements ManagedEngine {
+        private EngineSimulator simulator;
+        final AtomicInteger starts = new AtomicInteger();
+
+        @Override
+        public Backend backend() {
+            return Backend.SGLANG;
+        }
+
+        @Override
+        public synchronized void start() {
+            if (simulator == null) {
+                try {
+                    simulator = EngineSimulator.start(SimulatorConfig.builder().build());
+                    starts.incrementAndGet();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        }
+
+        @Override
+        public synchronized boolean isRunning() {
+            return simulator != null;
+        }
+
+        @Override
+        public synchronized void stop() {
+            if (simulator != null) {
+                simulator.close();
+                simulator = null;
+            }
+        }
+
+        @Override
+        public synchronized URI engineUri() {
+            return simulator.baseUri();
+        }
+
+        @Override
+        public Optional<TraceDirectory> traceDirectory() {
+            return Optional.empty();
+        }
+    }
+
+    @ProfiledRollout(activities = Activity.GPU, numSteps = 2)
+    @RolloutLoad(concurrency = 1, requests = 2, inputTokens = 16, outputTokens = 4, warmupRequests = 0)
+    static class ManagedEngineTestCase {
+        @RolloutEngine
+        static final SimulatorEngine ENGINE = new SimulatorEngine();
+        static final AtomicReference<RolloutResult> RESULT = new AtomicReference<>();
+
+        @Test
+        void managed(RolloutSession session) {
+            RESULT.set(session.awaitResult());
+        }
+    }
+
+    @Test
+    void should_start_a_managed_engine_field_unless_the_run_names_an_engine() throws Exception {
+        ManagedEngineTestCase.ENGINE.starts.set(0);
+        launch(Map.of(), ManagedEngineTestCase.class).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        assertThat(ManagedEngineTestCase.ENGINE.starts).hasValue(1);
+        assertThat(ManagedEngineTestCase.ENGINE.isRunning()).as("stopped after the class").isFalse();
+
+        try (EngineSimulator named = EngineSimulator.start(SimulatorConfig.builder().build())) {
+            launch(Map.of("profiledrollout.engine", "attach", "profiledrollout.engine.url", named.baseUri().toString()),
+                    ManagedEngineTestCase.class).testEvents().assertStatistics(stats -> stats.succeeded(1));
+            assertThat(ManagedEngineTestCase.ENGINE.starts).as("not started again").hasValue(1);
+            assertThat(ManagedEngineTestCase.RESULT.get().workers()).extracting(WorkerOutcome::url)
+                    .containsExactly(named.baseUri());
         }
     }
 
