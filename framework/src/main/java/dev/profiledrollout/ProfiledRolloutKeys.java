@@ -30,8 +30,13 @@ import org.apiguardian.api.API;
  *       allowed, comma-separated.</li>
  *   <li>Booleans: {@code true} or {@code false}.</li>
  * </ul>
- * The extension reads every {@link Scope#EXTENSION} key once before anything starts: an invalid value fails the test
- * with an {@code ExtensionConfigurationException} naming the key, the value and what is accepted.
+ * The extension reads every {@link Scope#EXTENSION} key once before anything starts: invalid values fail the test
+ * with one {@code ExtensionConfigurationException} that lists each key, its value and what is accepted (together with
+ * any invalid annotation attribute).
+ *
+ * <h2>Per test class</h2>
+ * A class annotated {@code @EngineProfile("<name>")} reads {@link #PROFILE_KEY_PATTERN} keys first, so one build can
+ * test several deployments; a class's {@code @RolloutEngine} member supplies an engine it started itself.
  *
  * <p>Engine facts behind some keys are cited where they matter; {@code docs/PROTOCOLS.md} collects them.
  */
@@ -89,8 +94,9 @@ public final class ProfiledRolloutKeys {
      * Where the engine comes from: {@code embedded} (the in-process simulator), {@code attach} (a running server at
      * {@link #ENGINE_URL}, {@link #ROUTER_URL} or {@link #PREFILL_URL} / {@link #DECODE_URL}) or {@code container}
      * (a Testcontainers engine built from the {@code profiledrollout.container.*} keys, needs
-     * {@code profiled-rollout-containers} on the test class path). A {@code @RolloutEngine} field takes precedence.
-     * Default {@code embedded}. Case-insensitive.
+     * {@code profiled-rollout-containers} on the test class path). Set to {@code embedded} or {@code attach} (globally or in
+     * the class's engine profile), it replaces the class's {@code @RolloutEngine}; unset or {@code container}, that
+     * member is the engine. Default {@code embedded}. Case-insensitive.
      */
     public static final String ENGINE = "profiledrollout.engine";
 
@@ -124,6 +130,19 @@ public final class ProfiledRolloutKeys {
      * {@code vllm/entrypoints/openai/server_utils.py}, {@code AuthenticationMiddleware}).
      */
     public static final String API_KEY = "profiledrollout.api.key";
+
+    /**
+     * A named engine profile: {@code profiledrollout.profiles.<name>.<key>} sets {@code profiledrollout.<key>} for
+     * the test classes annotated {@code @EngineProfile("<name>")} only, e.g.
+     * {@code profiledrollout.profiles.vllm-a100.engine.url=http://gpu-node:8000}. {@code <key>} is any
+     * {@link Scope#EXTENSION} or {@link Scope#CONTAINER} key without its {@code profiledrollout.} prefix; build one
+     * with {@link #profileKey(String, String)}. A profile that sets any of {@link #ENGINE}, {@link #ENGINE_URL},
+     * {@link #ROUTER_URL}, {@link #PREFILL_URL} or {@link #DECODE_URL} names the whole deployment: the global values
+     * of those five are then not read for its classes; every other key falls back to its global value. Profile names
+     * are letters, digits, {@code '-'} and {@code '_'}. Environment form: {@link #environmentVariable(String)} of
+     * the key, e.g. {@code PROFILEDROLLOUT_PROFILES_VLLM_A100_ENGINE_URL}. No default (no profiles).
+     */
+    public static final String PROFILE_KEY_PATTERN = "profiledrollout.profiles.<name>.<key>";
 
     // --- traces ----------------------------------------------------------------------------------------------
 
@@ -316,6 +335,8 @@ public final class ProfiledRolloutKeys {
             key(PREFILL_URL, null, Scope.EXTENSION, "prefill engines of a disaggregated deployment"),
             key(DECODE_URL, null, Scope.EXTENSION, "decode engines of a disaggregated deployment"),
             key(API_KEY, null, Scope.EXTENSION, "bearer token for engines and router"),
+            key(PROFILE_KEY_PATTERN, null, Scope.EXTENSION,
+                    "a named engine profile's value of profiledrollout.<key>, for @EngineProfile(\"<name>\") classes"),
             key(TRACE_DIR, null, Scope.EXTENSION, "where this machine reads the server's trace files"),
             key(TRACE_DIR_SERVER, null, Scope.EXTENSION, "the trace directory as the server sees it"),
             key(ENGINE_RANKS, null, Scope.EXTENSION, "rank trace files one vLLM engine writes per capture"),
@@ -353,6 +374,11 @@ public final class ProfiledRolloutKeys {
     private static final java.util.Map<String, Key> BY_NAME =
             ALL.stream().collect(Collectors.toUnmodifiableMap(Key::name, Function.identity()));
 
+    private static final String PREFIX = "profiledrollout.";
+
+    /** What every {@link #PROFILE_KEY_PATTERN} key starts with. */
+    private static final String PROFILES_PREFIX = "profiledrollout.profiles.";
+
     private ProfiledRolloutKeys() {
     }
 
@@ -381,11 +407,26 @@ public final class ProfiledRolloutKeys {
 
     /**
      * @param name a key
-     * @return the environment variable read for it: upper case, dots replaced by underscores
-     *         ({@code profiledrollout.report.attach.maxBytes} → {@code PROFILEDROLLOUT_REPORT_ATTACH_MAXBYTES})
+     * @return the environment variable read for it: upper case, dots and hyphens replaced by underscores
+     *         ({@code profiledrollout.report.attach.maxBytes} → {@code PROFILEDROLLOUT_REPORT_ATTACH_MAXBYTES},
+     *         {@code profiledrollout.profiles.vllm-a100.engine.url} →
+     *         {@code PROFILEDROLLOUT_PROFILES_VLLM_A100_ENGINE_URL})
      */
     public static String environmentVariable(String name) {
-        return name.toUpperCase(Locale.ROOT).replace('.', '_');
+        return name.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+
+    /**
+     * @param profile a profile name: letters, digits, {@code '-'} and {@code '_'}
+     * @param key     a key of this class, e.g. {@link #ENGINE_URL}
+     * @return the key {@link #PROFILE_KEY_PATTERN} describes, e.g. {@code profiledrollout.profiles.vllm-a100.engine.url}
+     * @throws IllegalArgumentException when {@code key} does not start with {@code profiledrollout.}
+     */
+    public static String profileKey(String profile, String key) {
+        if (!key.startsWith(PREFIX)) {
+            throw new IllegalArgumentException("'" + key + "' is not a Profiled Rollout key (profiledrollout.…)");
+        }
+        return PROFILES_PREFIX + profile + "." + key.substring(PREFIX.length());
     }
 
     private static Key key(String name, String defaultValue, Scope scope, String description) {

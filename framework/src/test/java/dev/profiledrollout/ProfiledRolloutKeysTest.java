@@ -102,6 +102,18 @@ class ProfiledRolloutKeysTest {
     }
 
     @Test
+    void profile_keys_follow_the_listed_pattern_and_have_an_environment_form() {
+        String key = ProfiledRolloutKeys.profileKey("vllm-a100", ProfiledRolloutKeys.ENGINE_URL);
+
+        assertThat(key).isEqualTo("profiledrollout.profiles.vllm-a100.engine.url");
+        assertThat(ProfiledRolloutKeys.environmentVariable(key)).isEqualTo("PROFILEDROLLOUT_PROFILES_VLLM_A100_ENGINE_URL");
+        assertThat(ProfiledRolloutKeys.find(ProfiledRolloutKeys.PROFILE_KEY_PATTERN).orElseThrow().environmentVariable())
+                .contains("PROFILEDROLLOUT_PROFILES_<NAME>_<KEY>");
+        assertThatThrownBy(() -> ProfiledRolloutKeys.profileKey("a", "engine.url"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void an_unknown_key_has_no_default_and_says_where_the_keys_are() {
         assertThat(ProfiledRolloutKeys.find("profiledrollout.engine.uri")).isEmpty();
         assertThatThrownBy(() -> ProfiledRolloutKeys.defaultValue("profiledrollout.engine.uri"))

@@ -5,6 +5,7 @@ import static dev.profiledrollout.Activity.GPU;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
@@ -12,9 +13,6 @@ import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.StepStats.Stage;
 import java.time.Duration;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,39 +25,25 @@ import org.junit.jupiter.api.Test;
  * prefill followed by 15 batch-1 decode steps, whatever the machine's speed. (With concurrent requests, how arrivals
  * fall into batches depends on timing, and so do the kernels a fixed number of steps records.)
  *
- * <p>The baseline is checked in under {@code src/test/resources/baselines}, which this class names unless the run sets
- * {@code profiledrollout.baseline.dir} itself; in your own module set that key in Surefire's
+ * <p>The baseline is checked in under {@code src/test/resources/baselines}: this module's
+ * {@code junit-platform.properties} defines the engine profile {@code baselines} with
+ * {@code profiledrollout.profiles.baselines.baseline.dir} set to it, and the class chooses that profile. Every other key
+ * (the engine included) comes from the global configuration, as for any class. In your own module set
+ * {@code profiledrollout.baseline.dir} in {@code junit-platform.properties} or Surefire's
  * {@code systemPropertyVariables}. Record (or re-record, after an intended change) with
  * <pre>
  * mvn -B -P examples verify -Dtest=BaselineRegressionTest -Dprofiledrollout.baseline.update=true
  * </pre>
  * and commit the file. Against a real SGLang server, record on a known-good engine build and compare later builds,
  * adding {@code -Dprofiledrollout.engine=attach -Dprofiledrollout.engine.url=http://gpu-node:30000
- * -Dprofiledrollout.baseline.dir=…} to both runs.
+ * -Dprofiledrollout.profiles.baselines.baseline.dir=…} to both runs.
  */
 @ProfiledRollout(numSteps = 16, activities = {GPU, CPU}) // CPU: the engine-step annotations
 @RolloutLoad(concurrency = 1, requests = 2, inputTokens = 1024, outputTokens = 64)
+@EngineProfile("baselines") // junit-platform.properties: the checked-in baseline directory
 class BaselineRegressionTest {
 
-    private static final String BASELINE_DIR = "profiledrollout.baseline.dir";
     private static final String BASELINE_UPDATE = "profiledrollout.baseline.update";
-
-    private static ClassConfiguration configuration;
-
-    @BeforeAll
-    static void useCheckedInBaselines() {
-        if (System.getProperty(BASELINE_DIR) == null) {
-            // Relative to the module directory, where Surefire runs the tests: a recording run rewrites the source.
-            configuration = ClassConfiguration.set(Map.of(BASELINE_DIR, "src/test/resources/baselines"));
-        }
-    }
-
-    @AfterAll
-    static void restore() {
-        if (configuration != null) {
-            configuration.close();
-        }
-    }
 
     @Test
     void kernelsMatchTheRecordedBaseline(RolloutSession session) {
@@ -70,8 +54,8 @@ class BaselineRegressionTest {
         // A recording run writes the baseline instead of comparing with it.
         assumeFalse(Boolean.getBoolean(BASELINE_UPDATE), "recorded the baseline; nothing to compare");
 
-        BaselineDiff diff = result.baseline().orElseThrow(() -> new AssertionError("no baseline for this test under "
-                + System.getProperty(BASELINE_DIR) + "; record one with -D" + BASELINE_UPDATE + "=true"));
+        BaselineDiff diff = result.baseline().orElseThrow(() -> new AssertionError("no baseline for this test under"
+                + " profiledrollout.profiles.baselines.baseline.dir; record one with -D" + BASELINE_UPDATE + "=true"));
         // The same kernels, as often as before...
         assertThat(diff).hasNoNewKernels().hasNoVanishedKernels();
         // ...taking as long as before: within 5 % in total and 10 % per kernel (ignoring kernels under 0.1 ms in both).

@@ -7,6 +7,7 @@ import static dev.profiledrollout.Phase.PREFILL;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.glob;
 
+import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutResult;
@@ -29,15 +30,17 @@ import org.junit.jupiter.api.Test;
  * {@code python/sglang/srt/server_args.py}) behind a router in PD mode
  * ({@code python3 -m sglang_router.launch_router --pd-disaggregation --prefill URL --decode URL},
  * {@code sgl-model-gateway/bindings/python/src/sglang_router/router_args.py}), which lists them with those types:
+ * the engine profile {@code pd-router} names it for this class (and {@code PrefillDecodeRecipeTest}) alone:
  * <pre>
- * mvn -B -P examples verify -Dtest=PrefillDecodePhasesTest -Dprofiledrollout.engine=attach \
- *     -Dprofiledrollout.router.url=http://pd-router:8000
+ * mvn -B -P examples verify -Dprofiledrollout.profiles.pd-router.engine=attach \
+ *     -Dprofiledrollout.profiles.pd-router.router.url=http://pd-router:8000
  * </pre>
- * (or {@code -Dprofiledrollout.prefill.url=… -Dprofiledrollout.decode.url=… -Dprofiledrollout.engine.url=<router>}
+ * (or {@code profiledrollout.profiles.pd-router.prefill.url=…}, {@code .decode.url=…} and {@code .engine.url=<router>}
  * when the router does not list them).
  */
 // CPU too: the engine-step annotations (step[EXTEND …], step[DECODE …]) are CPU-side events.
 @ProfiledRollout(activities = {GPU, CPU})
+@EngineProfile(value = "pd-router", optional = true) // undefined: the embedded simulator
 @RolloutPhase(phase = PREFILL, inputTokens = 2048, outputTokens = 1, concurrency = 4, requests = 8)
 @RolloutPhase(phase = DECODE, numSteps = 16, inputTokens = 128, outputTokens = 64, concurrency = 16, requests = 16)
 class PrefillDecodePhasesTest {

@@ -6,6 +6,7 @@ import static dev.profiledrollout.Phase.PREFILL;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 
+import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutRecipe;
@@ -18,11 +19,13 @@ import org.junit.jupiter.api.Test;
  * The profiling section of an srtctl job file as a test: its prefill and decode blocks become two profile windows,
  * each with the recipe's steps and load, and each phase gets its own budgets.
  *
- * <p>Against the embedded simulator both windows profile the one engine; with
- * {@code -Dprofiledrollout.engine=attach -Dprofiledrollout.router.url=http://router:8000} each window profiles the
- * router's workers of its {@code worker_type}.
+ * <p>Against the embedded simulator both windows profile the one engine. With the engine profile {@code pd-router}
+ * defined ({@code -Dprofiledrollout.profiles.pd-router.engine=attach
+ * -Dprofiledrollout.profiles.pd-router.router.url=http://router:8000}), each window profiles the router's workers of
+ * its {@code worker_type}, while the build's other classes keep their engines.
  */
 @ProfiledRollout(activities = GPU)
+@EngineProfile(value = "pd-router", optional = true) // undefined: the embedded simulator
 @RolloutRecipe(resource = "/recipes/disagg-profiling.yaml")
 @RolloutLoad(requests = 16)
 class PrefillDecodeRecipeTest {

@@ -3,17 +3,17 @@ package dev.profiledrollout.examples;
 import static dev.profiledrollout.Activity.GPU;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 
+import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.engine.EngineTarget;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.simulator.RouterSimulator;
 import java.io.IOException;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,41 +23,28 @@ import org.junit.jupiter.api.Test;
  * A worker whose start or stop fails does not end the window: it is reported, per worker, in
  * {@code result.workers()} and {@code summary.json}, and the test decides whether that is acceptable.
  *
- * <p>Here the class starts a simulated sgl-model-gateway with two simulated SGLang workers and attaches to it. Against
- * a real router, the same class runs unchanged:
+ * <p>Here the class starts a simulated sgl-model-gateway with two simulated SGLang workers, its {@code @RolloutEngine}
+ * stand-in. Against a real router, the same class runs unchanged, named by its engine profile {@code router} (which
+ * leaves the build's other classes on their own engines):
  * <pre>
- * mvn -B -P examples verify -Dtest=RouterFanOutTest -Dprofiledrollout.engine=attach \
- *     -Dprofiledrollout.router.url=http://router:30000
+ * mvn -B -P examples verify -Dprofiledrollout.profiles.router.engine=attach \
+ *     -Dprofiledrollout.profiles.router.router.url=http://router:30000
  * </pre>
+ * or, running this class alone, with {@code -Dtest=RouterFanOutTest -Dprofiledrollout.engine=attach
+ * -Dprofiledrollout.router.url=http://router:30000}.
  * Each SGLang worker writes its traces to its own {@code output_dir} on its own host; read them through a shared
  * filesystem with {@code profiledrollout.trace.dir} and {@code .trace.dir.server}.
  */
 @ProfiledRollout(activities = GPU)
+@EngineProfile(value = "router", optional = true) // undefined: the stand-in below
 @RolloutLoad(concurrency = 8, requests = 32, inputTokens = 256, outputTokens = 32)
 class RouterFanOutTest {
 
-    private static RouterSimulator router;
-    private static ClassConfiguration configuration;
-
-    @BeforeAll
-    static void startRouter() throws IOException {
-        if (ClassConfiguration.namesAnEngine()) {
-            return; // the run names a real deployment: profile that one
-        }
-        router = RouterSimulator.builder().workers(2).start();
-        configuration = ClassConfiguration.set(Map.of(
-                "profiledrollout.engine", "attach",
-                "profiledrollout.router.url", router.baseUri().toString()));
-    }
-
-    @AfterAll
-    static void stopRouter() {
-        if (configuration != null) {
-            configuration.close();
-        }
-        if (router != null) {
-            router.close(); // and the workers it started
-        }
+    /** A simulated router and its two workers, started only when the run names no engine; closed after the class. */
+    @RolloutEngine
+    static EngineTarget router() throws IOException {
+        RouterSimulator router = RouterSimulator.builder().workers(2).start();
+        return EngineTarget.router(router.baseUri()).closeAfterClass(router);
     }
 
     @Test

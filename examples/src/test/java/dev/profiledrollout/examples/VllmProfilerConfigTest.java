@@ -4,18 +4,18 @@ import static dev.profiledrollout.Backend.VLLM;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 
+import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.engine.EngineTarget;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,19 +32,22 @@ import org.junit.jupiter.api.io.TempDir;
  *     '{"profiler":"torch","torch_profiler_dir":"/traces","max_iterations":8,"ignore_frontend":true}'
  * </pre>
  * would be ({@code ignore_frontend}: vLLM's config validator warns that the API server's CPU trace ignores
- * {@code max_iterations} and adds overhead), and attaches to it with the keys a real server is named with.
+ * {@code max_iterations} and adds overhead), and attaches to it with the keys a real server is named with
+ * ({@code EngineTarget}).
  *
  * <p>Against a real server started that way, whose {@code torch_profiler_dir} this machine mounts (here at
- * {@code /mnt/traces}), the same class runs unchanged:
+ * {@code /mnt/traces}), the same class runs unchanged, named by its engine profile {@code vllm} while the build's
+ * other classes keep their own engines:
  * <pre>
- * mvn -B -P examples verify -Dtest=VllmProfilerConfigTest -Dprofiledrollout.engine=attach \
- *     -Dprofiledrollout.engine.url=http://gpu-node:8000 \
- *     -Dprofiledrollout.trace.dir=/mnt/traces -Dprofiledrollout.trace.dir.server=/traces \
- *     -Dprofiledrollout.engine.ranks=2 -Dprofiledrollout.vllm.max.iterations=8
+ * mvn -B -P examples verify -Dprofiledrollout.profiles.vllm.engine=attach \
+ *     -Dprofiledrollout.profiles.vllm.engine.url=http://gpu-node:8000 \
+ *     -Dprofiledrollout.profiles.vllm.trace.dir=/mnt/traces -Dprofiledrollout.profiles.vllm.trace.dir.server=/traces \
+ *     -Dprofiledrollout.profiles.vllm.engine.ranks=2 -Dprofiledrollout.profiles.vllm.vllm.max.iterations=8
  * </pre>
  * ({@code engine.ranks}: vLLM cannot report how many rank files a capture writes.)
  */
 @ProfiledRollout(backend = VLLM, numSteps = 8) // numSteps: the server's max_iterations
+@EngineProfile(value = "vllm", optional = true) // undefined: the stand-in below
 @RolloutLoad(concurrency = 8, requests = 24, inputTokens = 256, outputTokens = 32)
 class VllmProfilerConfigTest {
 
@@ -53,35 +56,16 @@ class VllmProfilerConfigTest {
     @TempDir
     static Path torchProfilerDir;
 
-    private static EngineSimulator vllm;
-    private static ClassConfiguration configuration;
-
-    @BeforeAll
-    static void startVllm() throws IOException {
-        if (ClassConfiguration.namesAnEngine()) {
-            return; // the run names a real server: profile that one
-        }
-        vllm = EngineSimulator.start(SimulatorConfig.builder().backend("vllm").tpSize(2)
+    /** The stand-in server, started only when the run names no engine; closed after the class. */
+    @RolloutEngine
+    static EngineTarget vllm() throws IOException {
+        EngineSimulator vllm = EngineSimulator.start(SimulatorConfig.builder().backend("vllm").tpSize(2)
                 .profilerConfig("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"" + torchProfilerDir
                         + "\",\"max_iterations\":" + MAX_ITERATIONS + ",\"ignore_frontend\":true}")
                 .build());
-        configuration = ClassConfiguration.set(Map.of(
-                "profiledrollout.engine", "attach",
-                "profiledrollout.engine.url", vllm.baseUri().toString(),
-                // the server writes its traces where this machine reads them: no trace.dir.server needed
-                "profiledrollout.trace.dir", torchProfilerDir.toString(),
-                "profiledrollout.engine.ranks", "2",
-                "profiledrollout.vllm.max.iterations", String.valueOf(MAX_ITERATIONS)));
-    }
-
-    @AfterAll
-    static void stopVllm() {
-        if (configuration != null) {
-            configuration.close();
-        }
-        if (vllm != null) {
-            vllm.close();
-        }
+        // the server writes its traces where this machine reads them: no trace.dir.server needed
+        return EngineTarget.attach(vllm.baseUri()).traceDirectory(torchProfilerDir).ranks(2)
+                .vllmMaxIterations(MAX_ITERATIONS).closeAfterClass(vllm);
     }
 
     @Test

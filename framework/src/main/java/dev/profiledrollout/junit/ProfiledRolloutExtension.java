@@ -3,6 +3,7 @@ package dev.profiledrollout.junit;
 import static org.apiguardian.api.API.Status.STABLE;
 
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.RolloutPhase;
@@ -10,7 +11,10 @@ import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
+import dev.profiledrollout.engine.EngineTarget;
 import dev.profiledrollout.engine.ManagedEngine;
+import dev.profiledrollout.junit.internal.ConfigurationProblems;
+import dev.profiledrollout.junit.internal.EngineProfiles;
 import dev.profiledrollout.junit.internal.EngineHandle;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
@@ -26,9 +30,12 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apiguardian.api.API;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -57,7 +64,9 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *
  * <h2>Configuration keys</h2>
  * {@link ProfiledRolloutKeys} lists every key, where it is read from and its default; all are validated before
- * anything starts (errors name the key). The engines are opened once per test class and backend.
+ * anything starts, and every invalid key and annotation attribute is listed in one error. A class chooses its engine
+ * with {@code @EngineProfile} (named configuration, {@link ProfiledRolloutKeys#PROFILE_KEY_PATTERN}) or a
+ * {@code @RolloutEngine} member; the engines are opened once per test class, backend and chosen engine.
  *
  * <h2>A JVM stopped mid-window</h2>
  * On SIGTERM or SIGINT (an IDE's stop button, a cancelled CI job, a build tool ending its fork), a JVM shutdown hook
@@ -136,11 +145,39 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     private static ProfileWindow newWindow(ExtensionContext context) {
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        Optional<SrtctlRecipe> recipe = closest(context, RolloutRecipe.class)
-                .map(r -> RecipeWindows.load(r, context.getRequiredTestClass()));
-        WindowSpec spec = recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
-                : WindowSpec.of(profile, load, phases(context));
-        Settings settings = managedEngine(context, spec.backend(), settings(context));
+        // Every configuration problem (annotations, recipe, keys, engine profile) is reported at once, before any
+        // engine starts; only a @RolloutEngine container's own keys are known after its start.
+        ConfigurationProblems problems = new ConfigurationProblems();
+        Optional<RolloutRecipe> recipeAnnotation = closest(context, RolloutRecipe.class);
+        Optional<SrtctlRecipe> recipe = recipeAnnotation
+                .flatMap(r -> problems.attempt(() -> RecipeWindows.load(r, context.getRequiredTestClass())));
+        Optional<WindowSpec> specified = recipeAnnotation.isPresent()
+                ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
+                : problems.attempt(() -> WindowSpec.of(profile, load, phases(context)));
+        Backend backend = specified.map(WindowSpec::backend).orElse(profile.backend());
+        Optional<Settings> configured = problems.attempt(() -> EngineProfiles.apply(settings(context),
+                closest(context, EngineProfile.class), System.getenv()));
+        Optional<Optional<ManagedEngines.Declaration>> declared =
+                problems.attempt(() -> ManagedEngines.declaration(context.getRequiredTestClass()));
+        Optional<ManagedEngines.Declaration> own = configured.isEmpty() || configured.get().namesEngine()
+                ? Optional.empty() : declared.flatMap(d -> d);
+        Optional<Settings> chosen = configured;
+        if (own.isPresent() && own.get().target()) {
+            chosen = problems.attempt(() -> ManagedEngines.attach(target(context, own.get()), configured.get()));
+        }
+        if (chosen.isPresent() && (own.isEmpty() || own.get().target())) {
+            chosen.get().validate(problems);
+            OptionalInt maxIterations = vllmMaxIterations(chosen.get());
+            if (maxIterations != null) {
+                recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkVllm(r, maxIterations)));
+                specified.ifPresent(s -> problems.attempt(() -> s.checkVllm(maxIterations)));
+            }
+        }
+        problems.throwIfAny();
+        WindowSpec spec = specified.orElseThrow();
+        Settings settings = own.isPresent() && !own.get().target()
+                ? managedEngine(context, backend, chosen.get(), (ManagedEngine) own.get().value().get())
+                : defaultContainer(context, backend, chosen.get());
         settings.validate();
         recipe.ifPresent(r -> RecipeWindows.checkVllm(r, settings.vllmMaxIterations()));
         EngineHandle engine = engine(context, settings, spec.backend());
@@ -150,31 +187,45 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         return new ProfileWindow(engine, spec, settings, output, testName);
     }
 
-    /** One engine handle per test class and backend (a class may mix SGLang and vLLM methods). */
+    /**
+     * One engine handle per test class, backend and chosen engine (a class may mix SGLang and vLLM methods, and
+     * methods may choose different engine profiles).
+     */
     private static EngineHandle engine(ExtensionContext context, Settings settings, Backend backend) {
         ExtensionContext classContext = classContext(context);
         Optional<SimulatedEngine> shape = AnnotationSupport.findAnnotation(context.getRequiredTestClass(),
                 SimulatedEngine.class);
-        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend,
-                key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+        String chosen = Settings.LOCATION_KEYS.stream().map(k -> k + "=" + settings.get(k).orElse(""))
+                .collect(Collectors.joining(",", settings.profile().orElse("") + "[", "]"));
+        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend
+                + "-" + chosen, key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+    }
+
+    /** @return the key's value, or null when it is invalid (and so already reported) */
+    private static OptionalInt vllmMaxIterations(Settings settings) {
+        try {
+            return settings.vllmMaxIterations();
+        } catch (ExtensionConfigurationException e) {
+            return null;
+        }
+    }
+
+    /** The class's {@code @RolloutEngine} {@link EngineTarget}, read (a method: called) once for the class. */
+    private static EngineTarget target(ExtensionContext context, ManagedEngines.Declaration declaration) {
+        ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
+        return store.getOrComputeIfAbsent(ManagedEngines.Target.class, key -> {
+            Object value = declaration.value().get();
+            return new ManagedEngines.Target((EngineTarget) value);
+        }, ManagedEngines.Target.class).target();
     }
 
     /**
-     * With a {@code @RolloutEngine} field: starts that engine once for the class (stopping it after the class when the
-     * extension started it) and returns settings that attach to it; otherwise the settings unchanged.
+     * With a {@code @RolloutEngine} {@link ManagedEngine}: starts it once for the class (stopping it after the class
+     * when the extension started it) and returns settings that attach to it.
      */
-    private static Settings managedEngine(ExtensionContext context, Backend backend, Settings settings) {
+    private static Settings managedEngine(ExtensionContext context, Backend backend, Settings settings,
+            ManagedEngine engine) {
         ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
-        Optional<ManagedEngine> declared = ManagedEngines.declared(context.getRequiredTestClass());
-        if (declared.isEmpty() && settings.engineKind() == Settings.EngineKind.CONTAINER) {
-            // One default container per class and backend, created from profiledrollout.container.* keys.
-            declared = Optional.of(store.getOrComputeIfAbsent("default-container-" + backend,
-                    key -> ManagedEngines.createDefault(backend, settings), ManagedEngine.class));
-        }
-        if (declared.isEmpty()) {
-            return settings;
-        }
-        ManagedEngine engine = declared.get();
         if (!engine.isRunning()) {
             store.getOrComputeIfAbsent(ManagedEngines.Started.class, key -> {
                 engine.start();
@@ -182,6 +233,21 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             }, ManagedEngines.Started.class);
         }
         return ManagedEngines.attach(engine, backend, settings);
+    }
+
+    /**
+     * With {@code profiledrollout.engine=container} and no {@code @RolloutEngine}: one default container per class,
+     * backend and profile, created from the {@code profiledrollout.container.*} keys; otherwise the settings unchanged.
+     */
+    private static Settings defaultContainer(ExtensionContext context, Backend backend, Settings settings) {
+        if (settings.engineKind() != Settings.EngineKind.CONTAINER) {
+            return settings;
+        }
+        ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);
+        ManagedEngine engine = store.getOrComputeIfAbsent("default-container-" + backend + "-"
+                + settings.profile().orElse(""), key -> ManagedEngines.createDefault(backend, settings),
+                ManagedEngine.class);
+        return managedEngine(context, backend, settings, engine);
     }
 
     /** The {@code @RolloutPhase}s of the test method, else of its class, in declaration order. */

@@ -87,22 +87,25 @@ public final class RecipeWindows {
     public static WindowSpec spec(SrtctlRecipe recipe, ProfiledRollout profile, RolloutLoad load,
             List<RolloutPhase> phases) {
         String recipeName = "the recipe " + recipe.source();
-        check(phases.isEmpty(), "@RolloutPhase together with @RolloutRecipe", recipeName + " already gives the phases"
+        ConfigurationProblems problems = new ConfigurationProblems();
+        problems.check(phases.isEmpty(), "@RolloutPhase together with @RolloutRecipe", recipeName + " already gives the phases"
                 + " (profiling.prefill / profiling.decode); remove the @RolloutPhase annotations or the recipe");
-        check(profile.numSteps() == 0 && profile.startStep() == -1, "@ProfiledRollout(numSteps = "
+        problems.check(profile.numSteps() == 0 && profile.startStep() == -1, "@ProfiledRollout(numSteps = "
                 + profile.numSteps() + ", startStep = " + profile.startStep() + ") with @RolloutRecipe", recipeName
                 + " gives the capture steps (start_step, stop_step); remove numSteps and startStep");
-        check(profile.backend() == Backend.SGLANG || profile.backend() == recipe.backend(), "@ProfiledRollout(backend = "
+        problems.check(profile.backend() == Backend.SGLANG || profile.backend() == recipe.backend(), "@ProfiledRollout(backend = "
                 + profile.backend() + ") with @RolloutRecipe", recipeName + " has backend.type "
                 + recipe.backend().name().toLowerCase(java.util.Locale.ROOT) + "; remove backend from"
                 + " @ProfiledRollout or change the recipe");
-        check(profile.profiler() == Profiler.TORCH || profile.profiler() == recipe.profiler(), "@ProfiledRollout("
+        problems.check(profile.profiler() == Profiler.TORCH || profile.profiler() == recipe.profiler(), "@ProfiledRollout("
                 + "profiler = " + profile.profiler() + ") with @RolloutRecipe", recipeName + " has profiling.type "
                 + recipe.profiler().name().toLowerCase(java.util.Locale.ROOT) + "; remove profiler from"
                 + " @ProfiledRollout or change the recipe");
-        WindowSpec base = WindowSpec.of(profile, load);
-        check(base.load().arrival().isClosedLoop(), "@RolloutLoad(requestRate / rampUp…) with @RolloutRecipe",
+        java.util.Optional<WindowSpec> spec = problems.attempt(() -> WindowSpec.of(profile, load));
+        problems.check(spec.isEmpty() || spec.get().load().arrival().isClosedLoop(), "@RolloutLoad(requestRate / rampUp…) with @RolloutRecipe",
                 recipeName + " shapes the load (concurrency, benchmark.req_rate); remove the arrival attributes");
+        problems.throwIfAny();
+        WindowSpec base = spec.orElseThrow();
         Set<Activity> activities = recipe.profiler() == Profiler.NSYS
                 ? EnumSet.of(Activity.CUDA_PROFILER) : base.activities();
         List<WindowSpec.PhaseSpec> phaseSpecs = new ArrayList<>();

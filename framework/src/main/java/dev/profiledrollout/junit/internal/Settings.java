@@ -44,6 +44,11 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * The extension's view of the {@link ProfiledRolloutKeys}: each key resolved as that class describes (JUnit
  * configuration parameter, then environment variable), parsed and checked, with the defaults of
  * {@link ProfiledRolloutKeys#all()}.
+ *
+ * <p>For a class that chooses an engine profile ({@link #forProfile(String)}), a key's value comes from
+ * {@code profiledrollout.profiles.<name>.<key>} when set, else from the global key; when the profile sets any of the
+ * {@link #LOCATION_KEYS} it names the whole deployment and the global values of those are not read. Overrides
+ * ({@link #withOverrides(Map)}: the engine a class started itself) take precedence over both.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class Settings {
@@ -51,12 +56,26 @@ public final class Settings {
     /** Where the engine comes from. */
     public enum EngineKind { EMBEDDED, ATTACH, CONTAINER }
 
+    /** The keys that together say where the engine is; a profile that sets one of them replaces all of them. */
+    public static final List<String> LOCATION_KEYS = List.of(ENGINE, ENGINE_URL, ROUTER_URL, PREFILL_URL, DECODE_URL);
+
+    private static final java.util.regex.Pattern PROFILE_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
+
     private final Function<String, Optional<String>> parameters;
     private final Map<String, String> environment;
+    private final String profile; // null: no profile
+    private final Map<String, String> overrides;
 
     public Settings(Function<String, Optional<String>> parameters, Map<String, String> environment) {
+        this(parameters, environment, null, Map.of());
+    }
+
+    private Settings(Function<String, Optional<String>> parameters, Map<String, String> environment, String profile,
+            Map<String, String> overrides) {
         this.parameters = parameters;
         this.environment = environment;
+        this.profile = profile;
+        this.overrides = overrides;
     }
 
     /**
@@ -64,12 +83,84 @@ public final class Settings {
      *         directories of a {@code @RolloutEngine} container
      */
     public Settings withOverrides(Map<String, String> overrides) {
-        Map<String, String> copy = Map.copyOf(overrides);
-        return new Settings(key -> copy.containsKey(key) ? Optional.of(copy.get(key)) : parameters.apply(key),
-                environment);
+        Map<String, String> merged = new java.util.HashMap<>(this.overrides);
+        merged.putAll(overrides);
+        return new Settings(parameters, environment, profile, Map.copyOf(merged));
+    }
+
+    /**
+     * @param name an engine profile's name, as in {@code @EngineProfile}
+     * @return these settings read through that profile (see the class comment)
+     * @throws ExtensionConfigurationException when the name has characters other than letters, digits, '-' and '_'
+     */
+    public Settings forProfile(String name) {
+        if (!PROFILE_NAME.matcher(name).matches()) {
+            throw new ExtensionConfigurationException("@EngineProfile(\"" + name + "\") is invalid: a profile name is"
+                    + " letters, digits, '-' and '_' (it becomes part of the keys "
+                    + ProfiledRolloutKeys.PROFILE_KEY_PATTERN + " and their environment variables)");
+        }
+        return new Settings(parameters, environment, name, overrides);
+    }
+
+    /** @return the profile these settings are read through, if any */
+    public Optional<String> profile() {
+        return Optional.ofNullable(profile);
+    }
+
+    /**
+     * @param name a profile name
+     * @return whether any {@code profiledrollout.profiles.<name>.<key>} of a known key is set, in any source
+     */
+    public boolean profileDefined(String name) {
+        return ProfiledRolloutKeys.all().stream()
+                .filter(k -> k.scope() != ProfiledRolloutKeys.Scope.SYSTEM_PROPERTY)
+                .filter(k -> !k.name().equals(ProfiledRolloutKeys.PROFILE_KEY_PATTERN))
+                .anyMatch(k -> raw(ProfiledRolloutKeys.profileKey(name, k.name())).isPresent());
+    }
+
+    /**
+     * @return whether the configuration itself says which engine to use ({@code profiledrollout.engine} set to
+     *         {@code embedded} or {@code attach}, globally or in the profile): it then takes precedence over an engine
+     *         the test class supplies
+     */
+    public boolean namesEngine() {
+        return get(ENGINE).filter(v -> !v.equalsIgnoreCase("container")).isPresent();
     }
 
     public Optional<String> get(String key) {
+        String overridden = overrides.get(key);
+        if (overridden != null) {
+            return Optional.of(overridden).map(String::trim).filter(s -> !s.isEmpty());
+        }
+        if (profile != null && key.startsWith("profiledrollout.")) {
+            Optional<String> fromProfile = raw(ProfiledRolloutKeys.profileKey(profile, key));
+            if (fromProfile.isPresent() || (LOCATION_KEYS.contains(key) && profileNamesLocation())) {
+                return fromProfile;
+            }
+        }
+        return raw(key);
+    }
+
+    /** The key whose value {@link #get(String)} returns for {@code key}, for messages. */
+    public String source(String key) {
+        if (overrides.containsKey(key)) {
+            return key + " (from the test class's @RolloutEngine)";
+        }
+        if (profile != null && key.startsWith("profiledrollout.")) {
+            String profileKey = ProfiledRolloutKeys.profileKey(profile, key);
+            if (raw(profileKey).isPresent() || (LOCATION_KEYS.contains(key) && profileNamesLocation())) {
+                return profileKey;
+            }
+        }
+        return key;
+    }
+
+    private boolean profileNamesLocation() {
+        return LOCATION_KEYS.stream().anyMatch(k -> raw(ProfiledRolloutKeys.profileKey(profile, k)).isPresent());
+    }
+
+    /** The configuration parameter, else the environment variable; blank counts as unset. */
+    private Optional<String> raw(String key) {
         Optional<String> value = parameters.apply(key).map(String::trim).filter(s -> !s.isEmpty());
         if (value.isPresent()) {
             return value;
@@ -105,9 +196,11 @@ public final class Settings {
     public URI engineUrl() {
         List<URI> urls = engineUrls();
         if (urls.isEmpty()) {
-            throw new ExtensionConfigurationException(ENGINE + "=attach needs " + ENGINE_URL + " or " + ROUTER_URL
-                    + ": set it to the engine's base URL, for example -D" + ENGINE_URL + "=http://127.0.0.1:30000 or "
-                    + ProfiledRolloutKeys.environmentVariable(ENGINE_URL));
+            String url = profile == null ? ENGINE_URL : ProfiledRolloutKeys.profileKey(profile, ENGINE_URL);
+            throw new ExtensionConfigurationException(source(ENGINE) + "=attach needs " + url + " or "
+                    + (profile == null ? ROUTER_URL : ProfiledRolloutKeys.profileKey(profile, ROUTER_URL))
+                    + ": set it to the engine's base URL, for example -D" + url + "=http://127.0.0.1:30000 or "
+                    + ProfiledRolloutKeys.environmentVariable(url));
         }
         return urls.get(0);
     }
@@ -159,39 +252,53 @@ public final class Settings {
     /**
      * Reads every key once so that a bad value fails before anything starts, with an error naming the key.
      *
-     * @throws ExtensionConfigurationException naming the first invalid key and the fix
+     * @throws ExtensionConfigurationException naming every invalid key, its value and the fix
      */
     public void validate() {
-        EngineKind kind = engineKind();
-        engineUrls();
-        routerUrl();
-        prefillUrls();
-        decodeUrls();
-        engineRanks();
-        vllmMaxIterations();
-        traceTimeout();
-        traceMissingGrace();
-        loadTimeout();
-        healthTimeout();
-        get(STOP_TIMEOUT).ifPresent(v -> stopTimeout());
-        readTimeout();
-        connectTimeout();
-        shutdownTimeout();
+        ConfigurationProblems problems = new ConfigurationProblems();
+        validate(problems);
+        problems.throwIfAny();
+    }
+
+    /** As {@link #validate()}, adding each invalid key to {@code problems} instead of throwing. */
+    public void validate(ConfigurationProblems problems) {
+        Optional<EngineKind> kind = problems.attempt(this::engineKind);
+        Optional<List<URI>> engines = problems.attempt(this::engineUrls);
+        Optional<Optional<URI>> router = problems.attempt(this::routerUrl);
+        Optional<List<URI>> prefill = problems.attempt(this::prefillUrls);
+        Optional<List<URI>> decode = problems.attempt(this::decodeUrls);
+        problems.attempt(this::engineRanks);
+        problems.attempt(this::vllmMaxIterations);
+        problems.attempt(this::traceTimeout);
+        problems.attempt(this::traceMissingGrace);
+        problems.attempt(this::loadTimeout);
+        problems.attempt(this::healthTimeout);
+        if (get(STOP_TIMEOUT).isPresent()) {
+            problems.attempt(() -> stopTimeout());
+        }
+        problems.attempt(this::readTimeout);
+        problems.attempt(this::connectTimeout);
+        problems.attempt(this::shutdownTimeout);
         if (traceDir().isPresent() && !java.nio.file.Files.isDirectory(traceDir().get())) {
-            throw invalid(TRACE_DIR, get(TRACE_DIR).orElse(""), "must be an existing directory (the local path where"
-                    + " this machine reads the server's trace files); create it or fix the path");
+            problems.add(invalid(TRACE_DIR, get(TRACE_DIR).orElse(""), "must be an existing directory (the local"
+                    + " path where this machine reads the server's trace files); create it or fix the path")
+                    .getMessage());
         }
         if (traceDirOnServer().isPresent() && traceDir().isEmpty()) {
-            throw invalid(TRACE_DIR_SERVER, traceDirOnServer().get(), "needs " + TRACE_DIR + " too: the local path"
-                    + " where this machine sees the server's " + TRACE_DIR_SERVER);
+            problems.add(invalid(TRACE_DIR_SERVER, traceDirOnServer().get(), "needs " + TRACE_DIR + " too: the local"
+                    + " path where this machine sees the server's " + TRACE_DIR_SERVER).getMessage());
         }
-        if (kind == EngineKind.ATTACH && engineUrls().isEmpty() && routerUrl().isEmpty() && prefillUrls().isEmpty()
-                && decodeUrls().isEmpty()) {
-            engineUrl();
+        if (kind.isEmpty() || engines.isEmpty() || router.isEmpty() || prefill.isEmpty() || decode.isEmpty()) {
+            return; // the engine's location is already reported invalid
         }
-        if (kind == EngineKind.EMBEDDED && (routerUrl().isPresent() || !engineUrls().isEmpty())) {
-            throw invalid(ENGINE, "embedded", (routerUrl().isPresent() ? ROUTER_URL : ENGINE_URL)
-                    + " is set, but the embedded simulator is used; set " + ENGINE + "=attach to use it");
+        if (kind.get() == EngineKind.ATTACH && engines.get().isEmpty() && router.get().isEmpty()
+                && prefill.get().isEmpty() && decode.get().isEmpty()) {
+            problems.attempt(this::engineUrl);
+        }
+        if (kind.get() == EngineKind.EMBEDDED && (router.get().isPresent() || !engines.get().isEmpty())) {
+            String set = router.get().isPresent() ? ROUTER_URL : ENGINE_URL;
+            problems.add(invalid(ENGINE, "embedded", source(set) + " is set, but the embedded simulator is used;"
+                    + " set " + source(ENGINE).replaceFirst(" .*", "") + "=attach to use it").getMessage());
         }
     }
 
@@ -319,7 +426,7 @@ public final class Settings {
     }
 
     /** Accepts ISO-8601 ({@code PT30S}) or a number of seconds ({@code 30}, {@code 2.5}). */
-    private static Duration parseDuration(String key, String text) {
+    private Duration parseDuration(String key, String text) {
         try {
             Duration parsed = text.toUpperCase(Locale.ROOT).startsWith("P")
                     ? Duration.parse(text)
@@ -333,7 +440,7 @@ public final class Settings {
         }
     }
 
-    private static ExtensionConfigurationException invalid(String key, String value, String fix) {
-        return new ExtensionConfigurationException("Invalid " + key + "='" + value + "': " + fix);
+    private ExtensionConfigurationException invalid(String key, String value, String fix) {
+        return new ExtensionConfigurationException("Invalid " + source(key) + "='" + value + "': " + fix);
     }
 }

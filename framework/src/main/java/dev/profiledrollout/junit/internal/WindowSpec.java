@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apiguardian.api.API;
@@ -161,62 +162,70 @@ public record WindowSpec(
 
     public static WindowSpec of(ProfiledRollout profile, RolloutLoad load, List<RolloutPhase> phaseAnnotations) {
         RolloutLoad l = load != null ? load : Defaults.class.getAnnotation(RolloutLoad.class);
-        check(profile.profiler() != Profiler.NSYS || profile.backend() == Backend.SGLANG
+        ConfigurationProblems problems = new ConfigurationProblems();
+        problems.check(profile.profiler() != Profiler.NSYS || profile.backend() == Backend.SGLANG
                         || !Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER),
                 "@ProfiledRollout(profiler = NSYS, activities = CUDA_PROFILER) with backend = VLLM",
                 "vLLM's cudaProfilerApi capture is --profiler-config '{\"profiler\":\"cuda\"}' at server start;"
                         + " leave CUDA_PROFILER out and use an nsys interactive session or the torch profiler");
-        check(profile.numSteps() >= 0, "@ProfiledRollout(numSteps = " + profile.numSteps() + ")",
+        problems.check(profile.numSteps() >= 0, "@ProfiledRollout(numSteps = " + profile.numSteps() + ")",
                 "0 (profile until the window ends) or a positive number of scheduler steps");
-        check(profile.startStep() >= -1, "@ProfiledRollout(startStep = " + profile.startStep() + ")",
+        problems.check(profile.startStep() >= -1, "@ProfiledRollout(startStep = " + profile.startStep() + ")",
                 "-1 (start with the next batch) or an absolute step number ≥ 0");
-        check(profile.activities().length > 0, "@ProfiledRollout(activities = {})",
+        problems.check(profile.activities().length > 0, "@ProfiledRollout(activities = {})",
                 "at least one of " + Arrays.toString(Activity.values()));
-        check(!profile.profileByStage() || profile.numSteps() > 0, "@ProfiledRollout(profileByStage = true)",
+        problems.check(!profile.profileByStage() || profile.numSteps() > 0, "@ProfiledRollout(profileByStage = true)",
                 "needs numSteps > 0: SGLang raises a TypeError at the next prefill otherwise (docs/PROTOCOLS.md §1.2)");
-        check(profile.profilePrefix().matches("[A-Za-z0-9._-]*") && !profile.profilePrefix().contains(".."),
+        problems.check(profile.profilePrefix().matches("[A-Za-z0-9._-]*") && !profile.profilePrefix().contains(".."),
                 "@ProfiledRollout(profilePrefix = \"" + profile.profilePrefix() + "\")",
                 "letters, digits, '.', '_' and '-' only, without '..': the prefix becomes part of a file name");
-        check(profile.profileId().matches("[A-Za-z0-9._]*") && !profile.profileId().contains(".."),
+        problems.check(profile.profileId().matches("[A-Za-z0-9._]*") && !profile.profileId().contains(".."),
                 "@ProfiledRollout(profileId = \"" + profile.profileId() + "\")",
                 "letters, digits, '.' and '_' only, without '..': the id is the stem of every trace file name, and a"
                         + " '-' would make the rank part of the name ambiguous");
-        check(!profile.mergeProfiles() || profile.profilePrefix().isEmpty(),
+        problems.check(!profile.mergeProfiles() || profile.profilePrefix().isEmpty(),
                 "@ProfiledRollout(mergeProfiles = true, profilePrefix = \"" + profile.profilePrefix() + "\")",
                 "SGLang's merge looks for {profile_id}*.trace.json.gz, so prefixed rank files are never merged (the"
                         + " failure shows only in the server log); drop the prefix or mergeProfiles");
-        check(profile.profileStages().length == 0 || profile.profileByStage(),
+        problems.check(profile.profileStages().length == 0 || profile.profileByStage(),
                 "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
                 "profile_stages selects the stages of a stage-based capture; set profileByStage = true (and numSteps)");
         for (String stage : profile.profileStages()) {
-            check(stage.equals("prefill") || stage.equals("decode"),
+            problems.check(stage.equals("prefill") || stage.equals("decode"),
                     "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
                     "each stage is \"prefill\" or \"decode\" (SGLang profiler V2's stage names), once");
         }
-        check(Arrays.stream(profile.profileStages()).distinct().count() == profile.profileStages().length,
+        problems.check(Arrays.stream(profile.profileStages()).distinct().count() == profile.profileStages().length,
                 "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
                 "each stage is \"prefill\" or \"decode\" (SGLang profiler V2's stage names), once");
-        check(l.concurrency() >= 1, "@RolloutLoad(concurrency = " + l.concurrency() + ")", "at least 1");
-        check(l.requests() >= 1, "@RolloutLoad(requests = " + l.requests() + ")", "at least 1");
-        check(l.inputTokens() >= 1, "@RolloutLoad(inputTokens = " + l.inputTokens() + ")", "at least 1");
-        check(l.outputTokens() >= 1, "@RolloutLoad(outputTokens = " + l.outputTokens() + ")", "at least 1");
-        check(l.rangeRatio() >= 0 && l.rangeRatio() < 1, "@RolloutLoad(rangeRatio = " + l.rangeRatio() + ")",
+        int loadProblems = problems.list().size();
+        problems.check(l.concurrency() >= 1, "@RolloutLoad(concurrency = " + l.concurrency() + ")", "at least 1");
+        problems.check(l.requests() >= 1, "@RolloutLoad(requests = " + l.requests() + ")", "at least 1");
+        problems.check(l.inputTokens() >= 1, "@RolloutLoad(inputTokens = " + l.inputTokens() + ")", "at least 1");
+        problems.check(l.outputTokens() >= 1, "@RolloutLoad(outputTokens = " + l.outputTokens() + ")", "at least 1");
+        problems.check(l.rangeRatio() >= 0 && l.rangeRatio() < 1, "@RolloutLoad(rangeRatio = " + l.rangeRatio() + ")",
                 "in [0, 1)");
-        check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
-        LoadSpec loadSpec = loadShape(l);
-        Slo slo = goodput(l);
-        Dataset dataset = dataset(l, loadSpec);
+        problems.check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
+        // LoadSpec checks these values again, in its own words: only the first report is kept
+        Optional<LoadSpec> shape = problems.list().size() > loadProblems ? Optional.empty()
+                : problems.attempt(() -> loadShape(l));
+        Slo slo = problems.attempt(() -> goodput(l)).orElse(null);
+        Dataset dataset = shape.flatMap(s -> problems.attempt(() -> dataset(l, s))).orElse(null);
+        LoadSpec loadSpec = shape.orElse(null);
         List<PhaseSpec> phases = new java.util.ArrayList<>();
         Set<Phase> seen = EnumSet.noneOf(Phase.class);
         for (RolloutPhase p : phaseAnnotations) {
-            check(seen.add(p.phase()), "@RolloutPhase(phase = " + p.phase() + ") twice", "one window per phase");
-            check(p.numSteps() >= 0 && p.startStep() >= -1 && p.inputTokens() >= 0 && p.outputTokens() >= 0
+            problems.check(seen.add(p.phase()), "@RolloutPhase(phase = " + p.phase() + ") twice", "one window per phase");
+            problems.check(p.numSteps() >= 0 && p.startStep() >= -1 && p.inputTokens() >= 0 && p.outputTokens() >= 0
                             && p.concurrency() >= 0 && p.requests() >= 0, "@RolloutPhase(phase = " + p.phase() + ")",
                     "numSteps, inputTokens, outputTokens, concurrency and requests ≥ 0 (0 = inherit), startStep ≥ -1");
             int steps = p.numSteps() > 0 ? p.numSteps() : profile.numSteps();
             int start = p.startStep() >= 0 ? p.startStep() : profile.startStep();
-            check(!profile.profileByStage() || steps > 0, "@RolloutPhase(phase = " + p.phase() + ") with profileByStage",
+            problems.check(!profile.profileByStage() || steps > 0, "@RolloutPhase(phase = " + p.phase() + ") with profileByStage",
                     "needs numSteps > 0");
+            if (loadSpec == null) {
+                continue; // the load is reported invalid
+            }
             phases.add(new PhaseSpec(p.phase(), steps > 0 ? steps : null, start >= 0 ? start : null, new LoadSpec(
                     p.concurrency() > 0 ? p.concurrency() : loadSpec.concurrency(),
                     p.requests() > 0 ? p.requests() : loadSpec.requests(),
@@ -225,6 +234,8 @@ public record WindowSpec(
                     loadSpec.rangeRatio(), loadSpec.warmupRequests(), loadSpec.seed(), loadSpec.arrival(),
                     loadSpec.prefixTokens(), loadSpec.maxDuration(), loadSpec.endpoint())));
         }
+        // every check above is independent of the others: all are reported together
+        problems.throwIfAny();
         return new WindowSpec(
                 profile.backend(),
                 profile.profiler(),

@@ -74,4 +74,86 @@ class SettingsTest {
         assertThat(settings(Map.of("profiledrollout.connect.timeout", "120")).connectTimeout()).hasMinutes(2);
         assertThat(settings(Map.of("profiledrollout.shutdown.timeout", "PT25S")).shutdownTimeout()).hasSeconds(25);
     }
+
+    @Test
+    void should_read_a_profile_s_keys_before_the_global_ones_and_fall_back_for_the_rest() {
+        Settings global = settings(Map.of(
+                "profiledrollout.engine", "attach",
+                "profiledrollout.router.url", "http://global-router:1",
+                "profiledrollout.health.timeout", "30",
+                "profiledrollout.load.timeout", "40",
+                "profiledrollout.profiles.gpu-a.engine.url", "http://gpu-a:8000",
+                "profiledrollout.profiles.gpu-a.load.timeout", "50"));
+
+        Settings profiled = global.forProfile("gpu-a");
+
+        // the profile names the deployment: the global engine and router are not read for it
+        assertThat(profiled.engineUrls()).containsExactly(URI.create("http://gpu-a:8000"));
+        assertThat(profiled.routerUrl()).isEmpty();
+        assertThat(profiled.engineKind()).isEqualTo(Settings.EngineKind.EMBEDDED);
+        // other keys: the profile's, else the global ones
+        assertThat(profiled.loadTimeout()).hasSeconds(50);
+        assertThat(profiled.healthTimeout()).hasSeconds(30);
+        assertThat(profiled.profile()).contains("gpu-a");
+        assertThat(global.routerUrl()).contains(URI.create("http://global-router:1"));
+    }
+
+    @Test
+    void should_keep_the_global_engine_for_a_profile_that_sets_no_location_key() {
+        Settings profiled = settings(Map.of(
+                "profiledrollout.engine", "attach",
+                "profiledrollout.engine.url", "http://global:1",
+                "profiledrollout.profiles.baselines.baseline.dir", "recorded")).forProfile("baselines");
+
+        assertThat(profiled.engineUrls()).containsExactly(URI.create("http://global:1"));
+        assertThat(profiled.get("profiledrollout.baseline.dir")).contains("recorded");
+        assertThat(profiled.namesEngine()).isTrue();
+    }
+
+    @Test
+    void should_read_a_profile_from_its_environment_variables() {
+        Settings s = new Settings(key -> Optional.empty(), Map.of(
+                "PROFILEDROLLOUT_PROFILES_VLLM_A100_ENGINE", "attach",
+                "PROFILEDROLLOUT_PROFILES_VLLM_A100_ENGINE_URL", "http://gpu:8000"));
+
+        assertThat(s.profileDefined("vllm-a100")).isTrue();
+        assertThat(s.profileDefined("vllm-h100")).isFalse();
+        Settings profiled = s.forProfile("vllm-a100");
+        profiled.validate();
+        assertThat(profiled.engineUrl()).isEqualTo(URI.create("http://gpu:8000"));
+        assertThat(EngineProfiles.discovered(Map.of("PROFILEDROLLOUT_PROFILES_VLLM_A100_ENGINE_URL", "x",
+                "PROFILEDROLLOUT_PROFILES_PD_TRACE_DIR_SERVER", "y", "PROFILEDROLLOUT_ENGINE", "attach")))
+                .contains("VLLM_A100", "PD");
+    }
+
+    @Test
+    void should_refuse_a_profile_name_that_cannot_be_part_of_a_key() {
+        assertThatThrownBy(() -> settings(Map.of()).forProfile("a.b"))
+                .isInstanceOf(ExtensionConfigurationException.class)
+                .hasMessageContaining("@EngineProfile(\"a.b\")").hasMessageContaining("letters, digits, '-' and '_'");
+    }
+
+    @Test
+    void should_let_a_class_s_own_engine_override_every_source_and_say_so() {
+        Settings s = settings(Map.of("profiledrollout.profiles.p.engine.ranks", "2")).forProfile("p")
+                .withOverrides(Map.of("profiledrollout.engine", "attach", "profiledrollout.engine.url", "ftp://x:1"));
+
+        assertThatThrownBy(s::validate).hasMessageContaining(
+                "Invalid profiledrollout.engine.url (from the test class's @RolloutEngine)='ftp://x:1'");
+        assertThat(s.engineRanks()).hasValue(2);
+    }
+
+    @Test
+    void should_report_every_invalid_key_at_once() {
+        assertThatThrownBy(() -> settings(Map.of(
+                "profiledrollout.engine", "attached",
+                "profiledrollout.engine.ranks", "two",
+                "profiledrollout.connect.timeout", "-1")).validate())
+                .isInstanceOf(ConfigurationProblems.InvalidConfiguration.class)
+                .hasMessageStartingWith("3 configuration problems")
+                .hasMessageContaining("Invalid profiledrollout.engine='attached': allowed values: embedded, attach,"
+                        + " container")
+                .hasMessageContaining("Invalid profiledrollout.engine.ranks='two': must be an integer ≥ 1")
+                .hasMessageContaining("Invalid profiledrollout.connect.timeout='-1': must be positive");
+    }
 }
