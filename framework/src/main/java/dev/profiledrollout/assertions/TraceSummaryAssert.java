@@ -28,8 +28,9 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
 
     private final String scope;
 
+    /** @param actual one trace; verdicts are scoped to its rank label, if the file has one */
     public TraceSummaryAssert(TraceSummary actual) {
-        this(actual, actual == null ? "" : TraceSet.label(actual));
+        this(actual, rankScope(actual));
     }
 
     TraceSummaryAssert(TraceSummary actual, String scope) {
@@ -120,6 +121,15 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
                 + ": " + detail + "; record graph kernels (nsys --cuda-graph-trace=node, or a profiler that records "
                 + "replayed kernels)"));
         return myself;
+    }
+
+    /** The rank label; {@code ""} when there is only the file name, which the measures already name. */
+    private static String rankScope(TraceSummary trace) {
+        if (trace == null) {
+            return "";
+        }
+        String label = TraceSet.label(trace);
+        return label.equals(String.valueOf(trace.file().getFileName())) ? "" : label;
     }
 
     static NumberBudgetAssert busyFraction(List<DeviceStats> devices, String scope) {

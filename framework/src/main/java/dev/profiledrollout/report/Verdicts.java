@@ -102,12 +102,6 @@ public final class Verdicts {
         }
     }
 
-    /** @return whether a soft recording is open on the calling thread */
-    public static boolean soft() {
-        Recording recording = CURRENT.get();
-        return recording != null && recording.soft;
-    }
-
     /**
      * The verdicts recorded on one thread between {@link #start(boolean)} and {@link #close()}, with the failures a
      * soft recording collected; not thread-safe.
