@@ -82,6 +82,8 @@ class ProfiledRolloutExtensionTest {
         assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(8);
         assertThat(summary.path("trace").path("ranks")).hasSize(1);
         assertThat(summary.path("error").isNull()).isTrue();
+        assertThat(summary.path("outcome").path("status").asText()).isEqualTo("PASSED");
+        assertThat(summary.path("outcome").path("message").asText()).isEmpty();
         assertNoThreadsLeft();
     }
 
