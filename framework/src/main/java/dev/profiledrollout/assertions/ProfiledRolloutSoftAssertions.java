@@ -45,9 +45,15 @@ public final class ProfiledRolloutSoftAssertions implements AutoCloseable {
      * @throws BudgetFailuresError when any budget failed
      */
     public static void assertSoftly(Runnable budgets) {
-        try (ProfiledRolloutSoftAssertions softly = softly()) {
+        ProfiledRolloutSoftAssertions softly = softly();
+        try {
             budgets.run();
+        } catch (RuntimeException | Error e) {
+            softly.recording.close();
+            softly.failures().forEach(e::addSuppressed);
+            throw e;
         }
+        softly.close();
     }
 
     /** @return the verdicts recorded in this block so far, in order */

@@ -183,4 +183,23 @@ class VerdictsTest {
         assertThat(new ObjectMapper().readTree(json).path("outcome").asText()).isEqualTo("WARN");
         assertThat(ResultsModule.newMapper().readValue(json, Verdict.class)).isEqualTo(warning);
     }
+
+    @Test
+    void should_hand_the_verdicts_of_a_nested_soft_block_to_the_enclosing_recording() {
+        // GIVEN the extension's recording, and a soft block of the user's inside it
+        var latency = RunFixtures.latency();
+        try (Verdicts.Recording outer = Verdicts.start(true)) {
+            // WHEN
+            assertThatThrownBy(() -> ProfiledRolloutSoftAssertions.assertSoftly(() -> {
+                ProfiledRolloutAssertions.assertThat(latency).ttft().max().isLessThan(Duration.ofNanos(1));
+                ProfiledRolloutAssertions.assertThat(latency).ttft().max().isLessThan(Duration.ofHours(1));
+            })).isInstanceOf(BudgetFailuresError.class).hasMessageStartingWith("1 of 2 budgets failed:");
+            ProfiledRolloutAssertions.assertThat(latency).ttft().mean().isLessThan(Duration.ofNanos(1));
+            // THEN the block threw its own failure; the outer recording saw all three verdicts and collected its own
+            assertThat(outer.verdicts()).extracting(Verdict::measure)
+                    .containsExactly("max TTFT", "max TTFT", "mean TTFT");
+            assertThat(outer.failures()).singleElement()
+                    .satisfies(f -> assertThat(f).hasMessageStartingWith("mean TTFT was "));
+        }
+    }
 }
