@@ -87,8 +87,8 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
                 .map(k -> k.name() + " (" + k.count() + "×, " + Formats.duration(Duration.ofNanos(k.totalNs())) + ")")
                 .collect(Collectors.joining(", "));
         Verdicts.check(Checks.count(Verdict.Kind.BASELINE, "", "kernels not in the baseline", "≤", fresh.size(), 0,
-                listed, fresh.isEmpty()), () -> failure("%s", fresh.size() + " kernel(s) not in the baseline, budget 0: "
-                + listed));
+                listed, fresh.isEmpty()),
+                () -> failure("%s", fresh.size() + " kernel(s) not in the baseline, budget 0: " + listed));
         return myself;
     }
 

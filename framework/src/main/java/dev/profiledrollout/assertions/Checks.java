@@ -2,7 +2,7 @@ package dev.profiledrollout.assertions;
 
 import dev.profiledrollout.report.Verdict;
 
-/** Verdicts of the checks that count things (samples, failed requests, offending kernels) rather than compare a value. */
+/** Verdicts of the checks that count things (samples, failed requests, offending kernels). */
 final class Checks {
 
     private Checks() {

@@ -50,7 +50,8 @@ public final class KernelSelectionAssert extends AbstractAssert<KernelSelectionA
     /** Σ kernel durations of the selection over Σ of all kernel durations (kernel events only, no memcpy/memset). */
     public NumberBudgetAssert share() {
         isNotNull();
-        return new NumberBudgetAssert(actual.share(), Verdict.Kind.KERNEL, scope, "GPU kernel-time share of " + selection, Formats::percent,
+        return new NumberBudgetAssert(actual.share(), Verdict.Kind.KERNEL, scope,
+                "GPU kernel-time share of " + selection, Formats::percent,
                 Formats.duration(Duration.ofNanos(actual.totalNs())) + " of "
                         + Formats.duration(Duration.ofNanos(actual.kernelTotalNs())) + " kernel time in "
                         + actual.kernels().size() + " distinct kernel(s)" + top());
@@ -59,7 +60,8 @@ public final class KernelSelectionAssert extends AbstractAssert<KernelSelectionA
     /** Σ kernel durations of the selection. */
     public DurationBudgetAssert totalTime() {
         isNotNull();
-        return new DurationBudgetAssert(Duration.ofNanos(actual.totalNs()), Verdict.Kind.KERNEL, scope, "total time of " + selection,
+        return new DurationBudgetAssert(Duration.ofNanos(actual.totalNs()), Verdict.Kind.KERNEL, scope,
+                "total time of " + selection,
                 budget -> actual.count() + " launches" + top());
     }
 
@@ -74,7 +76,8 @@ public final class KernelSelectionAssert extends AbstractAssert<KernelSelectionA
     /** Number of kernel executions in the selection. */
     public NumberBudgetAssert count() {
         isNotNull();
-        return new NumberBudgetAssert(actual.count(), Verdict.Kind.KERNEL, scope, "launch count of " + selection,
+        return new NumberBudgetAssert(actual.count(), Verdict.Kind.KERNEL, scope,
+                "launch count of " + selection,
                 v -> String.valueOf((long) v), actual.kernels().size() + " distinct kernel(s)" + top());
     }
 

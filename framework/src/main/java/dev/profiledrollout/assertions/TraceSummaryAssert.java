@@ -69,7 +69,8 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
     public NumberBudgetAssert category(KernelCategory category) {
         isNotNull();
         CategoryStats c = actual.details().category(category);
-        return new NumberBudgetAssert(c.share(), Verdict.Kind.TRACE, scope, "GPU time share of category " + category + " in "
+        return new NumberBudgetAssert(c.share(), Verdict.Kind.TRACE, scope,
+                "GPU time share of category " + category + " in "
                 + actual.file().getFileName(), Formats::percent, Formats.duration(Duration.ofNanos(c.totalNs()))
                 + " in " + c.count() + " events; categories: " + actual.details().categories().stream()
                 .map(x -> x.category() + " " + Formats.percent(x.share())).collect(Collectors.joining(", ")));
@@ -88,7 +89,8 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
                 .collect(Collectors.joining(", "));
         String graphs = actual.details().launches().graphKernelsMissing()
                 ? "; warning: graph kernels missing from the trace, idle is overstated" : "";
-        return new NumberBudgetAssert(t.idleFraction(), Verdict.Kind.TRACE, scope, "GPU idle fraction of " + actual.file().getFileName(),
+        return new NumberBudgetAssert(t.idleFraction(), Verdict.Kind.TRACE, scope,
+                "GPU idle fraction of " + actual.file().getFileName(),
                 Formats::percent, "idle " + Formats.duration(Duration.ofNanos(t.idleNs())) + " of "
                 + Formats.duration(Duration.ofNanos(t.kernelTimeNs())) + " span; largest gaps: " + gaps + graphs);
     }
