@@ -25,6 +25,7 @@ import dev.profiledrollout.junit.internal.Settings;
 import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -182,7 +183,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         if (thrown instanceof BudgetFailuresError inner) {
             // A soft-assertion block in the body: its failures are budgets too, none stopped the body.
-            List<Throwable> all = new java.util.ArrayList<>(collected);
+            List<Throwable> all = new ArrayList<>(collected);
             all.addAll(inner.getFailures());
             return BudgetFailuresError.of(verdicts.verdicts(), all, null);
         }
