@@ -140,4 +140,13 @@ public @interface ProfiledRollout {
      * false (omitted).
      */
     boolean shapeDiscovery() default false;
+
+    /**
+     * Soft budgets: a failed budget assertion (one that records a {@code Verdict}) in the test body records its verdict
+     * and its failure without throwing, so every later budget is still evaluated; after the body the test fails once
+     * with all of them ({@code BudgetFailuresError}: "N of M budgets failed", then each message). Other assertions
+     * (AssertJ's {@code isEqualTo} on plain values) and checks later budgets depend on (a metric without samples, a
+     * capture without traces) still fail at once. {@code false}: fail fast, at the first failed budget. Default true.
+     */
+    boolean softBudgets() default true;
 }

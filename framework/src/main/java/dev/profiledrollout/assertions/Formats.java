@@ -42,6 +42,19 @@ final class Formats {
         return String.format(Locale.ROOT, "%+.1f%%", g);
     }
 
+    /** {@code "[PREFILL] "} for a scope, {@code ""} for the whole run: the prefix of a scoped failure message. */
+    static String scoped(String scope) {
+        return scope == null || scope.isEmpty() ? "" : "[" + scope + "] ";
+    }
+
+    /** Joins a report's scope and a rank label as {@link dev.profiledrollout.report.Verdict#scope()} does. */
+    static String join(String scope, String rank) {
+        if (scope == null || scope.isEmpty()) {
+            return rank;
+        }
+        return rank == null || rank.isEmpty() ? scope : scope + " · " + rank;
+    }
+
     private static String significant(double v) {
         double abs = Math.abs(v);
         if (abs >= 100 || v == Math.rint(v) && abs < 1e15) {

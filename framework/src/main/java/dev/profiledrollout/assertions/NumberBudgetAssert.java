@@ -4,6 +4,7 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.report.Verdicts;
+import java.util.Objects;
 import java.util.function.DoubleFunction;
 import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
@@ -17,11 +18,16 @@ import org.assertj.core.api.AbstractAssert;
  * of 1.92 s kernel time in 3 distinct kernels}.
  *
  * <p>Every comparison, passed or failed, is also handed to the running test's report as a
- * {@link dev.profiledrollout.report.Verdict} (see {@link Verdicts}).
+ * {@link dev.profiledrollout.report.Verdict} of its {@link Verdict.Kind} and scope, with the extra facts as
+ * {@code detail} (see {@link Verdicts}). Inside a profiled test (soft budgets, the default) a failed comparison does
+ * not throw: the test fails once after its body with every failed budget; with
+ * {@code @ProfiledRollout(softBudgets = false)}, or outside a profiled test, it throws at once.
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert, Double> {
 
+    private final Verdict.Kind kind;
+    private final String scope;
     private final String measure;
     private final DoubleFunction<String> format;
     private final String context;
@@ -33,7 +39,23 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
      * @param context extra facts for the failure message, or null
      */
     public NumberBudgetAssert(double actual, String measure, DoubleFunction<String> format, String context) {
+        this(actual, Verdict.Kind.TRACE, "", measure, format, context);
+    }
+
+    /**
+     * @param actual  the measured value
+     * @param kind    the verdict's family, not null
+     * @param scope   where the measure applies ({@link Verdict#scope()}): {@code ""} for the whole run, a phase, a
+     *                rank label; not null
+     * @param measure what was measured, e.g. {@code "busy imbalance (max/mean GPU busy time over ranks)"}
+     * @param format  how values print (a percentage, a plain number with a unit)
+     * @param context extra facts for the failure message and the verdict's detail, or null
+     */
+    public NumberBudgetAssert(double actual, Verdict.Kind kind, String scope, String measure,
+            DoubleFunction<String> format, String context) {
         super(actual, NumberBudgetAssert.class);
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.scope = Objects.requireNonNull(scope, "scope");
         this.measure = measure;
         this.format = format;
         this.context = context;
@@ -67,14 +89,14 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
     }
 
     private NumberBudgetAssert check(boolean ok, String relation, double budget) {
-        Verdicts.record(Verdict.of(Verdict.Kind.TRACE, measure, relation, actual, budget, "", format.apply(actual),
-                format.apply(budget), context == null ? "" : context, ok));
-        if (!ok) {
-            String message = measure + " was " + format.apply(actual) + ", budget " + relation + " "
-                    + format.apply(budget) + " (" + Formats.gap(actual, budget) + ")"
+        Verdict verdict = Verdict.of(kind, measure, relation, actual, budget, "", format.apply(actual),
+                format.apply(budget), context == null ? "" : context, ok).withScope(scope);
+        Verdicts.check(verdict, () -> {
+            String message = Formats.scoped(scope) + measure + " was " + format.apply(actual) + ", budget " + relation
+                    + " " + format.apply(budget) + " (" + Formats.gap(actual, budget) + ")"
                     + (context == null || context.isEmpty() ? "" : "; " + context);
-            failWithActualExpectedAndMessage(actual, budget, "%s", message);
-        }
+            return failureWithActualExpected(actual, budget, "%s", message);
+        });
         return myself;
     }
 }

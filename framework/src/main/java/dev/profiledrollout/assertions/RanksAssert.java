@@ -2,6 +2,8 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.time.Duration;
@@ -10,7 +12,10 @@ import java.util.stream.Collectors;
 import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
-/** Assertions that compare the ranks of one capture: how many there are and how evenly their GPUs were busy. */
+/**
+ * Assertions that compare the ranks of one capture: how many there are and how evenly their GPUs were busy. Every check
+ * records a RANKS {@link Verdict} in the set's {@link TraceSet#scope() scope}.
+ */
 @API(status = EXPERIMENTAL, since = "0.1")
 public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
 
@@ -18,12 +23,13 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
         super(actual, RanksAssert.class);
     }
 
-    /** Fails unless the capture has exactly {@code expected} trace files. */
+    /** Fails unless the capture has exactly {@code expected} trace files; records a RANKS verdict. */
     public RanksAssert hasSize(int expected) {
-        if (actual.traces().size() != expected) {
-            failWithMessage("%s", "expected " + expected + " rank trace files but found " + actual.traces().size()
-                    + ": " + labels());
-        }
+        int found = actual.traces().size();
+        Verdicts.check(Checks.count(Verdict.Kind.RANKS, actual.scope(),
+                "rank trace files", "=", found, expected,
+                "ranks: " + labels(), found == expected), () -> failure("%s", Formats.scoped(actual.scope())
+                + "expected " + expected + " rank trace files but found " + found + ": " + labels()));
         return myself;
     }
 
@@ -35,7 +41,8 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
         String perRank = actual.traces().stream()
                 .map(t -> label(t) + " " + Formats.duration(Duration.ofNanos(t.busyNs())))
                 .collect(Collectors.joining(", "));
-        return new NumberBudgetAssert(actual.busyImbalance(), "busy imbalance (max/mean GPU busy time over ranks)",
+        return new NumberBudgetAssert(actual.busyImbalance(), Verdict.Kind.RANKS, actual.scope(),
+                "busy imbalance (max/mean GPU busy time over ranks)",
                 v -> String.format(Locale.ROOT, "%.3f", v), "busy per rank: " + perRank);
     }
 
@@ -46,13 +53,15 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
     public NumberBudgetAssert straggler() {
         TraceSummary s = actual.straggler().orElse(null);
         if (s == null || actual.traces().size() < 2) {
-            return new NumberBudgetAssert(1.0, "straggler busy time over the other ranks' mean", Formats::plain,
+            return new NumberBudgetAssert(1.0, Verdict.Kind.RANKS, actual.scope(),
+                    "straggler busy time over the other ranks' mean", Formats::plain,
                     actual.traces().size() + " rank(s)");
         }
         double others = actual.traces().stream().filter(t -> t != s).mapToLong(TraceSummary::busyNs).average()
                 .orElse(0);
         double ratio = others == 0 ? 1.0 : s.busyNs() / others;
-        return new NumberBudgetAssert(ratio, "straggler " + label(s) + ": busy time over the other ranks' mean",
+        return new NumberBudgetAssert(ratio, Verdict.Kind.RANKS, actual.scope(),
+                "straggler " + label(s) + ": busy time over the other ranks' mean",
                 v -> String.format(Locale.ROOT, "%.3f", v), label(s) + " busy "
                 + Formats.duration(Duration.ofNanos(s.busyNs())) + " vs mean "
                 + Formats.duration(Duration.ofNanos((long) others)));
@@ -66,10 +75,12 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
     public NumberBudgetAssert kernelSpread(java.util.function.Predicate<String> nameFilter) {
         var worst = actual.kernelSpread().stream().filter(k -> nameFilter.test(k.name())).findFirst().orElse(null);
         if (worst == null) {
-            return new NumberBudgetAssert(1.0, "kernel spread across ranks of kernels " + nameFilter, Formats::plain,
+            return new NumberBudgetAssert(1.0, Verdict.Kind.RANKS, actual.scope(),
+                    "kernel spread across ranks of kernels " + nameFilter, Formats::plain,
                     "no such kernel on two or more ranks");
         }
-        return new NumberBudgetAssert(worst.spread(), "kernel time spread (max/mean over ranks) of " + worst.name(),
+        return new NumberBudgetAssert(worst.spread(), Verdict.Kind.RANKS, actual.scope(),
+                "kernel time spread (max/mean over ranks) of " + worst.name(),
                 v -> String.format(Locale.ROOT, "%.3f", v), "longest on " + worst.maxLabel() + ": "
                 + Formats.duration(Duration.ofNanos(worst.maxNs())) + " vs mean "
                 + Formats.duration(Duration.ofNanos((long) worst.meanNs())) + ", min "

@@ -21,12 +21,15 @@ import dev.profiledrollout.junit.internal.ProfileWindow;
 import dev.profiledrollout.junit.internal.RecipeWindows;
 import dev.profiledrollout.recipe.SrtctlRecipe;
 import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.report.BudgetFailuresError;
+import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.junit.internal.Settings;
 import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -56,8 +59,10 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       (warm-up, {@code /start_profile}, load) and completed right after it ({@code RolloutSession#awaitResult()}
  *       if the body did not call it). A body that throws still gets the profiler stopped, the load cancelled and
  *       the partial results written; its exception is what the test reports.</li>
- *   <li>After the body, the budget verdicts its assertions recorded, the charts and {@code report.html} are added to
- *       the output directory and, under {@code allure-jupiter}, each phase is an Allure step (see
+ *   <li>Budgets are soft by default ({@link ProfiledRollout#softBudgets()}): a failed budget assertion does not end the
+ *       body; the test fails once after it with every failed budget.</li>
+ *   <li>After the body, the budget verdicts its assertions recorded, the test's {@code outcome}, the charts and
+ *       {@code report.html} are added to the output directory and, under {@code allure-jupiter}, each phase is an Allure step (see
  *       {@link TestReport}; {@link ProfiledRolloutKeys#REPORT_ATTACH_TRACES} and
  *       {@link ProfiledRolloutKeys#REPORT_ATTACH_MAX_BYTES} choose whether trace files are attached).</li>
  * </ul>
@@ -114,27 +119,84 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         return window(extensionContext);
     }
 
+    /**
+     * Runs the body inside the profile window with a {@link Verdicts} recording (soft unless
+     * {@link ProfiledRollout#softBudgets()} is false), then writes the report and its {@code outcome} and fails the test
+     * once: with the body's exception (soft budget failures before it added: to an assertion failure as further
+     * failures, to any other exception as suppressed), else with all soft budget failures, else with a failure of the
+     * window itself.
+     */
     @Override
     public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
             ExtensionContext extensionContext) throws Throwable {
-        if (profiledRollout(extensionContext).isEmpty()) {
+        Optional<ProfiledRollout> profile = profiledRollout(extensionContext);
+        if (profile.isEmpty()) {
             invocation.proceed();
             return;
         }
         ProfileWindow window = window(extensionContext);
-        window.open();
+        try {
+            window.open();
+        } catch (RuntimeException | Error openFailure) {
+            try {
+                TestReport.writeOutcome(window.outputDirectory(), List.of(), TestOutcome.of(List.of(), openFailure,
+                        false));
+            } catch (RuntimeException e) {
+                openFailure.addSuppressed(e);
+            }
+            throw openFailure;
+        }
         TestReport.Options options = TestReport.Options.from(extensionContext::getConfigurationParameter);
-        try (Verdicts.Recording verdicts = Verdicts.start()) {
+        try (Verdicts.Recording verdicts = Verdicts.start(profile.get().softBudgets())) {
             try {
                 invocation.proceed();
             } catch (Throwable bodyFailure) {
-                window.abort(bodyFailure);
-                window.finishReport(verdicts.verdicts(), options, bodyFailure);
-                throw bodyFailure;
+                Throwable reported = withBudgetFailures(verdicts, bodyFailure);
+                window.abort(reported);
+                window.finishReport(verdicts.verdicts(), options, reported,
+                        TestOutcome.of(verdicts.verdicts(), reported, true));
+                throw reported;
             }
-            window.awaitResult();
-            window.finishReport(verdicts.verdicts(), options, null);
+            BudgetFailuresError budgets = verdicts.failuresError();
+            try {
+                window.awaitResult();
+            } catch (RuntimeException | Error windowFailure) {
+                if (budgets != null) {
+                    budgets.getFailures().forEach(windowFailure::addSuppressed);
+                }
+                window.finishReport(verdicts.verdicts(), options, windowFailure,
+                        TestOutcome.of(verdicts.verdicts(), windowFailure, false));
+                throw windowFailure;
+            }
+            window.finishReport(verdicts.verdicts(), options, budgets,
+                    TestOutcome.of(verdicts.verdicts(), budgets, false));
+            if (budgets != null) {
+                throw budgets;
+            }
         }
+    }
+
+    /**
+     * What the test reports when its body threw {@code thrown} after the soft budget failures collected so far: an
+     * assertion failure joins them in one {@link BudgetFailuresError}, any other exception is reported as itself with
+     * them suppressed.
+     */
+    private static Throwable withBudgetFailures(Verdicts.Recording verdicts, Throwable thrown) {
+        List<AssertionError> collected = verdicts.failures();
+        if (collected.isEmpty()) {
+            return thrown;
+        }
+        if (!(thrown instanceof AssertionError)) {
+            collected.forEach(thrown::addSuppressed);
+            return thrown;
+        }
+        if (thrown instanceof BudgetFailuresError inner) {
+            // A soft-assertion block in the body: its failures are budgets too, none stopped the body.
+            List<Throwable> all = new ArrayList<>(collected);
+            all.addAll(inner.getFailures());
+            return BudgetFailuresError.of(verdicts.verdicts(), all, null);
+        }
+        return BudgetFailuresError.of(verdicts.verdicts(), collected, thrown);
     }
 
     private static ProfileWindow window(ExtensionContext context) {

@@ -73,8 +73,13 @@ import org.apiguardian.api.API;
  *       as a number or null.</li>
  *   <li>{@link ArrivalProcess} (in {@code summary.json}'s {@code load}): its components, then {@code ramp} and
  *       {@code closedLoop}.</li>
+ *   <li>{@link Verdict}: its components, then {@code "outcome":"PASS"|"FAIL"|"WARN"} ({@link Verdict#outcome()});
+ *       read back ignoring {@code outcome} (derived), and from files written before the other fields existed with
+ *       {@code kind} LATENCY for unit {@code ms} else TRACE, {@code scope} and {@code detail} {@code ""},
+ *       {@code gap} computed from {@code actual} and {@code budget}, {@code enforced} true.</li>
+ *   <li>{@link TestOutcome} ({@code summary.json}'s {@code outcome}): its components.</li>
  *   <li>Every other record ({@code DeviceStats}, {@code CategoryStats}, {@code GpuTimelineBreakdown},
- *       {@code IdleGap}, {@code OperatorStats}, {@link Verdict}, {@code WorkerOutcome}, ...): its components in
+ *       {@code IdleGap}, {@code OperatorStats}, {@code WorkerOutcome}, ...): its components in
  *       declaration order, enums by name.</li>
  * </ul>
  */
@@ -107,6 +112,8 @@ public final class ResultsModule extends SimpleModule {
         setMixInAnnotation(KernelDelta.class, KernelDeltaMixin.class);
         setMixInAnnotation(KernelSpread.class, KernelSpreadMixin.class);
         setMixInAnnotation(ArrivalProcess.class, ArrivalProcessMixin.class);
+        setMixInAnnotation(Verdict.class, VerdictMixin.class);
+        addDeserializer(Verdict.class, new VerdictDeserializer());
     }
 
     /**
@@ -402,5 +409,40 @@ public final class ResultsModule extends SimpleModule {
 
         @JsonProperty("longestOn")
         abstract String maxLabel();
+    }
+
+    private abstract static class VerdictMixin {
+        @JsonProperty(value = "outcome", access = JsonProperty.Access.READ_ONLY)
+        abstract Verdict.Outcome outcome();
+    }
+
+    /** Fills the fields that older {@code summary.json} files lack with the defaults documented above. */
+    private static final class VerdictDeserializer extends StdDeserializer<Verdict> {
+        VerdictDeserializer() {
+            super(Verdict.class);
+        }
+
+        @Override
+        public Verdict deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+            JsonNode node = parser.readValueAsTree();
+            String unit = node.path("unit").asText("");
+            double actual = node.path("actual").asDouble(Double.NaN);
+            double budget = node.path("budget").asDouble(Double.NaN);
+            Verdict.Kind kind;
+            String kindName = node.path("kind").asText("");
+            try {
+                kind = kindName.isEmpty() ? ("ms".equals(unit) ? Verdict.Kind.LATENCY : Verdict.Kind.TRACE)
+                        : Verdict.Kind.valueOf(kindName);
+            } catch (IllegalArgumentException e) {
+                return context.reportInputMismatch(Verdict.class, "unknown verdict kind '%s'; known: %s", kindName,
+                        java.util.Arrays.toString(Verdict.Kind.values()));
+            }
+            JsonNode gap = node.get("gap");
+            Double gapValue = gap == null ? Verdict.relativeGap(actual, budget) : gap.isNumber() ? gap.asDouble() : null;
+            return new Verdict(kind, node.path("scope").asText(""), node.path("measure").asText(""),
+                    node.path("relation").asText(""), actual, budget, unit, node.path("actualText").asText(""),
+                    node.path("budgetText").asText(""), gapValue, node.path("detail").asText(""),
+                    node.path("passed").asBoolean(false), node.path("enforced").asBoolean(true));
+        }
     }
 }

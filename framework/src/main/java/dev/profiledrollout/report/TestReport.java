@@ -21,7 +21,8 @@ import java.util.function.Function;
 import org.apiguardian.api.API;
 
 /**
- * Finishes one profiled test's report after its body: adds the budget verdicts to {@code summary.json}, renders the
+ * Finishes one profiled test's report after its body: adds the budget verdicts and the test's {@link TestOutcome}
+ * to {@code summary.json}, renders the
  * charts, {@code kernels.csv} and {@code report.html} ({@link ReportRenderer}), prints the verdicts on the console, and,
  * inside an Allure test case, adds the parameters and labels, a {@code budgets} step with one step per verdict, and
  * the attachments: latency table (HTML), budget verdicts (HTML), every chart (PNG), the kernel table (CSV),
@@ -69,21 +70,33 @@ public final class TestReport {
     }
 
     /**
+     * Finishes the report of a test whose outcome follows from its verdicts alone
+     * ({@link TestOutcome#of(List, Throwable, boolean) TestOutcome.of(verdicts, null, false)}).
+     *
+     * @see #finish(Path, List, List, Options, PrintStream, TestOutcome)
+     */
+    public static Optional<ReportRenderer.Rendered> finish(Path directory, List<Verdict> verdicts, List<Path> traceFiles,
+            Options options, PrintStream console) {
+        return finish(directory, verdicts, traceFiles, options, console, TestOutcome.of(verdicts, null, false));
+    }
+
+    /**
      * @param directory  the test's output directory; nothing happens when it has no {@code summary.json}
      * @param verdicts   the budget verdicts of the body, in order; may be empty
      * @param traceFiles the collected trace files (attached only on request)
      * @param options    what to attach
      * @param console    where the verdicts are printed
+     * @param outcome    how the test ended, written as {@code summary.json}'s top-level {@code outcome}
      * @return the rendered report, or empty without {@code summary.json}
      * @throws UncheckedIOException when a report file cannot be read or written
      */
     public static Optional<ReportRenderer.Rendered> finish(Path directory, List<Verdict> verdicts, List<Path> traceFiles,
-            Options options, PrintStream console) {
+            Options options, PrintStream console, TestOutcome outcome) {
         Path summaryFile = directory.resolve("summary.json");
         if (!Files.isRegularFile(summaryFile)) {
             return Optional.empty();
         }
-        writeVerdicts(summaryFile, verdicts, traceFiles);
+        writeVerdicts(summaryFile, verdicts, traceFiles, outcome);
         ReportRenderer.Rendered rendered = ReportRenderer.render(directory);
         printVerdicts(rendered.data().testName(), verdicts, console);
         if (AllureSteps.active()) {
@@ -92,15 +105,43 @@ public final class TestReport {
         return Optional.of(rendered);
     }
 
-    private static void writeVerdicts(Path summaryFile, List<Verdict> verdicts, List<Path> traceFiles) {
+    private static void writeVerdicts(Path summaryFile, List<Verdict> verdicts, List<Path> traceFiles,
+            TestOutcome outcome) {
         try {
             ObjectNode root = (ObjectNode) JSON.readTree(summaryFile.toFile());
             root.set("verdicts", JSON.valueToTree(verdicts));
             ArrayNode files = root.putArray("traceFiles");
             traceFiles.forEach(f -> files.add(f.toString()));
+            root.set("outcome", JSON.valueToTree(outcome));
             JSON.writeValue(summaryFile.toFile(), root);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not add the verdicts to " + summaryFile, e);
+        }
+    }
+
+    /**
+     * Sets {@code summary.json}'s top-level {@code outcome} (and {@code verdicts}, when it has none yet) of a test that
+     * ended before its report could be finished, e.g. when the profile window failed to open.
+     *
+     * @param directory the test's output directory; nothing happens when it has no {@code summary.json}
+     * @param verdicts  the verdicts recorded so far, may be empty
+     * @param outcome   how the test ended
+     * @throws UncheckedIOException when {@code summary.json} cannot be read or written
+     */
+    public static void writeOutcome(Path directory, List<Verdict> verdicts, TestOutcome outcome) {
+        Path summaryFile = directory.resolve("summary.json");
+        if (!Files.isRegularFile(summaryFile)) {
+            return;
+        }
+        try {
+            ObjectNode root = (ObjectNode) JSON.readTree(summaryFile.toFile());
+            if (!root.has("verdicts") || root.path("verdicts").isEmpty()) {
+                root.set("verdicts", JSON.valueToTree(verdicts));
+            }
+            root.set("outcome", JSON.valueToTree(outcome));
+            JSON.writeValue(summaryFile.toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not add the outcome to " + summaryFile, e);
         }
     }
 

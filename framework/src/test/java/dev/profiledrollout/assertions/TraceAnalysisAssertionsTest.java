@@ -1,5 +1,7 @@
 package dev.profiledrollout.assertions;
 
+import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategory;
 import dev.profiledrollout.trace.KernelStats;
@@ -9,6 +11,8 @@ import dev.profiledrollout.trace.TraceBaseline;
 import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import org.assertj.core.api.Assertions;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -92,6 +96,33 @@ class TraceAnalysisAssertionsTest {
                 .hasMessageContaining("total kernel time was").hasMessageContaining("budget ±5.0%");
         assertThatThrownBy(() -> assertThat(slower).hasNoNewKernels())
                 .hasMessageContaining("1 kernel(s) not in the baseline, budget 0: new_kernel (1×, 5 µs)");
+    }
+
+    @Test
+    void baseline_checks_record_baseline_verdicts_softly() {
+        // GIVEN gemm 25% slower than its baseline and one kernel the baseline lacks
+        TraceSummary base = run(new KernelStats("gemm", 10, 1_000_000, 1, 1), new KernelStats("norm", 10, 100_000, 1, 1));
+        BaselineDiff slower = TraceBaseline.of(base).diff(run(new KernelStats("gemm", 10, 1_250_000, 1, 1),
+                new KernelStats("norm", 10, 101_000, 1, 1), new KernelStats("new_kernel", 1, 5_000, 1, 1)));
+        List<Verdict> verdicts;
+        // WHEN every baseline check runs in one soft recording
+        try (Verdicts.Recording recording = Verdicts.start(true)) {
+            assertThat(slower).kernelTimeWithin(0.10, Duration.ZERO).totalKernelTimeWithin(0.50).hasNoNewKernels()
+                    .hasNoVanishedKernels();
+            verdicts = recording.verdicts();
+            Assertions.assertThat(recording.failures()).hasSize(2);
+        }
+        // THEN
+        Assertions.assertThat(verdicts).extracting(Verdict::kind).containsOnly(Verdict.Kind.BASELINE);
+        Assertions.assertThat(verdicts).extracting(Verdict::measure, Verdict::relation, Verdict::actualText,
+                Verdict::budgetText, Verdict::outcome).containsExactly(
+                Tuple.tuple("kernel time of gemm vs baseline", "±", "+25.0%", "10.0%", Verdict.Outcome.FAIL),
+                Tuple.tuple("total kernel time vs baseline", "±", "+23.3%", "50.0%", Verdict.Outcome.PASS),
+                Tuple.tuple("kernels not in the baseline", "≤", "1", "0", Verdict.Outcome.FAIL),
+                Tuple.tuple("baseline kernels missing from the run", "≤", "0", "0", Verdict.Outcome.PASS));
+        Assertions.assertThat(verdicts.get(0).detail()).isEqualTo("1 kernel(s) outside: gemm +25.0%");
+        Assertions.assertThat(verdicts.get(0).gap()).isNull();
+        Assertions.assertThat(verdicts.get(2).detail()).isEqualTo("new_kernel (1×, 5 µs)");
     }
 
     private static TraceSummary run(KernelStats... kernels) {

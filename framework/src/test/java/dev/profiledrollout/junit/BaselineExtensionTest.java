@@ -58,6 +58,15 @@ class BaselineExtensionTest {
         // THEN the comparison fails the budget, and the summary and report carry it
         assertFailed(results, "decode", AssertionError.class, m -> m.contains("kernel time") && m.contains("baseline"));
         Path dir = output.resolve("BaselineExtensionTest$RegressedTestCase/decode");
+        JsonNode verdict = summary(dir).path("verdicts").get(0);
+        assertThat(verdict.path("kind").asText()).isEqualTo("BASELINE");
+        assertThat(verdict.path("measure").asText()).isEqualTo("total kernel time vs baseline");
+        assertThat(verdict.path("relation").asText()).isEqualTo("±");
+        assertThat(verdict.path("budget").asDouble()).isEqualTo(0.05);
+        assertThat(verdict.path("outcome").asText()).isEqualTo("FAIL");
+        assertThat(verdict.path("detail").asText()).contains("vs baseline").contains("largest changes: ");
+        assertThat(summary(dir).path("outcome").path("status").asText()).isEqualTo("FAILED");
+        assertThat(summary(dir).path("error").isNull()).isTrue();
         JsonNode baseline = summary(dir).path("baseline");
         assertThat(baseline.path("kernelTimeChange").asDouble()).isGreaterThan(0.05);
         // Which steps a window captures (prefills vs decodes) varies between runs, so kernel totals move with the

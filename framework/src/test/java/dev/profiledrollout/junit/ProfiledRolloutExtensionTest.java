@@ -82,6 +82,8 @@ class ProfiledRolloutExtensionTest {
         assertThat(summary.path("latency").path("completed").asInt()).isEqualTo(8);
         assertThat(summary.path("trace").path("ranks")).hasSize(1);
         assertThat(summary.path("error").isNull()).isTrue();
+        assertThat(summary.path("outcome").path("status").asText()).isEqualTo("PASSED");
+        assertThat(summary.path("outcome").path("message").asText()).isEmpty();
         assertNoThreadsLeft();
     }
 
@@ -105,7 +107,8 @@ class ProfiledRolloutExtensionTest {
         // THEN
         results.testEvents().assertStatistics(stats -> stats.started(1).failed(1));
         assertFailed(results, "attentionBudget", AssertionError.class,
-                m -> m.startsWith("GPU kernel-time share of kernels matching /.*BatchDecode.*/ was ")
+                m -> m.startsWith("1 of 1 budgets failed:\n  1) GPU kernel-time share of kernels matching "
+                        + "/.*BatchDecode.*/ was ")
                         && m.contains("budget < 5.0% (+")
                         && m.contains("kernel time in"));
         Path traces = output.resolve("ProfiledRolloutExtensionTest$MissedBudgetTestCase/attentionBudget/traces");

@@ -11,6 +11,7 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.TestReport;
+import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
@@ -152,17 +153,19 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     }
 
     /**
-     * After the body: adds {@code verdicts} to {@code summary.json}, renders the charts and {@code report.html}, and
-     * attaches them to the running Allure test (see {@link TestReport}). With a {@code bodyFailure}, problems are added
-     * to it as suppressed exceptions; without, they are thrown.
+     * After the body: adds {@code verdicts} and {@code outcome} to {@code summary.json}, renders the charts and
+     * {@code report.html}, and attaches them to the running Allure test (see {@link TestReport}). With a
+     * {@code bodyFailure} (what the test will report), problems are added to it as suppressed exceptions; without,
+     * they are thrown.
      */
-    public void finishReport(List<Verdict> verdicts, TestReport.Options options, Throwable bodyFailure) {
+    public void finishReport(List<Verdict> verdicts, TestReport.Options options, Throwable bodyFailure,
+            TestOutcome outcome) {
         if (current == null || ShutdownGuard.shutdownStarted()) {
             return; // while the JVM exits, the shutdown hook owns summary.json
         }
         try {
             TestReport.finish(outputDirectory, verdicts, result == null ? List.of() : result.traceFiles(), options,
-                    System.out);
+                    System.out, outcome);
         } catch (RuntimeException e) {
             if (bodyFailure == null) {
                 throw e;
