@@ -27,8 +27,9 @@ import org.apiguardian.api.API;
  * One test's profile window, implementing the {@link RolloutSession} the test body receives: one {@link Capture} over
  * every engine, or, with {@code @RolloutPhase}, one capture per phase in declaration order (the first opened before the
  * body, the others run in {@link #awaitResult()}), each in {@code <test output>/<phase>/}, combined into one result.
- * Each phase's result is scoped to its phase, the combined one to {@value PhaseSummaries#ALL_PHASES}; what the
- * combined {@code summary.json} holds is {@link PhaseSummaries}'.
+ * Each phase's result is scoped to its phase ({@code "PREFILL"}), the combined one to {@code "all phases"}; the
+ * combined {@code summary.json} lists the phases in {@code phases[]} instead of a merged latency (see
+ * {@code PhaseSummaries}).
  *
  * <p>Whatever happens in the body, {@link #close()} leaves the profiler stopped, the load stopped and its threads
  * joined, and the partial results written. When the JVM is stopped mid-window, {@link ShutdownGuard} does the same
