@@ -72,8 +72,16 @@ public final class RolloutResult {
     }
 
     /**
-     * @return TTFT / ITL / TPOT / E2E histograms and throughput of the requests sent in the window (all phases together
-     *         for a phased test)
+     * TTFT / ITL / TPOT / E2E histograms and throughput of the requests sent in the window.
+     *
+     * <p>For a phased test ({@link RolloutPhase}, {@link RolloutRecipe}) this is every phase's requests merged, under
+     * the {@linkplain LatencyReport#scope() scope} {@code "all phases"}, so that any verdict on it says so. Phases send
+     * different workloads (e.g. long prompts with one output token, then short prompts with long outputs), so merged
+     * percentiles describe neither: assert on {@code phase(PREFILL).latency()} instead. {@code summary.json} has no
+     * top-level {@code latency} for a phased test, only each phase's in {@code phases[]}.
+     *
+     * @return the latency report; for one phase of a phased test ({@link #phase(Phase)}) scoped to that phase
+     *         ({@code "PREFILL"})
      */
     public LatencyReport latency() {
         return latency;
@@ -81,7 +89,9 @@ public final class RolloutResult {
 
     /**
      * @return the analysed trace files of every rank of every profiled engine, as one rank set (for
-     *         {@link Profiler#NSYS}: the {@code nsys stats} kernel summary)
+     *         {@link Profiler#NSYS}: the {@code nsys stats} kernel summary); for a phased test every phase's traces
+     *         under the {@linkplain TraceSet#scope() scope} {@code "all phases"}, and for one phase
+     *         ({@link #phase(Phase)}) that phase's traces scoped to it ({@code "PREFILL"})
      */
     public TraceSet trace() {
         return trace;
@@ -130,8 +140,8 @@ public final class RolloutResult {
     }
 
     /**
-     * @return per {@link RolloutPhase}, that phase's own result, in declaration order; empty for a test without
-     *         phases
+     * @return per {@link RolloutPhase}, that phase's own result (as {@link #phase(Phase)} gives it), in declaration
+     *         order; empty for a test without phases
      */
     public Map<Phase, RolloutResult> phases() {
         return phases;
@@ -152,8 +162,10 @@ public final class RolloutResult {
     }
 
     /**
-     * @param phase a phase declared with {@link RolloutPhase}, not null
-     * @return that phase's result
+     * @param phase a phase declared with {@link RolloutPhase} (or by the {@link RolloutRecipe}), not null
+     * @return that phase's result: its own load's latency, its own engines' traces, both
+     *         {@linkplain LatencyReport#scope() scoped} to the phase's name ({@code "PREFILL"}) so that assertions name
+     *         the phase in their messages and verdicts; its {@link #outputDirectory()} is {@code <test output>/<phase>}
      * @throws IllegalArgumentException when the test declared no such phase
      */
     public RolloutResult phase(Phase phase) {

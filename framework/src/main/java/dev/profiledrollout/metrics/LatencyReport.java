@@ -259,7 +259,8 @@ public final class LatencyReport {
 
     /**
      * @return a console table: one row per metric (count, mean, p50, p90, p99, max in milliseconds; percentiles
-     *         are HdrHistogram recorded values), then a throughput line and an errors line
+     *         are HdrHistogram recorded values; {@code none} in place of each statistic of a metric without samples,
+     *         e.g. ITL and TPOT when every request had one output token), then a throughput line and an errors line
      */
     public String toTable() {
         StringBuilder sb = new StringBuilder();
@@ -296,6 +297,12 @@ public final class LatencyReport {
     }
 
     private static void row(StringBuilder sb, String name, LatencyDistribution d) {
+        if (d.count() == 0) {
+            // 0.000 would read as a measured zero; a 1-token output simply has no ITL or TPOT
+            sb.append(String.format(Locale.ROOT, "%-6s | %7d | %10s | %10s | %10s | %10s | %10s%n", name, 0,
+                    "none", "none", "none", "none", "none"));
+            return;
+        }
         sb.append(String.format(Locale.ROOT, "%-6s | %7d | %10.3f | %10.3f | %10.3f | %10.3f | %10.3f%n", name, d.count(),
                 ms(d.mean()), ms(d.percentile(50)), ms(d.percentile(90)), ms(d.percentile(99)), ms(d.max())));
     }

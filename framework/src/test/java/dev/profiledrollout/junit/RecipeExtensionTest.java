@@ -81,6 +81,15 @@ class RecipeExtensionTest {
         assertThat(decode.path("load").path("inputTokens").asInt()).isEqualTo(32);
         // both windows' requests at the test's top level, which its report charts
         assertThat(Files.readAllLines(output.resolve(dir).resolve("requests.jsonl"))).hasSize(4 + 4);
+        // the test's summary shows each recipe block's load, not the @RolloutLoad it filled gaps from
+        JsonNode top = ProfiledTestKit.summary(output.resolve(dir));
+        assertThat(top.get("load").isNull()).isTrue();
+        assertThat(top.path("phases")).extracting(p -> p.path("phase").asText()).containsExactly("PREFILL", "DECODE");
+        assertThat(top.path("phases")).extracting(p -> p.path("load").path("concurrency").asInt())
+                .containsExactly(4, 2);
+        assertThat(top.path("phases")).extracting(p -> p.path("profileRequest").path("num_steps").asInt())
+                .containsExactly(3, 8);
+        assertThat(output.resolve(dir).resolve("decode/report.html")).isNotEmptyFile();
     }
 
     @Test

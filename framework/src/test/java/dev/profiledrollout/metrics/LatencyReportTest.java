@@ -131,6 +131,19 @@ class LatencyReportTest {
     }
 
     @Test
+    void should_print_none_for_a_metric_without_samples_rather_than_a_measured_zero() {
+        // GIVEN one-token completions: TTFT and E2E, but no chunk gap and no TPOT
+        LatencyReport report = LatencyReport.of(List.of(ok(0, 0, 4096, 1, 40), ok(1, 5, 4096, 1, 45)));
+        // WHEN
+        String table = report.toTable();
+        // THEN
+        assertThat(table).containsPattern("(?m)^ITL +\\| +0 \\| +none \\| +none \\| +none \\| +none \\| +none$");
+        assertThat(table).containsPattern("(?m)^TPOT +\\| +0 \\| +none \\|");
+        assertThat(table).containsPattern("(?m)^TTFT +\\| +2 \\| +42\\.500 \\|");
+        assertThat(table).doesNotContainPattern("(?m)^(ITL|TPOT) .*0\\.000");
+    }
+
+    @Test
     void should_write_a_histogram_log_readable_with_the_hdr_reader() {
         // GIVEN
         LatencyReport report = LatencyReport.of(List.of(ok(0, 0, 100, 3, 10, 20, 35), ok(1, 5, 100, 2, 12, 30)));

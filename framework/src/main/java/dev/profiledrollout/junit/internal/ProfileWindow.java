@@ -28,6 +28,9 @@ import org.apiguardian.api.API;
  * One test's profile window, implementing the {@link RolloutSession} the test body receives: one {@link Capture} over
  * every engine, or, with {@code @RolloutPhase}, one capture per phase in declaration order (the first opened before the
  * body, the others run in {@link #awaitResult()}), each in {@code <test output>/<phase>/}, combined into one result.
+ * Each phase's result is scoped to its phase ({@code "PREFILL"}), the combined one to {@code "all phases"}; the
+ * combined {@code summary.json} lists the phases in {@code phases[]} instead of a merged latency (see
+ * {@code PhaseSummaries}).
  *
  * <p>Whatever happens in the body, {@link #close()} leaves the profiler stopped, the load stopped and its threads
  * joined, and the partial results written. When the JVM is stopped mid-window, {@link ShutdownGuard} does the same
@@ -75,8 +78,27 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         List<Worker> ofPhase = engine.workers().stream()
                 .filter(w -> w.workerType().equals(phase.phase().workerType())).toList();
         return new Capture(engine, ofPhase.isEmpty() ? engine.workers() : ofPhase, spec.forPhase(phase), settings,
-                outputDirectory.resolve(phase.phase().name().toLowerCase(Locale.ROOT)),
-                testName + "[" + phase.phase() + "]", phase.phase().name());
+                phaseDirectory(phase), testName + "[" + phase.phase() + "]", phase.phase().name());
+    }
+
+    private Path phaseDirectory(WindowSpec.PhaseSpec phase) {
+        return outputDirectory.resolve(phase.phase().name().toLowerCase(Locale.ROOT));
+    }
+
+    /** @return phase name → directory of the phases whose capture was created, in the order they ran */
+    private Map<String, Path> phaseDirectories() {
+        Map<String, Path> dirs = new LinkedHashMap<>();
+        List<WindowSpec.PhaseSpec> specs = spec.phases();
+        for (int i = 0; i < Math.min(specs.size(), captures.size()); i++) {
+            dirs.put(specs.get(i).phase().name(), phaseDirectory(specs.get(i)));
+        }
+        return dirs;
+    }
+
+    /** A phase's result as {@link RolloutResult#phase} gives it: its latency and trace scoped to the phase. */
+    private static RolloutResult scoped(RolloutResult phaseResult, Phase phase) {
+        return phaseResult.toBuilder().latency(phaseResult.latency().withScope(phase.name()))
+                .trace(phaseResult.trace().withScope(phase.name())).build();
     }
 
     @Override
@@ -103,13 +125,13 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     private RolloutResult completePhases() {
         Map<Phase, RolloutResult> phases = new LinkedHashMap<>();
         List<WindowSpec.PhaseSpec> specs = spec.phases();
-        phases.put(specs.get(0).phase(), current.complete());
+        phases.put(specs.get(0).phase(), scoped(current.complete(), specs.get(0).phase()));
         for (int i = 1; i < specs.size(); i++) {
             current.close();
             current = phaseCapture(specs.get(i));
             captures.add(current);
             current.open();
-            phases.put(specs.get(i).phase(), current.complete());
+            phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
         }
         List<RequestRecord> records = new ArrayList<>();
         List<TraceSummary> summaries = new ArrayList<>();
@@ -125,8 +147,9 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             workers.addAll(r.workers());
             stopped |= r.stopOutcome() == StopOutcome.STOPPED;
         }
-        LatencyReport latency = LatencyReport.of(records, spec.goodput());
-        TraceSet trace = TraceSet.of(summaries);
+        // Merged for the API only (see RolloutResult#latency()); summary.json keeps each phase's latency instead.
+        LatencyReport latency = LatencyReport.of(records, spec.goodput()).withScope(PhaseSummaries.ALL_PHASES);
+        TraceSet trace = TraceSet.of(summaries).withScope(PhaseSummaries.ALL_PHASES);
         if (ShutdownGuard.shutdownStarted()) {
             throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
                     + testName + " is not written");
@@ -136,7 +159,9 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         ProfilerCapture.Collected all = new ProfilerCapture.Collected(files, frontend);
         // The test's own report charts latency from these files, as for a single window.
         combined.writeRequests(latency);
-        combined.writeSummary(workers, all, latency, trace, null);
+        if (combined.writeSummary(workers, all, latency, trace, null)) {
+            PhaseSummaries.writeCombined(outputDirectory, phaseDirectories());
+        }
         return combined.result(latency, trace, all, stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS,
                 workers, phases);
     }
@@ -154,9 +179,10 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
 
     /**
      * After the body: adds {@code verdicts} and {@code outcome} to {@code summary.json}, renders the charts and
-     * {@code report.html}, and attaches them to the running Allure test (see {@link TestReport}). With a
-     * {@code bodyFailure} (what the test will report), problems are added to it as suppressed exceptions; without,
-     * they are thrown.
+     * {@code report.html}, and attaches them to the running Allure test (see {@link TestReport}). For a phased test,
+     * first each phase that ran gets the verdicts of its scope and its own report in its directory
+     * ({@link PhaseSummaries#finish}). With a {@code bodyFailure} (what the test will report), problems are added to
+     * it as suppressed exceptions; without, they are thrown.
      */
     public void finishReport(List<Verdict> verdicts, TestReport.Options options, Throwable bodyFailure,
             TestOutcome outcome) {
@@ -164,6 +190,9 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             return; // while the JVM exits, the shutdown hook owns summary.json
         }
         try {
+            if (!spec.phases().isEmpty()) {
+                PhaseSummaries.finish(outputDirectory, phaseDirectories(), verdicts);
+            }
             TestReport.finish(outputDirectory, verdicts, result == null ? List.of() : result.traceFiles(), options,
                     System.out, outcome);
         } catch (RuntimeException e) {
