@@ -69,7 +69,7 @@ public final class LoadTest {
         Workload workload = b.workload != null ? b.workload : new RandomTokenWorkload(spec, b.vocabSize);
         OkHttpClient client = b.scrapeInterval == null ? null : b.target.okHttpClient().build();
         try (LoadGenerator generator = new LoadGenerator(b.target, b.model, spec, workload, b.endpoint,
-                b.readTimeout)) {
+                b.readTimeout, b.parameters)) {
             List<RequestRecord> warmup = generator.warmup();
             MetricsScraper scraper = client == null ? null
                     : new MetricsScraper(client, b.target.baseUri(), b.scrapeInterval);
@@ -140,6 +140,7 @@ public final class LoadTest {
         private String model = "default";
         private String backend = "openai";
         private Endpoint endpoint = Endpoint.COMPLETIONS;
+        private RequestParameters parameters = RequestParameters.GREEDY_IGNORE_EOS;
         private double rate = Double.POSITIVE_INFINITY;
         private double burstiness = 1.0;
         private double rampEndRate = Double.NaN;
@@ -190,6 +191,12 @@ public final class LoadTest {
 
         /** Default {@link Endpoint#COMPLETIONS}. */
         public Builder endpoint(Endpoint e) { this.endpoint = Objects.requireNonNull(e); return this; }
+
+        /**
+         * {@code ignore_eos} and the sampling parameters of every request. Default
+         * {@link RequestParameters#GREEDY_IGNORE_EOS}.
+         */
+        public Builder requestParameters(RequestParameters p) { this.parameters = Objects.requireNonNull(p); return this; }
 
         /** A closed loop: exactly {@code n} requests in flight (request rate inf). */
         public Builder closedLoop(int n) { this.rate = Double.POSITIVE_INFINITY; this.concurrency = n; return this; }
