@@ -76,6 +76,9 @@ public final class LoadTest {
             LoadRun run;
             List<RequestRecord> records;
             try {
+                if (b.beforeMeasuredRun != null) {
+                    b.beforeMeasuredRun.run();
+                }
                 run = generator.start();
                 records = await(run);
             } finally {
@@ -141,6 +144,7 @@ public final class LoadTest {
         private String backend = "openai";
         private Endpoint endpoint = Endpoint.COMPLETIONS;
         private RequestParameters parameters = RequestParameters.GREEDY_IGNORE_EOS;
+        private Runnable beforeMeasuredRun;
         private double rate = Double.POSITIVE_INFINITY;
         private double burstiness = 1.0;
         private double rampEndRate = Double.NaN;
@@ -267,6 +271,13 @@ public final class LoadTest {
 
         /** Scrape {@code /metrics} this often during the run; null (default) not at all. */
         public Builder scrapeMetrics(Duration interval) { this.scrapeInterval = interval; return this; }
+
+        /**
+         * Runs {@code hook} after the warm-up and before the measured run's first request (e.g. to start the
+         * server's profiler, as {@code vllm bench serve --profile} does); an exception it throws ends {@link #run()}
+         * before any measured request is sent. Default none.
+         */
+        public Builder beforeMeasuredRun(Runnable hook) { this.beforeMeasuredRun = Objects.requireNonNull(hook); return this; }
 
         /** Print a progress line here for runs longer than 3 s (e.g. System.err); null (default) for none. */
         public Builder progress(PrintStream out) { this.progress = out; return this; }
