@@ -449,6 +449,9 @@ public final class BenchCommand implements Callable<Integer> {
             if (!running.getAndSet(false)) {
                 return true;
             }
+            // an interrupted run (Ctrl-C, a cancelled caller) must still reach the server: OkHttp refuses to call
+            // from an interrupted thread, so the flag is set aside for the stop and restored after
+            boolean interrupted = Thread.interrupted();
             try {
                 StopOutcome outcome = engine.stopProfile();
                 out.println("Profiler stopped on " + engine.baseUri() + ": " + outcome);
@@ -458,6 +461,9 @@ public final class BenchCommand implements Callable<Integer> {
                 return false;
             } finally {
                 out.flush();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
 

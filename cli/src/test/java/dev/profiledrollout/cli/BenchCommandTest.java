@@ -12,10 +12,13 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class BenchCommandTest {
 
@@ -146,6 +149,30 @@ class BenchCommandTest {
             try (Stream<Path> files = Files.walk(dir)) {
                 assertThat(files.filter(p -> p.toString().endsWith(".trace.json.gz"))).isNotEmpty();
             }
+        }
+    }
+
+    @Test
+    void profile_is_stopped_when_the_run_is_interrupted(@TempDir Path dir) throws Exception {
+        try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().profilerDir(dir).build())) {
+            AtomicReference<Run> result = new AtomicReference<>();
+            // an open loop of 2 requests/s over 200 requests: far from done when interrupted
+            Thread bench = new Thread(() -> result.set(bench("--base-url", sim.baseUri().toString(), "--model", "m",
+                    "--backend", "sglang", "--profile", "--request-rate", "2", "--num-prompts", "200",
+                    "--random-input-len", "16", "--random-output-len", "4")), "bench-under-test");
+            bench.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> sim.profiling() || !bench.isAlive());
+            assertThat(bench.isAlive()).as("bench ended early: %s", result.get()).isTrue();
+
+            bench.interrupt();
+            bench.join(Duration.ofSeconds(60).toMillis());
+
+            assertThat(bench.isAlive()).isFalse();
+            assertThat(result.get().exitCode()).isNotZero();
+            assertThat(result.get().out()).contains("Profiler stopped on " + sim.baseUri() + ": STOPPED")
+                    .doesNotContain("Serving Benchmark Result");
+            assertThat(sim.profiling()).isFalse();
+            assertThat(sim.requestCount("/stop_profile")).isEqualTo(1);
         }
     }
 
