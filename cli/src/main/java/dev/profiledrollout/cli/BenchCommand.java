@@ -303,6 +303,11 @@ public final class BenchCommand implements Callable<Integer> {
             err.println("bench: " + e.getMessage());
             err.flush();
             return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("bench: interrupted; the requests in flight were cancelled and no result was written");
+            err.flush();
+            return 1;
         } finally {
             if (profiler != null) {
                 profiler.close();

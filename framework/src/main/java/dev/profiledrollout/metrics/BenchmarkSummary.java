@@ -47,7 +47,8 @@ import org.apiguardian.api.API;
  * @param schedule          the coordinated-omission view, not null
  * @param series            the per-second series, not null
  * @param slo               the goodput SLO; {@code request_goodput} is null when empty; not null
- * @param percentileMetrics the service metrics reported, a non-empty subset of {@link #METRICS}, in report order
+ * @param percentileMetrics the service metrics reported, a non-empty subset of {@link #METRICS}; reported in vLLM's
+ *                          order (ttft, tpot, itl, e2el) whatever the order given
  * @param metricPercentiles the percentiles reported for each, each in [0, 100], not empty
  */
 @API(status = INTERNAL, since = "0.1")
@@ -139,7 +140,7 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         row(sb, "Peak output token throughput (tok/s):", (double) series.maxOutputTokensPerSecond());
         row(sb, "Peak concurrent requests:", series.maxConcurrentRequests());
         row(sb, "Total Token throughput (tok/s):", latency.totalTokenThroughput());
-        for (String metric : percentileMetrics) {
+        for (String metric : reported()) {
             switch (metric) {
                 case "ttft" -> section(sb, "Time to First Token", "TTFT", latency.ttft());
                 case "tpot" -> section(sb, "Time per Output Token (excl. 1st token)", "TPOT", latency.tpot());
@@ -212,7 +213,7 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         n.put("total_token_throughput", latency.totalTokenThroughput());
         n.put("max_output_tokens_per_s", (double) series.maxOutputTokensPerSecond());
         n.put("max_concurrent_requests", series.maxConcurrentRequests());
-        for (String metric : percentileMetrics) {
+        for (String metric : reported()) {
             stats(n, metric, switch (metric) {
                 case "ttft" -> latency.ttft();
                 case "tpot" -> latency.tpot();
@@ -231,6 +232,11 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
             details(n);
         }
         return n;
+    }
+
+    /** @return the selected metrics in vLLM's report order (ttft, tpot, itl, e2el), whatever the order given */
+    private List<String> reported() {
+        return METRICS.stream().filter(percentileMetrics::contains).toList();
     }
 
     private void details(ObjectNode n) {
