@@ -13,10 +13,11 @@ import org.apiguardian.api.API;
  * sampling parameters. Immutable.
  *
  * <p>On the OpenAI endpoints both go at the top level of the body, as {@code vllm bench serve} merges its sampling
- * parameters into the request ({@code vllm/benchmarks/serve.py}, {@code sampling_params} merged into
- * {@code extra_body}); on SGLang's native {@code /generate} they go into {@code sampling_params}, whose field names
- * are the same ({@code temperature}, {@code top_p}, {@code top_k}, {@code min_p}, {@code frequency_penalty},
- * {@code presence_penalty}, {@code repetition_penalty}, {@code ignore_eos}).
+ * parameters into the request (vllm-project/vllm {@code vllm/benchmarks/serve.py}: {@code sampling_params} merged
+ * into {@code extra_body}); on SGLang's native {@code /generate} they go into {@code sampling_params}, whose field
+ * names are the same ({@code temperature}, {@code top_p}, {@code top_k}, {@code min_p}, {@code frequency_penalty},
+ * {@code presence_penalty}, {@code repetition_penalty}, {@code ignore_eos}: sgl-project/sglang
+ * {@code python/sglang/srt/sampling/sampling_params.py}, {@code SamplingParams}).
  *
  * @param ignoreEos whether to send {@code ignore_eos: true} (generation runs to {@code max_tokens}); false sends
  *                  nothing, leaving the server's default (stop at EOS)
