@@ -171,8 +171,9 @@ public final class BenchCommand implements Callable<Integer> {
             + " reported metric, e.g. 25,50,99.9 (default ${DEFAULT-VALUE}, as vLLM).")
     String metricPercentiles;
 
-    @Option(names = "--header", paramLabel = "KEY=VALUE", description = "A header for every request, repeatable"
-            + " (e.g. --header Authorization='Bearer KEY'); overrides PROFILEDROLLOUT_API_KEY's Authorization.")
+    @Option(names = "--header", arity = "1..*", paramLabel = "KEY=VALUE", description = "Headers for every request,"
+            + " as vLLM's: --header A=1 B=2, or the flag repeated (e.g. --header 'Authorization=Bearer KEY'); an"
+            + " Authorization header replaces PROFILEDROLLOUT_API_KEY's and also goes to --profile's calls.")
     List<String> headers;
 
     @Option(names = "--profile", description = "POST /start_profile to the server after the warm-up and /stop_profile"

@@ -105,7 +105,8 @@ class BenchCommandTest {
             Run without = bench("--base-url", base, "--num-prompts", "3", "--random-input-len", "16",
                     "--random-output-len", "2");
             Run with = bench("--base-url", base, "--num-prompts", "3", "--random-input-len", "16",
-                    "--random-output-len", "2", "--header", "Authorization=Bearer sk-bench", "--header", "X-Tenant=a");
+                    "--random-output-len", "2", "--header", "Authorization=Bearer sk-bench", "X-Tenant=a", "--header",
+                    "X-Run=7");
 
             assertThat(without.out()).contains("Successful requests:                     0",
                     "Failed requests:                         3");
