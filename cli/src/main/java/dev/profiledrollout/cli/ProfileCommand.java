@@ -32,6 +32,12 @@ import picocli.CommandLine.Spec;
  * {@code profile --router-url URL --action start|stop}: what slime's {@code tools/profile_rollout.py} does
  * ({@code docs/PROTOCOLS.md} §5), but concurrent and for both backends: list the router's workers, send
  * {@code /start_profile} (or {@code /stop_profile}) to every healthy one at once, print one outcome line per worker.
+ * {@code profile --url URL [--url URL …]} does the same for engines without a router, in the order given.
+ *
+ * <p>Workers are labelled {@code worker-1}, {@code worker-2}, … in the router's order (or the {@code --url} order), as
+ * the framework labels them. Several SGLang workers each write to their own {@code <output-dir>/worker-N}, so their
+ * trace files, whose names do not say which engine wrote them, cannot mix; a single engine writes to
+ * {@code <output-dir>} itself, and vLLM servers to their own {@code torch_profiler_dir}.
  *
  * <p>SGLang start body, with slime's defaults: {@code {"output_dir":<tmp>/sglang_profile,"num_steps":3,
  * "activities":["GPU"],"profile_by_stage":false,"with_stack":false,"record_shapes":false}}; {@code --num-steps 0}
@@ -44,27 +50,32 @@ import picocli.CommandLine.Spec;
  * ({@code worker_type} prefill or decode; every worker for an aggregated window, or when the router lists none of the
  * type) with {@code start_step} and {@code num_steps = stop_step − start_step}, {@code --requests} random-token
  * requests of the recipe's ISL/OSL/concurrency through the router, then {@code /stop_profile}. Each window writes to
- * {@code <output-dir>/prefill|decode|agg}, srtctl's folders. Activities: {@code CUDA_PROFILER} for an {@code nsys}
+ * {@code <output-dir>/prefill|decode|agg}, srtctl's folders (several SGLang workers of one window: each to its own
+ * {@code worker-N} below it). Activities: {@code CUDA_PROFILER} for an {@code nsys}
  * recipe; for {@code torch}, {@code --activities} if given, else srtctl's {@code CPU GPU}; {@code with_stack} and
  * {@code record_shapes} only when their flags are given (srtctl sends neither). Backend, steps and the load
  * come from the recipe, so {@code --backend} (when it disagrees), {@code --num-steps} and {@code --profile-by-stage}
- * are refused with it.
+ * are refused with it. With a single {@code --url} instead of a router, the load goes to that engine.
  *
  * <p>Exit code: 0 when every healthy worker succeeded; 1 when any failed, when there are no workers (with a recipe:
  * when a window profiled none), or when the router cannot be read; 2 on bad flags or a recipe that cannot be run.
  * Unhealthy workers are skipped and listed.
  */
 @Command(name = "profile", mixinStandardHelpOptions = true,
-        description = "Start or stop the profiler on every worker behind a router, concurrently; or run the profile"
-                + " windows of an srtctl recipe.")
+        description = "Start or stop the profiler on every worker behind a router (or on the engines given by --url),"
+                + " concurrently; or run the profile windows of an srtctl recipe.")
 @API(status = INTERNAL, since = "0.1")
 public final class ProfileCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--router-url", required = true, paramLabel = "URL", description = "The router whose /workers to profile")
+    @Option(names = "--router-url", paramLabel = "URL", description = "The router whose /workers to profile")
     URI routerUrl;
+
+    @Option(names = "--url", paramLabel = "URL", description = "An engine to profile directly, without a router;"
+            + " repeatable for several engines (numbered worker-1, worker-2, … in the order given)")
+    List<URI> urls;
 
     @Option(names = "--action", paramLabel = "start|stop", description = "start or stop (or give --recipe)")
     String action;
@@ -108,6 +119,12 @@ public final class ProfileCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if ((routerUrl == null) == (urls == null || urls.isEmpty())) {
+            err.println("Give --router-url URL (the router's workers) or --url URL (an engine; repeat it for several),"
+                    + " not both");
+            err.flush();
+            return 2;
+        }
         if ((action == null) == (recipe == null)) {
             err.println("Give --action start|stop, or --recipe FILE to run an srtctl recipe's windows (not both)");
             err.flush();
@@ -133,7 +150,7 @@ public final class ProfileCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        List<Worker> workers = routerWorkers(err);
+        List<Worker> workers = workers(err);
         if (workers == null) {
             return 1;
         }
@@ -143,10 +160,14 @@ public final class ProfileCommand implements Callable<Integer> {
         }
         List<WorkerOutcome> outcomes;
         try (FanOut fanOut = new FanOut(workers, w -> client(be, w.url()))) {
-            outcomes = act.equals("start") ? fanOut.start(request()) : fanOut.stopAll();
+            outcomes = act.equals("start")
+                    ? fanOut.start(i -> request(workerOutputDir(serverOutputDir(), i, workers.size(), be)))
+                    : fanOut.stopAll();
         }
-        for (WorkerOutcome o : outcomes) {
-            out.println(o.describe());
+        for (int i = 0; i < outcomes.size(); i++) {
+            String where = act.equals("start") && be.equals("sglang")
+                    ? " → " + workerOutputDir(serverOutputDir(), i, workers.size(), be) : "";
+            out.println(workerLabel(i) + " " + outcomes.get(i).describe() + where);
         }
         long failed = outcomes.stream().filter(WorkerOutcome::failed).count();
         long ok = outcomes.size() - failed - outcomes.stream()
@@ -156,8 +177,14 @@ public final class ProfileCommand implements Callable<Integer> {
         return failed > 0 || ok == 0 ? 1 : 0;
     }
 
-    /** @return the router's workers, or null after printing why there are none to profile */
-    private List<Worker> routerWorkers(PrintWriter err) {
+    /**
+     * @return the engines of {@code --url} in the order given, or the router's workers in its order, or null after
+     *         printing why there are none to profile
+     */
+    private List<Worker> workers(PrintWriter err) {
+        if (routerUrl == null) {
+            return urls.stream().map(u -> new Worker(u, "regular", true, 0, null)).toList();
+        }
         OkHttpClient http = CliHttp.client(Duration.ofSeconds(30));
         try {
             List<Worker> workers = new RouterClient(routerUrl, http).workers();
@@ -191,16 +218,22 @@ public final class ProfileCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        List<Worker> workers = routerWorkers(err);
+        if (routerUrl == null && urls.size() > 1) {
+            err.println("--recipe sends each window's load through one endpoint: give --router-url, or a single --url");
+            err.flush();
+            return 2;
+        }
+        List<Worker> workers = workers(err);
         if (workers == null) {
             return 1;
         }
+        URI loadUrl = routerUrl != null ? routerUrl : urls.get(0);
         String be = parsed.backend().name().toLowerCase(Locale.ROOT);
         List<String> torchActivities = matched("--activities")
                 ? activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList() : List.of("CPU", "GPU");
         OkHttpClient models = CliHttp.client(Duration.ofSeconds(30));
         try {
-            boolean ok = new RecipeRun(parsed, routerUrl, serverOutputDir(), torchActivities,
+            boolean ok = new RecipeRun(parsed, loadUrl, serverOutputDir(), torchActivities,
                     withStack ? Boolean.TRUE : null, recordShapes ? Boolean.TRUE : null, requests,
                     url -> client(be, url), out).run(workers, models);
             return ok ? 0 : 1;
@@ -239,9 +272,34 @@ public final class ProfileCommand implements Callable<Integer> {
         return outputDir != null ? outputDir : Path.of(System.getProperty("java.io.tmpdir"), "sglang_profile").toString();
     }
 
+    /**
+     * The label of the worker at {@code index} (0-based) of the router's list or of the {@code --url}s:
+     * {@code worker-<index + 1>}, as the framework labels workers in the router's order.
+     */
+    static String workerLabel(int index) {
+        return "worker-" + (index + 1);
+    }
+
+    /**
+     * Where the worker at {@code index} writes: {@code <outputDir>/worker-N} when several SGLang engines would
+     * otherwise write into one directory under names that cannot be told apart, else {@code outputDir} itself
+     * (one engine; or vLLM, whose {@code torch_profiler_dir} the server fixes and the request cannot change).
+     */
+    static String workerOutputDir(String outputDir, int index, int workers, String backend) {
+        if (workers < 2 || !backend.equals("sglang")) {
+            return outputDir;
+        }
+        return (outputDir.endsWith("/") ? outputDir : outputDir + "/") + workerLabel(index);
+    }
+
+    /** @return the start request with the default {@code output_dir} */
     ProfileRequest request() {
+        return request(serverOutputDir());
+    }
+
+    ProfileRequest request(String outputDir) {
         ProfileRequest.Builder b = ProfileRequest.builder()
-                .outputDir(serverOutputDir())
+                .outputDir(outputDir)
                 .activities(activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList())
                 .profileByStage(profileByStage)
                 .withStack(withStack)

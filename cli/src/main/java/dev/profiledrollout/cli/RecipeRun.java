@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import okhttp3.OkHttpClient;
 
 /**
@@ -39,7 +40,9 @@ final class RecipeRun {
 
     /**
      * @param outputDir       SGLang {@code output_dir} on the servers; each window writes to {@code <outputDir>/<mode>}
-     *                        ({@code prefill}, {@code decode} or {@code agg}, srtctl's folders)
+     *                        ({@code prefill}, {@code decode} or {@code agg}, srtctl's folders), and each of several
+     *                        SGLang workers of a window to its own {@code <outputDir>/<mode>/worker-N} (N in the
+     *                        router's worker order, {@link ProfileCommand#workerOutputDir})
      * @param torchActivities the activities of a {@code torch} recipe; an {@code nsys} one sends
      *                        {@code CUDA_PROFILER}, as srtctl does
      * @param withStack       SGLang {@code with_stack}, or null to leave SGLang's default (srtctl sends none)
@@ -97,8 +100,12 @@ final class RecipeRun {
         List<WorkerOutcome> outcomes;
         LoadTestResult load = null;
         String loadError = null;
+        List<Worker> phaseWorkers = ofPhase;
+        IntFunction<String> dir = i -> ProfileCommand.workerOutputDir(outputDir + "/" + w.mode(),
+                workers.indexOf(phaseWorkers.get(i)), phaseWorkers.size(),
+                recipe.backend().name().toLowerCase(Locale.ROOT));
         try (FanOut fanOut = new FanOut(ofPhase, worker -> clients.apply(worker.url()))) {
-            List<WorkerOutcome> started = fanOut.start(request(w));
+            List<WorkerOutcome> started = fanOut.start(i -> request(w, dir.apply(i)));
             if (started.stream().anyMatch(o -> o.state() == WorkerOutcome.State.STARTED)) {
                 try {
                     load = loadTest(w, model).run();
@@ -108,8 +115,9 @@ final class RecipeRun {
             }
             outcomes = fanOut.stop();
         }
-        for (WorkerOutcome o : outcomes) {
-            out.println("  " + o.describe());
+        for (int i = 0; i < outcomes.size(); i++) {
+            out.println("  " + ProfileCommand.workerLabel(workers.indexOf(phaseWorkers.get(i))) + " "
+                    + outcomes.get(i).describe() + (recipe.backend() == Backend.SGLANG ? " → " + dir.apply(i) : ""));
         }
         if (load != null) {
             LatencyReport latency = load.latency();
@@ -122,9 +130,9 @@ final class RecipeRun {
         return profiled > 0 && outcomes.stream().noneMatch(WorkerOutcome::failed) && loadError == null;
     }
 
-    private ProfileRequest request(SrtctlRecipe.Window w) {
+    private ProfileRequest request(SrtctlRecipe.Window w, String windowOutputDir) {
         return ProfileRequest.builder()
-                .outputDir(outputDir + "/" + w.mode())
+                .outputDir(windowOutputDir)
                 .startStep(w.profileStartStep())
                 .numSteps(w.numSteps())
                 .activities(recipe.profiler() == Profiler.NSYS ? List.of("CUDA_PROFILER") : torchActivities)

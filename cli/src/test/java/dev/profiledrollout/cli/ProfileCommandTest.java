@@ -1,5 +1,6 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.RouterShape;
 import dev.profiledrollout.simulator.RouterSimulator;
 import dev.profiledrollout.simulator.SimulatedCluster;
@@ -68,7 +69,96 @@ class ProfileCommandTest {
             try (var files = Files.walk(dir.resolve("capture"))) {
                 assertThat(files.filter(p -> p.toString().endsWith(".trace.json.gz"))).hasSize(3);
             }
+            for (int n = 1; n <= 3; n++) {
+                assertThat(traces(dir.resolve("capture/worker-" + n))).as("worker-%d", n).hasSize(1);
+            }
         }
+    }
+
+    private static java.util.List<Path> traces(Path directory) throws java.io.IOException {
+        if (!Files.isDirectory(directory)) {
+            return java.util.List.of();
+        }
+        try (var files = Files.list(directory)) {
+            return files.filter(p -> p.toString().endsWith(".trace.json.gz")).toList();
+        }
+    }
+
+    @Test
+    void should_profile_one_engine_by_url_into_the_output_dir_itself() throws Exception {
+        try (EngineSimulator engine = EngineSimulator.start(SimulatorConfig.builder().profilerDir(dir).build())) {
+            String url = engine.baseUri().toString();
+            Run start = run("profile", "--url", url, "--action", "start", "--num-steps", "0",
+                    "--output-dir", dir.resolve("one").toString());
+            Run stop = run("profile", "--url", url, "--action", "stop");
+
+            assertThat(start.exitCode()).as(start.out() + start.err()).isZero();
+            assertThat(start.out()).contains("worker-1 ").contains(" STARTED")
+                    .contains("→ " + dir.resolve("one")).contains("start: 1 ok, 0 failed, 0 skipped");
+            assertThat(stop.exitCode()).as(stop.out() + stop.err()).isZero();
+            assertThat(stop.out()).contains("worker-1 ").contains("PROFILED (STOPPED)");
+            assertThat(engine.profiling()).isFalse();
+            assertThat(traces(dir.resolve("one"))).hasSize(1);
+            assertThat(dir.resolve("one/worker-1")).doesNotExist();
+        }
+    }
+
+    @Test
+    void should_give_each_of_several_engines_by_url_its_own_worker_directory_in_the_order_given() throws Exception {
+        try (EngineSimulator a = EngineSimulator.start(SimulatorConfig.builder().profilerDir(dir).build());
+             EngineSimulator b = EngineSimulator.start(SimulatorConfig.builder().profilerDir(dir).build())) {
+            Run start = run("profile", "--url", b.baseUri().toString(), "--url", a.baseUri().toString(),
+                    "--action", "start", "--num-steps", "0", "--output-dir", dir.resolve("two").toString());
+            Run stop = run("profile", "--url", b.baseUri().toString(), "--url", a.baseUri().toString(),
+                    "--action", "stop");
+
+            assertThat(start.exitCode()).as(start.out() + start.err()).isZero();
+            String bUrl = b.baseUri().toString().replaceAll("/$", "");
+            assertThat(start.out().lines().filter(l -> l.startsWith("worker-1 ")).findFirst().orElseThrow())
+                    .contains(bUrl).endsWith("→ " + dir.resolve("two") + "/worker-1");
+            assertThat(stop.exitCode()).as(stop.out() + stop.err()).isZero();
+            assertThat(traces(dir.resolve("two/worker-1"))).hasSize(1);
+            assertThat(traces(dir.resolve("two/worker-2"))).hasSize(1);
+            assertThat(traces(dir.resolve("two"))).isEmpty();
+        }
+    }
+
+    @Test
+    void should_number_a_routers_two_workers_in_its_order() throws Exception {
+        try (RouterSimulator router = RouterSimulator.builder().workers(2)
+                .workerConfig(SimulatorConfig.builder().profilerDir(dir).build()).start()) {
+            String url = router.baseUri().toString();
+            Run start = run("profile", "--router-url", url, "--action", "start", "--num-steps", "0",
+                    "--output-dir", dir.resolve("routed").toString());
+            Run stop = run("profile", "--router-url", url, "--action", "stop");
+
+            assertThat(start.exitCode()).as(start.out() + start.err()).isZero();
+            for (int n = 1; n <= 2; n++) {
+                String worker = router.workerUrls().get(n - 1).toString().replaceAll("/$", "");
+                int label = n;
+                assertThat(start.out().lines().filter(l -> l.startsWith("worker-" + label + " ")).findFirst()
+                        .orElseThrow()).contains(worker).endsWith("/routed/worker-" + n);
+            }
+            assertThat(stop.exitCode()).as(stop.out() + stop.err()).isZero();
+            assertThat(traces(dir.resolve("routed/worker-1"))).hasSize(1);
+            assertThat(traces(dir.resolve("routed/worker-2"))).hasSize(1);
+        }
+    }
+
+    @Test
+    void should_exit_2_unless_exactly_one_of_router_url_and_url_is_given() throws Exception {
+        Run both = run("profile", "--router-url", "http://127.0.0.1:1", "--url", "http://127.0.0.1:2",
+                "--action", "start");
+        Run neither = run("profile", "--action", "start");
+        Path recipe = Files.writeString(dir.resolve("recipe.yaml"), RECIPE);
+        Run recipeOnTwo = run("profile", "--url", "http://127.0.0.1:1", "--url", "http://127.0.0.1:2",
+                "--recipe", recipe.toString());
+
+        assertThat(both.exitCode()).isEqualTo(2);
+        assertThat(both.err()).contains("Give --router-url URL", "--url URL", "not both");
+        assertThat(neither.exitCode()).isEqualTo(2);
+        assertThat(recipeOnTwo.exitCode()).isEqualTo(2);
+        assertThat(recipeOnTwo.err()).contains("give --router-url, or a single --url");
     }
 
     @Test
@@ -140,6 +230,30 @@ class ProfileCommandTest {
             try (var files = Files.walk(dir.resolve("capture/decode"))) {
                 assertThat(files.filter(p -> p.toString().endsWith(".trace.json.gz"))).isNotEmpty();
             }
+        }
+    }
+
+    @Test
+    void should_give_each_worker_of_an_aggregated_window_its_own_directory() throws Exception {
+        Path recipe = Files.writeString(dir.resolve("agg.yaml"), """
+                backend: {type: sglang}
+                resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 2}
+                benchmark: {type: sa-bench, isl: 32, osl: 4, concurrencies: [2], req_rate: "inf"}
+                profiling:
+                  type: torch
+                  aggregated: {start_step: 0, stop_step: 3}
+                """);
+        try (RouterSimulator router = RouterSimulator.builder().workers(2)
+                .workerConfig(SimulatorConfig.builder().profilerDir(dir).build()).start()) {
+            Run run = run("profile", "--router-url", router.baseUri().toString(), "--recipe", recipe.toString(),
+                    "--requests", "4", "--output-dir", dir.resolve("capture").toString());
+
+            assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+            assertThat(run.out()).contains("agg: steps 0..3 (num_steps 3) on 2 worker(s)")
+                    .contains("  worker-1 " + router.workerUrls().get(0).toString().replaceAll("/$", ""))
+                    .contains("/capture/agg/worker-2");
+            assertThat(traces(dir.resolve("capture/agg/worker-1"))).hasSize(1);
+            assertThat(traces(dir.resolve("capture/agg/worker-2"))).hasSize(1);
         }
     }
 

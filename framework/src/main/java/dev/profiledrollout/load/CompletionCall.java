@@ -14,10 +14,16 @@ final class CompletionCall {
 
     private final String model;
     private final Endpoint endpoint;
+    private final RequestParameters parameters;
 
     CompletionCall(String model, Endpoint endpoint) {
+        this(model, endpoint, RequestParameters.GREEDY_IGNORE_EOS);
+    }
+
+    CompletionCall(String model, Endpoint endpoint, RequestParameters parameters) {
         this.model = model;
         this.endpoint = endpoint;
+        this.parameters = parameters;
     }
 
     Endpoint endpoint() {
@@ -26,7 +32,8 @@ final class CompletionCall {
 
     /**
      * The request body {@code vllm bench serve} (OpenAI endpoints) or SGLang's {@code bench_serving} (native
-     * {@code /generate}) sends: greedy, {@code ignore_eos}, streamed, usage included.
+     * {@code /generate}) sends: streamed, usage included, with the {@link RequestParameters} ({@code ignore_eos} and
+     * sampling parameters; greedy and {@code ignore_eos} by default).
      */
     String body(CompletionRequest request) {
         ObjectNode node = JSON.createObjectNode();
@@ -41,6 +48,7 @@ final class CompletionCall {
                 }
                 node.put("max_tokens", request.maxTokens());
                 openAiStreamOptions(node);
+                parameters(node);
             }
             case CHAT_COMPLETIONS -> {
                 node.put("model", model);
@@ -49,6 +57,7 @@ final class CompletionCall {
                 message.put("content", text != null ? text : idsAsText(request));
                 node.put("max_completion_tokens", request.maxTokens());
                 openAiStreamOptions(node);
+                parameters(node);
             }
             case GENERATE -> {
                 if (text != null) {
@@ -57,9 +66,8 @@ final class CompletionCall {
                     ids(node.putArray("input_ids"), request);
                 }
                 ObjectNode sampling = node.putObject("sampling_params");
-                sampling.put("temperature", 0.0);
                 sampling.put("max_new_tokens", request.maxTokens());
-                sampling.put("ignore_eos", true);
+                parameters(sampling);
                 node.put("stream", true);
             }
             default -> throw new IllegalStateException(endpoint.name());
@@ -70,8 +78,13 @@ final class CompletionCall {
     private static void openAiStreamOptions(ObjectNode node) {
         node.put("stream", true);
         node.putObject("stream_options").put("include_usage", true);
-        node.put("ignore_eos", true);
-        node.put("temperature", 0.0);
+    }
+
+    private void parameters(ObjectNode node) {
+        if (parameters.ignoreEos()) {
+            node.put("ignore_eos", true);
+        }
+        parameters.sampling().forEach((name, value) -> node.set(name, JSON.valueToTree(value)));
     }
 
     private static void ids(ArrayNode array, CompletionRequest request) {

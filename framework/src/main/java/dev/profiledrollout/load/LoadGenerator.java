@@ -80,7 +80,19 @@ public final class LoadGenerator implements AutoCloseable {
      */
     public LoadGenerator(LoadTarget target, String model, LoadSpec spec, Workload workload, Endpoint endpoint,
                          Duration readTimeout) {
+        this(target, model, spec, workload, endpoint, readTimeout, RequestParameters.GREEDY_IGNORE_EOS);
+    }
+
+    /**
+     * @param parameters {@code ignore_eos} and the sampling parameters every request carries, not null (the other
+     *                   constructors send {@link RequestParameters#GREEDY_IGNORE_EOS})
+     * @throws IllegalArgumentException when {@value ProfiledRolloutKeys#LOAD_THREADS} is set to anything but an
+     *                                  integer ≥ 1
+     */
+    public LoadGenerator(LoadTarget target, String model, LoadSpec spec, Workload workload, Endpoint endpoint,
+                         Duration readTimeout, RequestParameters parameters) {
         Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(parameters, "parameters");
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(readTimeout, "readTimeout");
@@ -91,7 +103,8 @@ public final class LoadGenerator implements AutoCloseable {
             base = base.substring(0, base.length() - 1);
         }
         URI url = URI.create(base + endpoint.path());
-        this.transport = new StreamTransport(url, new CompletionCall(model, endpoint), target.headers(), readTimeout,
+        this.transport = new StreamTransport(url, new CompletionCall(model, endpoint, parameters),
+                target.headers(), readTimeout,
                 loopThreadCount(), threadNumbers, target.trustManager().orElse(null), target.hostnameVerification());
     }
 

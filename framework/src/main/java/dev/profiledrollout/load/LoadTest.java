@@ -69,13 +69,16 @@ public final class LoadTest {
         Workload workload = b.workload != null ? b.workload : new RandomTokenWorkload(spec, b.vocabSize);
         OkHttpClient client = b.scrapeInterval == null ? null : b.target.okHttpClient().build();
         try (LoadGenerator generator = new LoadGenerator(b.target, b.model, spec, workload, b.endpoint,
-                b.readTimeout)) {
+                b.readTimeout, b.parameters)) {
             List<RequestRecord> warmup = generator.warmup();
             MetricsScraper scraper = client == null ? null
                     : new MetricsScraper(client, b.target.baseUri(), b.scrapeInterval);
             LoadRun run;
             List<RequestRecord> records;
             try {
+                if (b.beforeMeasuredRun != null) {
+                    b.beforeMeasuredRun.run();
+                }
                 run = generator.start();
                 records = await(run);
             } finally {
@@ -140,6 +143,8 @@ public final class LoadTest {
         private String model = "default";
         private String backend = "openai";
         private Endpoint endpoint = Endpoint.COMPLETIONS;
+        private RequestParameters parameters = RequestParameters.GREEDY_IGNORE_EOS;
+        private Runnable beforeMeasuredRun;
         private double rate = Double.POSITIVE_INFINITY;
         private double burstiness = 1.0;
         private double rampEndRate = Double.NaN;
@@ -190,6 +195,12 @@ public final class LoadTest {
 
         /** Default {@link Endpoint#COMPLETIONS}. */
         public Builder endpoint(Endpoint e) { this.endpoint = Objects.requireNonNull(e); return this; }
+
+        /**
+         * {@code ignore_eos} and the sampling parameters of every request. Default
+         * {@link RequestParameters#GREEDY_IGNORE_EOS}.
+         */
+        public Builder requestParameters(RequestParameters p) { this.parameters = Objects.requireNonNull(p); return this; }
 
         /** A closed loop: exactly {@code n} requests in flight (request rate inf). */
         public Builder closedLoop(int n) { this.rate = Double.POSITIVE_INFINITY; this.concurrency = n; return this; }
@@ -260,6 +271,13 @@ public final class LoadTest {
 
         /** Scrape {@code /metrics} this often during the run; null (default) not at all. */
         public Builder scrapeMetrics(Duration interval) { this.scrapeInterval = interval; return this; }
+
+        /**
+         * Runs {@code hook} after the warm-up and before the measured run's first request (e.g. to start the
+         * server's profiler, as {@code vllm bench serve --profile} does); an exception it throws ends {@link #run()}
+         * before any measured request is sent. Default none.
+         */
+        public Builder beforeMeasuredRun(Runnable hook) { this.beforeMeasuredRun = Objects.requireNonNull(hook); return this; }
 
         /** Print a progress line here for runs longer than 3 s (e.g. System.err); null (default) for none. */
         public Builder progress(PrintStream out) { this.progress = out; return this; }

@@ -3,10 +3,12 @@ package dev.profiledrollout.metrics;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -28,15 +30,43 @@ import org.apiguardian.api.API;
  * @param latency        service-time metrics, not null
  * @param schedule       the coordinated-omission view, not null
  * @param series         the per-second series, not null
- * @param slo            the goodput SLO; {@code request_goodput} is null when empty; not null
+ * <p><b>Which metrics and percentiles.</b> As {@code vllm bench serve}'s {@code --percentile-metrics} and
+ * {@code --metric-percentiles} ({@code vllm/benchmarks/serve.py}, {@code process_one_metric}): only the selected
+ * service metrics ({@code ttft}, {@code tpot}, {@code itl}, {@code e2el}) get a section in the table and their
+ * {@code mean_/median_/std_/pNN_/max_<metric>_ms} keys in the JSON; each section has Mean, Median, one row per
+ * selected percentile (vLLM's {@code p_word}: {@code 99}, {@code 99.9}) and this project's Max row. This project's
+ * additions (schedule lag, schedule-corrected TTFT and E2EL) are always reported, with the same percentiles.
+ *
+ * @param backend           e.g. {@code sglang}, {@code vllm}, {@code openai-chat}; not null
+ * @param model             the {@code model_id}; not null
+ * @param numPrompts        requests asked for
+ * @param requestRate       requests/s asked for, +∞ for {@code inf}
+ * @param burstiness        vLLM's {@code --burstiness}
+ * @param maxConcurrency    the cap, 0 for none
+ * @param latency           service-time metrics, not null
+ * @param schedule          the coordinated-omission view, not null
+ * @param series            the per-second series, not null
+ * @param slo               the goodput SLO; {@code request_goodput} is null when empty; not null
+ * @param percentileMetrics the service metrics reported, a non-empty subset of {@link #METRICS}; reported in vLLM's
+ *                          order (ttft, tpot, itl, e2el) whatever the order given
+ * @param metricPercentiles the percentiles reported for each, each in [0, 100], not empty
  */
 @API(status = INTERNAL, since = "0.1")
 public record BenchmarkSummary(String backend, String model, int numPrompts, double requestRate, double burstiness,
                                int maxConcurrency, LatencyReport latency, ScheduleReport schedule, TimeSeries series,
-                               Slo slo) {
+                               Slo slo, List<String> percentileMetrics, List<Double> metricPercentiles) {
 
-    /** The percentiles reported for every metric (vLLM's {@code --metric-percentiles 50,90,95,99,99.9}). */
+    /** The percentiles a summary reports unless {@link #withPercentiles} selects others: 50, 90, 95, 99, 99.9. */
     public static final List<Double> PERCENTILES = List.of(50.0, 90.0, 95.0, 99.0, 99.9);
+
+    /** The service metrics that can be selected, in vLLM's report order. */
+    public static final List<String> METRICS = List.of("ttft", "tpot", "itl", "e2el");
+
+    /** {@code vllm bench serve}'s default {@code --percentile-metrics} for generative models. */
+    public static final List<String> VLLM_DEFAULT_METRICS = List.of("ttft", "tpot", "itl");
+
+    /** {@code vllm bench serve}'s default {@code --metric-percentiles}. */
+    public static final List<Double> VLLM_DEFAULT_PERCENTILES = List.of(99.0);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -47,6 +77,35 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         Objects.requireNonNull(schedule, "schedule");
         Objects.requireNonNull(series, "series");
         Objects.requireNonNull(slo, "slo");
+        percentileMetrics = List.copyOf(percentileMetrics);
+        metricPercentiles = List.copyOf(metricPercentiles);
+        if (percentileMetrics.isEmpty() || !METRICS.containsAll(percentileMetrics)) {
+            throw new IllegalArgumentException("percentile metrics must be some of " + String.join(",", METRICS)
+                    + ", was " + String.join(",", percentileMetrics));
+        }
+        if (metricPercentiles.isEmpty() || metricPercentiles.stream().anyMatch(p -> !(p >= 0 && p <= 100))) {
+            throw new IllegalArgumentException("metric percentiles must be numbers in [0, 100], was "
+                    + metricPercentiles);
+        }
+    }
+
+    /** Every service metric, at {@link #PERCENTILES}. */
+    public BenchmarkSummary(String backend, String model, int numPrompts, double requestRate, double burstiness,
+                            int maxConcurrency, LatencyReport latency, ScheduleReport schedule, TimeSeries series,
+                            Slo slo) {
+        this(backend, model, numPrompts, requestRate, burstiness, maxConcurrency, latency, schedule, series, slo,
+                METRICS, PERCENTILES);
+    }
+
+    /**
+     * @param metrics     the service metrics to report (vLLM's {@code --percentile-metrics}), some of {@link #METRICS}
+     * @param percentiles the percentiles to report (vLLM's {@code --metric-percentiles}), each in [0, 100]
+     * @return this summary reporting those
+     * @throws IllegalArgumentException naming the allowed values when either is empty or has one outside them
+     */
+    public BenchmarkSummary withPercentiles(List<String> metrics, List<Double> percentiles) {
+        return new BenchmarkSummary(backend, model, numPrompts, requestRate, burstiness, maxConcurrency, latency,
+                schedule, series, slo, metrics, percentiles);
     }
 
     /** @return good requests per second, or null without an SLO (vLLM's {@code request_goodput}) */
@@ -81,10 +140,14 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         row(sb, "Peak output token throughput (tok/s):", (double) series.maxOutputTokensPerSecond());
         row(sb, "Peak concurrent requests:", series.maxConcurrentRequests());
         row(sb, "Total Token throughput (tok/s):", latency.totalTokenThroughput());
-        section(sb, "Time to First Token", "TTFT", latency.ttft());
-        section(sb, "Time per Output Token (excl. 1st token)", "TPOT", latency.tpot());
-        section(sb, "Inter-token Latency", "ITL", latency.itl());
-        section(sb, "End-to-end Latency", "E2EL", latency.e2e());
+        for (String metric : reported()) {
+            switch (metric) {
+                case "ttft" -> section(sb, "Time to First Token", "TTFT", latency.ttft());
+                case "tpot" -> section(sb, "Time per Output Token (excl. 1st token)", "TPOT", latency.tpot());
+                case "itl" -> section(sb, "Inter-token Latency", "ITL", latency.itl());
+                default -> section(sb, "End-to-end Latency", "E2EL", latency.e2e());
+            }
+        }
         section(sb, "Schedule Lag (actual - intended send)", "lag", schedule.lag());
         section(sb, "TTFT from intended send", "corrected TTFT", schedule.correctedTtft());
         section(sb, "E2EL from intended send", "corrected E2EL", schedule.correctedE2e());
@@ -106,6 +169,19 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
 
     /** @return vLLM's {@code --save-result} keys, plus {@code schedule_lag}, corrected latencies and errors */
     public ObjectNode toJson() {
+        return toJson(false);
+    }
+
+    /**
+     * @param detailed whether to add the per-request lists {@code vllm bench serve --save-detailed} keeps, in request
+     *                 order and vLLM's units (seconds, tokens): {@code input_lens}, {@code output_lens} (0 for a
+     *                 failed request), {@code ttfts}, {@code itls} (the chunk gaps of each request), {@code latencies},
+     *                 {@code start_times} (seconds from the first request's send; vLLM's are
+     *                 {@code time.perf_counter()} readings) and {@code errors} ({@code ""} for a success). vLLM's
+     *                 {@code generated_texts} is absent: the load generator does not keep the text
+     * @return vLLM's {@code --save-result} keys, plus {@code schedule_lag}, corrected latencies and errors
+     */
+    public ObjectNode toJson(boolean detailed) {
         ObjectNode n = JSON.createObjectNode();
         n.put("date", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         n.put("backend", backend);
@@ -137,10 +213,14 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         n.put("total_token_throughput", latency.totalTokenThroughput());
         n.put("max_output_tokens_per_s", (double) series.maxOutputTokensPerSecond());
         n.put("max_concurrent_requests", series.maxConcurrentRequests());
-        stats(n, "ttft", latency.ttft());
-        stats(n, "tpot", latency.tpot());
-        stats(n, "itl", latency.itl());
-        stats(n, "e2el", latency.e2e());
+        for (String metric : reported()) {
+            stats(n, metric, switch (metric) {
+                case "ttft" -> latency.ttft();
+                case "tpot" -> latency.tpot();
+                case "itl" -> latency.itl();
+                default -> latency.e2e();
+            });
+        }
         stats(n, "schedule_lag", schedule.lag());
         stats(n, "corrected_ttft", schedule.correctedTtft());
         stats(n, "corrected_e2el", schedule.correctedE2e());
@@ -148,14 +228,49 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         n.put("isl_mismatches", islMismatches());
         ObjectNode errors = n.putObject("errors_by_kind");
         latency.errors().forEach((k, v) -> errors.put(k.name(), v));
+        if (detailed) {
+            details(n);
+        }
         return n;
     }
 
-    private static void stats(ObjectNode n, String metric, LatencyDistribution d) {
+    /** @return the selected metrics in vLLM's report order (ttft, tpot, itl, e2el), whatever the order given */
+    private List<String> reported() {
+        return METRICS.stream().filter(percentileMetrics::contains).toList();
+    }
+
+    private void details(ObjectNode n) {
+        List<RequestRecord> records = latency.records().stream()
+                .sorted(Comparator.comparingInt(RequestRecord::index)).toList();
+        long first = records.stream().mapToLong(RequestRecord::startNanos).min().orElse(0);
+        ArrayNode inputLens = n.putArray("input_lens");
+        ArrayNode outputLens = n.putArray("output_lens");
+        ArrayNode ttfts = n.putArray("ttfts");
+        ArrayNode itls = n.putArray("itls");
+        ArrayNode latencies = n.putArray("latencies");
+        ArrayNode startTimes = n.putArray("start_times");
+        ArrayNode errors = n.putArray("errors");
+        for (RequestRecord r : records) {
+            inputLens.add(r.inputTokensRequested() >= 0 ? r.inputTokensRequested() : Math.max(0, r.promptTokens()));
+            boolean ok = r.succeeded();
+            outputLens.add(ok ? Math.max(0, r.completionTokens()) : 0);
+            ttfts.add(ok ? (r.firstTokenNanos() - r.startNanos()) / 1e9 : 0.0);
+            ArrayNode gaps = itls.addArray();
+            long[] chunks = r.chunkNanos();
+            for (int i = 1; ok && i < chunks.length; i++) {
+                gaps.add((chunks[i] - chunks[i - 1]) / 1e9);
+            }
+            latencies.add(ok ? (r.endNanos() - r.startNanos()) / 1e9 : 0.0);
+            startTimes.add((r.startNanos() - first) / 1e9);
+            errors.add(ok ? "" : r.errorMessage());
+        }
+    }
+
+    private void stats(ObjectNode n, String metric, LatencyDistribution d) {
         n.put("mean_" + metric + "_ms", ms(d.mean().toNanos()));
         n.put("median_" + metric + "_ms", ms(d.interpolatedPercentile(50).toNanos()));
         n.put("std_" + metric + "_ms", std(d));
-        for (double p : PERCENTILES) {
+        for (double p : metricPercentiles) {
             n.put("p" + label(p) + "_" + metric + "_ms", ms(d.interpolatedPercentile(p).toNanos()));
         }
         n.put("max_" + metric + "_ms", ms(d.max().toNanos()));
@@ -179,14 +294,12 @@ public record BenchmarkSummary(String backend, String model, int numPrompts, dou
         return Math.sqrt(sq / v.length) / 1e6;
     }
 
-    private static void section(StringBuilder sb, String title, String name, LatencyDistribution d) {
+    private void section(StringBuilder sb, String title, String name, LatencyDistribution d) {
         sb.append(center(title, '-')).append('\n');
         row(sb, "Mean " + name + " (ms):", ms(d.mean().toNanos()));
         row(sb, "Median " + name + " (ms):", ms(d.interpolatedPercentile(50).toNanos()));
-        for (double p : PERCENTILES) {
-            if (p != 50.0) {
-                row(sb, "P" + label(p) + " " + name + " (ms):", ms(d.interpolatedPercentile(p).toNanos()));
-            }
+        for (double p : metricPercentiles) {
+            row(sb, "P" + label(p) + " " + name + " (ms):", ms(d.interpolatedPercentile(p).toNanos()));
         }
         row(sb, "Max " + name + " (ms):", ms(d.max().toNanos()));
     }

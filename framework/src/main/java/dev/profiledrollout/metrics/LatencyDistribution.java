@@ -18,6 +18,11 @@ import org.apiguardian.api.API;
  * linearly interpolated {@code np.percentile} that {@code vllm bench serve} prints. For small samples the two
  * differ; {@link #interpolatedPercentile(double)} computes the numpy value from the raw samples.
  *
+ * <p><b>Percentiles never leave [min, max].</b> HdrHistogram's highest-equivalent-value rounding can put a
+ * percentile above the exact maximum of the samples (a p99 of 212.861 ms beside a max of 212.798 ms); every
+ * percentile here is clamped to [{@link #min()}, {@link #max()}] ({@link HistogramPercentile}), so
+ * {@code min() ≤ percentile(p) ≤ max()} for every p.
+ *
  * <p>An empty distribution answers {@link Duration#ZERO} everywhere, as vLLM reports 0 for an empty list.
  */
 @API(status = EXPERIMENTAL, since = "0.1")
@@ -53,12 +58,15 @@ public final class LatencyDistribution {
 
     /**
      * @param p the percentile, 0 to 100 (e.g. 99 or 99.9)
-     * @return the recorded value at that percentile, at 3-significant-digit precision; {@link Duration#ZERO} if empty
+     * @return the recorded value at that percentile, at 3-significant-digit precision and clamped to
+     *         [{@link #min()}, {@link #max()}] (negative samples count as 0 in the histogram); {@link Duration#ZERO}
+     *         if empty
      * @throws IllegalArgumentException when p is outside [0, 100]
      */
     public Duration percentile(double p) {
         checkPercentile(p);
-        return count() == 0 ? Duration.ZERO : Duration.ofNanos(histogram.getValueAtPercentile(p));
+        return count() == 0 ? Duration.ZERO : Duration.ofNanos(HistogramPercentile.valueAt(histogram, p,
+                sortedNanos[0], sortedNanos[sortedNanos.length - 1]));
     }
 
     /**

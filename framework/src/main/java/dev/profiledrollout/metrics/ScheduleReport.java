@@ -25,6 +25,10 @@ import org.apiguardian.api.API;
  * the allowed fraction of requests (default 1 %, perf_analyzer's {@code DELAY_PCT_THRESHOLD}) were sent later
  * than the budget. In a closed loop the intended time is the actual send, so the lag is 0 and nothing is flagged.
  * No HdrHistogram expected-interval correction is applied: measuring from the intended time already corrects.
+ *
+ * <p>The lag percentiles of the flag and of {@link #verdict()} are {@link #lagPercentile(double)}: numpy's linear
+ * interpolation over the raw samples, the same values {@link BenchmarkSummary}'s table and result JSON print, so a
+ * run shows one p99 lag wherever it is printed.
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public final class ScheduleReport {
@@ -96,20 +100,30 @@ public final class ScheduleReport {
     /** @return E2E latency from the intended send time */
     public LatencyDistribution correctedE2e() { return correctedE2e; }
 
+    /**
+     * @param p the percentile, 0 to 100
+     * @return the schedule lag at {@code p}, numpy's linear interpolation over every sent request's lag
+     *         ({@link LatencyDistribution#interpolatedPercentile(double)}); {@link Duration#ZERO} without requests
+     * @throws IllegalArgumentException when p is outside [0, 100]
+     */
+    public Duration lagPercentile(double p) {
+        return lag.interpolatedPercentile(p);
+    }
+
     /** @return requests sent later than the lag budget */
     public long delayedRequests() { return delayed; }
 
     /** @return true when the client fell behind its schedule beyond the budget: its latencies are suspect */
     public boolean clientFellBehind() {
-        return lag.count() > 0 && (lag.percentile(99).compareTo(lagBudget) > 0
+        return lag.count() > 0 && (lagPercentile(99).compareTo(lagBudget) > 0
                 || (double) delayed / lag.count() > delayedFractionBudget);
     }
 
     /** @return one line for a person: the lag percentiles and, when flagged, the warning */
     public String verdict() {
         String figures = String.format(Locale.ROOT, "schedule lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; %d of %d"
-                        + " requests later than %d ms", lag.percentile(50).toNanos() / 1e6,
-                lag.percentile(99).toNanos() / 1e6, lag.max().toNanos() / 1e6, delayed, lag.count(),
+                        + " requests later than %d ms", lagPercentile(50).toNanos() / 1e6,
+                lagPercentile(99).toNanos() / 1e6, lag.max().toNanos() / 1e6, delayed, lag.count(),
                 lagBudget.toMillis());
         return clientFellBehind()
                 ? "WARNING: the client, not the server, fell behind its schedule (" + figures + "); service"

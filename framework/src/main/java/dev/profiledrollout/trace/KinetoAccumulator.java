@@ -1,5 +1,6 @@
 package dev.profiledrollout.trace;
 
+import dev.profiledrollout.metrics.HistogramPercentile;
 import dev.profiledrollout.trace.internal.EventParser;
 import dev.profiledrollout.trace.internal.GpuTimeline;
 import dev.profiledrollout.trace.internal.HtaKernelType;
@@ -283,8 +284,10 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         List<KernelStats> list = new ArrayList<>(kernels.size());
         for (Map.Entry<String, KernelAgg> e : kernels.entrySet()) {
             KernelAgg k = e.getValue();
+            // clamped: HdrHistogram's bucket rounding can otherwise put p99 above the exact max
             list.add(new KernelStats(e.getKey(), k.count, k.total, k.min, k.max,
-                    k.histogram.getValueAtPercentile(50), k.histogram.getValueAtPercentile(99)));
+                    HistogramPercentile.valueAt(k.histogram, 50, k.min, k.max),
+                    HistogramPercentile.valueAt(k.histogram, 99, k.min, k.max)));
         }
         list.sort(KernelStats.BY_TOTAL_DESCENDING);
         return list;

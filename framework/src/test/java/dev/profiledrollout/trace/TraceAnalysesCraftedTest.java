@@ -39,6 +39,20 @@ class TraceAnalysesCraftedTest {
     }
 
     @Test
+    void kernel_percentiles_never_exceed_the_exact_maximum_duration() throws IOException {
+        // 101.234 µs falls in a 512 ns bucket of the 2-significant-digit histogram: its highest equivalent value is
+        // 101.375 µs, above the exact maximum
+        TraceSummary s = KinetoTraceReader.read(gz("p.json.gz", trace(
+                x("kernel", "k", 0, "0", "50", ""),
+                x("kernel", "k", 0, "100", "101.234", ""))));
+
+        KernelStats k = s.kernels().get(0);
+        assertThat(k.maxNs()).isEqualTo(101_234L);
+        assertThat(k.p99Ns()).isEqualTo(101_234L);
+        assertThat(k.p50Ns()).isBetween(k.minNs(), k.maxNs());
+    }
+
+    @Test
     void graph_launches_without_kernels_are_flagged_instead_of_a_silently_idle_gpu() throws IOException {
         // 4 cudaGraphLaunch calls, only the first has its kernels in the trace
         StringBuilder events = new StringBuilder();
