@@ -297,6 +297,38 @@ public final class EngineHandle implements AutoCloseable {
         return Optional.ofNullable(simulator.config().vllmProfilerConfig().torchProfilerDir());
     }
 
+    /**
+     * @return what these engines are, as {@code summary.json}'s {@code profiled.kind} says: {@code embedded simulator},
+     *         {@code router} ({@code profiledrollout.router.url}, the workers from its {@code GET /workers}),
+     *         {@code prefill-decode} (engines named by {@code profiledrollout.prefill.url} / {@code .decode.url}) or
+     *         {@code attached engine} (one or more {@code profiledrollout.engine.url})
+     */
+    public String kind() {
+        if (simulator != null) {
+            return "embedded simulator";
+        }
+        if (settings.routerUrl().isPresent()) {
+            return "router";
+        }
+        if (!settings.prefillUrls().isEmpty() || !settings.decodeUrls().isEmpty()) {
+            return "prefill-decode";
+        }
+        return "attached engine";
+    }
+
+    /**
+     * @return {@code worker-<n>}, n the 1-based position of the engine at {@code url} in {@link #workers()} (the
+     *         router's order); {@code worker-?} for a URL that is not one of them
+     */
+    public String workerLabel(URI url) {
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).url().equals(url)) {
+                return "worker-" + (i + 1);
+            }
+        }
+        return "worker-?";
+    }
+
     /** @return whether this handle started the embedded simulator (reports then say {@code engine: simulator}) */
     public boolean embedded() {
         return simulator != null;

@@ -13,7 +13,6 @@ import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.trace.TraceSet;
-import dev.profiledrollout.trace.TraceSummary;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,21 +110,21 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             phases.put(specs.get(i).phase(), current.complete());
         }
         List<RequestRecord> records = new ArrayList<>();
-        List<TraceSummary> summaries = new ArrayList<>();
+        List<TraceSet> traceSets = new ArrayList<>();
         List<Path> files = new ArrayList<>();
         List<Path> frontend = new ArrayList<>();
         List<WorkerOutcome> workers = new ArrayList<>();
         boolean stopped = false;
         for (RolloutResult r : phases.values()) {
             records.addAll(r.latency().records());
-            summaries.addAll(r.trace().traces());
+            traceSets.add(r.trace());
             files.addAll(r.traceFiles());
             frontend.addAll(r.frontendTraceFiles());
             workers.addAll(r.workers());
             stopped |= r.stopOutcome() == StopOutcome.STOPPED;
         }
         LatencyReport latency = LatencyReport.of(records, spec.goodput());
-        TraceSet trace = TraceSet.of(summaries);
+        TraceSet trace = TraceSet.merge(traceSets);
         if (ShutdownGuard.shutdownStarted()) {
             throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
                     + testName + " is not written");
