@@ -80,8 +80,8 @@ class SimulatedDeploymentTest {
             assertThat(result.latency().completed()).isEqualTo(6);
             Path dir = output.resolve("SimulatedDeploymentTest$RouterTestCase/routed");
             assertThat(result.traceFiles()).hasSize(2)
-                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-0")))
-                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-3")));
+                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-1")))
+                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-4")));
             JsonNode summary = summary(dir);
             assertThat(summary.path("engine").path("url").asText()).startsWith(router.baseUri().toString());
             assertThat(summary.path("workers")).hasSize(4);

@@ -142,7 +142,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         }
     }
 
-    /** Into {@code traces/}, keeping the sub-directory ({@code worker-<i>/}) the file was found in. */
+    /** Into {@code traces/}, keeping the sub-directory ({@code worker-<n>/}) the file was found in. */
     private Path place(Path file, String name, boolean inPlace) throws IOException {
         Path relativeDir = file.getParent() == null ? null : localPath.relativize(file.getParent());
         Path dir = relativeDir == null || relativeDir.toString().isEmpty() || relativeDir.startsWith("..")
