@@ -175,6 +175,8 @@ class SimulatedDeploymentTest {
             assertThat(decode.trace().kernels()).isNotEmpty();
             assertThat(result.latency().completed()).isEqualTo(10);
             assertThat(result.trace().traces()).hasSize(2);
+            assertThat(result.trace().traces()).as("each phase's engine keeps its router number")
+                    .extracting(result.trace()::rankLabel).containsExactly("worker-1/TP-0", "worker-2/TP-0");
             Path dir = output.resolve("SimulatedDeploymentTest$PrefillDecodeTestCase/disaggregated");
             assertThat(summary(dir.resolve("prefill")).path("phase").asText()).isEqualTo("PREFILL");
             assertThat(summary(dir.resolve("decode")).path("latency").path("completed").asInt()).isEqualTo(6);
@@ -271,6 +273,9 @@ class SimulatedDeploymentTest {
             assertThat(result.traceFiles()).anyMatch(p -> p.startsWith(collected.resolve("worker-0")))
                     .anyMatch(p -> p.startsWith(collected.resolve("worker-1")));
             assertThat(result.frontendTraceFiles()).hasSize(2);
+            assertThat(result.trace().traces()).as("vLLM's rank-only file names, told apart by host directory")
+                    .extracting(result.trace()::rankLabel).doesNotHaveDuplicates()
+                    .allMatch(label -> label.startsWith("worker-0/") || label.startsWith("worker-1/"));
         }
     }
 }
