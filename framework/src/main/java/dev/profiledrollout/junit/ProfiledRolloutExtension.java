@@ -155,8 +155,11 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         ExtensionContext classContext = classContext(context);
         Optional<SimulatedEngine> shape = AnnotationSupport.findAnnotation(context.getRequiredTestClass(),
                 SimulatedEngine.class);
+        // A managed engine is attached through the settings; the handle still has to know it runs in a container.
+        boolean container = ManagedEngines.declared(context.getRequiredTestClass()).isPresent()
+                || settings(context).engineKind() == Settings.EngineKind.CONTAINER;
         return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend,
-                key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+                key -> EngineHandle.open(settings, shape, backend).inContainer(container), EngineHandle.class);
     }
 
     /**

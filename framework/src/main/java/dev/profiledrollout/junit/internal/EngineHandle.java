@@ -55,6 +55,7 @@ public final class EngineHandle implements AutoCloseable {
     private final ServerInfo serverInfo;
     private final String model;
     private final Settings settings;
+    private volatile boolean container;
 
     private EngineHandle(EngineSimulator simulator, Backend backend, List<Worker> workers, FanOut fanOut,
             EngineClient loadClient, URI loadUri, ServerInfo serverInfo, String model, Settings settings) {
@@ -299,13 +300,16 @@ public final class EngineHandle implements AutoCloseable {
 
     /**
      * @return what these engines are, as {@code summary.json}'s {@code profiled.kind} says: {@code embedded simulator},
-     *         {@code router} ({@code profiledrollout.router.url}, the workers from its {@code GET /workers}),
+     *         {@code container} (a {@code @RolloutEngine} or {@code profiledrollout.engine=container}), {@code router} ({@code profiledrollout.router.url}, the workers from its {@code GET /workers}),
      *         {@code prefill-decode} (engines named by {@code profiledrollout.prefill.url} / {@code .decode.url}) or
      *         {@code attached engine} (one or more {@code profiledrollout.engine.url})
      */
     public String kind() {
         if (simulator != null) {
             return "embedded simulator";
+        }
+        if (container) {
+            return "container";
         }
         if (settings.routerUrl().isPresent()) {
             return "router";
@@ -327,6 +331,18 @@ public final class EngineHandle implements AutoCloseable {
             }
         }
         return "worker-?";
+    }
+
+    /**
+     * Marks the attached engine as one the extension manages in a container ({@code @RolloutEngine}, or
+     * {@code profiledrollout.engine=container}), which the settings it attaches with do not show.
+     *
+     * @param managed whether it is
+     * @return this handle
+     */
+    public EngineHandle inContainer(boolean managed) {
+        this.container = managed;
+        return this;
     }
 
     /** @return whether this handle started the embedded simulator (reports then say {@code engine: simulator}) */
