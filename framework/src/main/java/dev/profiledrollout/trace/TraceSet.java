@@ -49,6 +49,8 @@ public final class TraceSet {
     private final List<TraceSummary> traces;
     /** The worker of {@code traces.get(i)}, {@code ""} when unknown or when there is one worker. */
     private final List<String> workerOfTrace;
+    /** The same, by trace identity. */
+    private final Map<TraceSummary, String> workerByTrace;
     /** Worker label → its base URL without credentials ({@code ""} when unknown), in worker order. */
     private final Map<String, String> workerUrls;
     private final List<KernelStats> kernels;
@@ -77,6 +79,7 @@ public final class TraceSet {
                 .thenComparing(BY_RANK_THEN_FILE_NAME));
         this.traces = List.copyOf(sorted);
         this.workerOfTrace = sorted.stream().map(workerOfSummary::get).toList();
+        this.workerByTrace = workerOfSummary;
         Map<String, KernelStats> merged = new LinkedHashMap<>();
         long total = 0;
         for (TraceSummary trace : this.traces) {
@@ -93,11 +96,7 @@ public final class TraceSet {
 
     /** The worker of each trace, by identity, for a copy of this set with other traces or another scope. */
     private Function<TraceSummary, String> workerFunction() {
-        Map<TraceSummary, String> byTrace = new java.util.IdentityHashMap<>();
-        for (int i = 0; i < traces.size(); i++) {
-            byTrace.put(traces.get(i), workerOfTrace.get(i));
-        }
-        return t -> byTrace.getOrDefault(t, "");
+        return t -> workerByTrace.getOrDefault(t, "");
     }
 
     /**
@@ -126,7 +125,8 @@ public final class TraceSet {
      *                     engine pass a function that always answers {@code ""}, so labels stay plain {@code TP-0};
      *                     never null
      * @param workerUrls   worker label → its base URL without credentials ({@code ""} when unknown), in the router's
-     *                     worker order; may name workers without traces; not null
+     *                     worker order; may name workers without traces; the key {@code ""} names the single engine's
+     *                     URL; not null
      * @return a new set; kernels and totals are unchanged
      */
     public TraceSet withWorkers(Function<? super Path, String> workerOfFile, Map<String, String> workerUrls) {
@@ -287,12 +287,7 @@ public final class TraceSet {
      *         ({@link #withWorkers}), with one engine, or when {@code trace} is not of this set
      */
     public String worker(TraceSummary trace) {
-        for (int i = 0; i < traces.size(); i++) {
-            if (traces.get(i) == trace) {
-                return workerOfTrace.get(i);
-            }
-        }
-        return "";
+        return workerByTrace.getOrDefault(trace, "");
     }
 
     /**

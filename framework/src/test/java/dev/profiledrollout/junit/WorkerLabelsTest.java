@@ -136,6 +136,7 @@ class WorkerLabelsTest {
         assertThat(trace.path("workerImbalance").isNull()).isTrue();
         assertThat(trace.path("rankSets")).singleElement().satisfies(set -> {
             assertThat(set.path("worker").asText()).isEmpty();
+            assertThat(set.path("url").asText()).startsWith("http://127.0.0.1:");
             assertThat(texts(set.path("ranks"))).containsExactly("TP-0");
             assertThat(set.path("busyImbalance").isNull()).isTrue();
             assertThat(set.path("straggler").isNull()).isTrue();
