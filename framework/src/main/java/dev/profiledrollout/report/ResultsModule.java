@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.metrics.LatencyDistribution;
@@ -35,6 +36,7 @@ import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apiguardian.api.API;
@@ -256,7 +258,7 @@ public final class ResultsModule extends SimpleModule {
                 json.writeNullField("workerImbalance");
             }
             json.writeArrayFieldStart("rankSets");
-            for (java.util.Map.Entry<String, TraceSet> set : trace.rankSets().entrySet()) {
+            for (Map.Entry<String, TraceSet> set : trace.rankSets().entrySet()) {
                 TraceSet ranks = set.getValue();
                 json.writeStartObject();
                 json.writeStringField("worker", set.getKey());
@@ -279,7 +281,7 @@ public final class ResultsModule extends SimpleModule {
             provider.defaultSerializeField("kernels", trace.kernels(), json);
             json.writeArrayFieldStart("ranks");
             for (TraceSummary t : trace.traces()) {
-                com.fasterxml.jackson.databind.node.ObjectNode rank =
+                ObjectNode rank =
                         MAPPER.valueToTree(new LabeledTrace(t.file().getFileName().toString(), t));
                 rank.put("label", trace.rankLabel(t));
                 rank.put("worker", trace.worker(t));

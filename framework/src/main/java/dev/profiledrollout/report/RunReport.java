@@ -3,6 +3,7 @@ package dev.profiledrollout.report;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Stream;
 import org.apiguardian.api.API;
 
@@ -153,9 +155,9 @@ public final class RunReport {
     public record Profiled(String kind, String url, int workers, int ranks, String description) {
 
         public Profiled {
-            java.util.Objects.requireNonNull(kind, "kind");
-            java.util.Objects.requireNonNull(url, "url");
-            java.util.Objects.requireNonNull(description, "description");
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(url, "url");
+            Objects.requireNonNull(description, "description");
         }
     }
 
@@ -251,15 +253,15 @@ public final class RunReport {
      * {@code traceFiles} of its ranks (paths under {@code traces/}): those the trace set attributes to the label, or
      * every trace file when there is one engine and the traces carry no worker.
      */
-    private com.fasterxml.jackson.databind.node.ArrayNode workersJson(TraceSet trace) {
-        com.fasterxml.jackson.databind.node.ArrayNode array = JSON.createArrayNode();
+    private ArrayNode workersJson(TraceSet trace) {
+        ArrayNode array = JSON.createArrayNode();
         Path traces = directory.resolve("traces").toAbsolutePath().normalize();
         for (int i = 0; i < workers.size(); i++) {
             ObjectNode node = JSON.valueToTree(workers.get(i));
             node.put("url", ReportParameters.safeUrl(workers.get(i).url().toString()));
             String label = workerLabels.size() == workers.size() ? workerLabels.get(i) : "worker-" + (i + 1);
             node.put("label", label);
-            com.fasterxml.jackson.databind.node.ArrayNode files = node.putArray("traceFiles");
+            ArrayNode files = node.putArray("traceFiles");
             if (trace != null) {
                 boolean single = workers.size() == 1;
                 trace.traces().stream()

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +67,7 @@ public final class TraceSet {
         this.scope = scope;
         this.workerUrls = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(urls));
         List<String> order = new ArrayList<>(urls.keySet());
-        Map<TraceSummary, String> workerOfSummary = new java.util.IdentityHashMap<>();
+        Map<TraceSummary, String> workerOfSummary = new IdentityHashMap<>();
         for (TraceSummary t : traces) {
             String worker = Objects.requireNonNull(workerOf.apply(t), "worker label");
             workerOfSummary.put(t, worker);
@@ -144,7 +145,7 @@ public final class TraceSet {
      */
     public static TraceSet merge(Collection<TraceSet> sets) {
         List<TraceSummary> all = new ArrayList<>();
-        Map<TraceSummary, String> workerOf = new java.util.IdentityHashMap<>();
+        Map<TraceSummary, String> workerOf = new IdentityHashMap<>();
         Map<String, String> urls = new LinkedHashMap<>();
         for (TraceSet set : sets) {
             for (int i = 0; i < set.traces.size(); i++) {

@@ -4,6 +4,7 @@ import dev.profiledrollout.Phase;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.engine.ProfileRequest;
+import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
@@ -12,8 +13,11 @@ import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -86,7 +90,7 @@ final class CaptureReport {
      * named as in the rank labels, with the first engine's layout.
      */
     private RunReport.Profiled profiled(List<WorkerOutcome> outcomes) {
-        List<String> engines = new java.util.ArrayList<>();
+        List<String> engines = new ArrayList<>();
         if (outcomes.isEmpty()) {
             engine.workers().forEach(w -> engines.add(describe(w.url(), w.workerType(), "")));
         } else {
@@ -94,7 +98,7 @@ final class CaptureReport {
                     o.state() == WorkerOutcome.State.PROFILED || o.state() == WorkerOutcome.State.STARTED
                             ? "" : " (" + o.state() + ")")));
         }
-        dev.profiledrollout.engine.ServerInfo info = engine.serverInfo();
+        ServerInfo info = engine.serverInfo();
         String layout = "TP " + info.tpSize() + (info.dpSize() > 1 ? ", DP " + info.dpSize() : "")
                 + (info.ppSize() > 1 ? ", PP " + info.ppSize() : "");
         String kind = engine.kind();
@@ -116,15 +120,15 @@ final class CaptureReport {
     /** {@code url} without user info, query or fragment: nothing secret goes into a report. */
     private static String safeUrl(String url) {
         try {
-            java.net.URI u = new java.net.URI(url);
-            return new java.net.URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-        } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+            URI u = new URI(url);
+            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
+        } catch (URISyntaxException | IllegalArgumentException e) {
             return "<unparseable URL>";
         }
     }
 
     /** {@code worker-2 decode http://h:30000}; the type is left out for {@code regular} engines. */
-    private String describe(java.net.URI url, String workerType, String state) {
+    private String describe(URI url, String workerType, String state) {
         return engine.workerLabel(url) + ("regular".equals(workerType) ? "" : " " + workerType) + " "
                 + safeUrl(url.toString()) + state;
     }
