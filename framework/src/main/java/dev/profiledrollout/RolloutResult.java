@@ -98,8 +98,8 @@ public final class RolloutResult {
     }
 
     /**
-     * @return the rank trace files read, sorted by rank; with several engines they are under
-     *         {@code traces/worker-<i>/}
+     * @return the rank trace files read, sorted by rank; with several SGLang engines they are under
+     *         {@code traces/worker-<n>/}, n the engine's 1-based position in the router's worker order
      */
     public List<Path> traceFiles() {
         return traceFiles;

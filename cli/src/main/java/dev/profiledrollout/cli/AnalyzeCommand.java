@@ -25,8 +25,12 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apiguardian.api.API;
 
@@ -48,9 +52,11 @@ import org.apiguardian.api.API;
  * {@code --format json} prints {@code {"traces":[…]}}, one object per summarised file in the shape of
  * {@link dev.profiledrollout.report.TraceSummaryJson} ({@code "file"} is the path as given, every kernel, sorted by
  * totalNs descending, {@code categories} by share descending); {@code "frontendTraces"} (only when there are any)
- * holds the frontend traces in the same shape; with {@code --all-ranks} also
- * {@code "allRanks":{"busyImbalance","straggler","ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],
- * "kernelSpread":[…]}}, with {@code --baseline} also
+ * holds the frontend traces in the same shape; with {@code --all-ranks} also {@code "allRanks":{"busyImbalance",
+ * "straggler","ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],"kernelSpread":[…],"rankSets":[{"directory",
+ * "ranks","busyImbalance","straggler"}]}} (ranks of files from several directories are labelled with their directory,
+ * e.g. {@code worker-1/TP-0}, and each directory is a rank set; straggler and imbalance are null with fewer than two
+ * ranks), with {@code --baseline} also
  * {@code "baselineDiff"}: the {@link BaselineDiff} with every kernel (shapes in
  * {@link dev.profiledrollout.report.ResultsModule}). Fields are added in later versions, never renamed or removed.
  * {@code --format table} (the default) prints per file a header and the top 15 rows of the
@@ -168,7 +174,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 return 2;
             }
         }
-        TraceSet set = TraceSet.of(read.stream().map(Labeled::summary).toList());
+        TraceSet set = byDirectory(TraceSet.of(read.stream().map(Labeled::summary).toList()));
         switch (format) {
             case JSON -> AnalyzeOutput.json(out, read, frontends, allRanks ? set : null, diff);
             case CSV -> {
@@ -234,5 +240,28 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     private static Outcome one(Path file, TraceSummary summary) {
         return new Outcome(List.of(new Labeled(file.toString(), summary)), 0);
+    }
+
+    /**
+     * For {@code --all-ranks}: traces from different directories (the {@code traces/worker-<n>/} of several engines, or
+     * two runs) are told apart by their directory ({@code worker-1/TP-0}) and form one rank set per directory, since
+     * ranks of different engines do not wait for each other. The directory's name labels it, or its whole path when
+     * two directories share a name. Traces all from one directory keep their plain labels.
+     */
+    static TraceSet byDirectory(TraceSet set) {
+        Map<Path, String> names = new LinkedHashMap<>();
+        set.traces().forEach(t -> names.put(directory(t.file()), ""));
+        if (names.size() < 2) {
+            return set;
+        }
+        Set<String> seen = new HashSet<>();
+        boolean unique = names.keySet().stream().allMatch(d -> seen.add(String.valueOf(d.getFileName())));
+        names.replaceAll((d, none) -> unique ? String.valueOf(d.getFileName()) : d.toString());
+        return set.withWorkers(file -> names.getOrDefault(directory(file), ""), Map.of());
+    }
+
+    private static Path directory(Path file) {
+        Path parent = file.toAbsolutePath().normalize().getParent();
+        return parent == null ? Path.of("/") : parent;
     }
 }

@@ -66,19 +66,37 @@ final class AnalyzeOutput {
                               @JsonInclude(JsonInclude.Include.NON_NULL) BaselineDiff baselineDiff) {
     }
 
-    /** {@code --all-ranks}: the ranks side by side and each kernel's spread across them. */
+    /**
+     * {@code --all-ranks}: the ranks side by side and each kernel's spread across them; {@code straggler} is the
+     * busiest rank over all inputs (null with fewer than two), {@code rankSets} one per input directory.
+     */
     private record AllRanks(double busyImbalance, String straggler, List<RankRow> ranks,
-                            List<KernelSpread> kernelSpread) {
+                            List<KernelSpread> kernelSpread, List<RankSetRow> rankSets) {
 
         static AllRanks of(TraceSet set) {
-            return new AllRanks(set.busyImbalance(), set.straggler().map(TraceSet::label).orElse(null),
-                    set.traces().stream().map(t -> new RankRow(TraceSet.label(t), t.file().toString(),
-                            t.kernelTotalNs(), t.busyNs(), t.spanNs())).toList(), set.kernelSpread());
+            return new AllRanks(set.busyImbalance(), set.straggler().map(set::rankLabel).orElse(null),
+                    set.traces().stream().map(t -> new RankRow(set.rankLabel(t), t.file().toString(),
+                            t.kernelTotalNs(), t.busyNs(), t.spanNs())).toList(), set.kernelSpread(),
+                    set.rankSets().entrySet().stream().map(e -> RankSetRow.of(e.getKey(), e.getValue(), set))
+                            .toList());
         }
     }
 
     /** One trace of {@code --all-ranks}: its label, file, kernel time, GPU busy time and longest device span (ns). */
     private record RankRow(String rank, String file, long kernelTotalNs, long busyNs, long spanNs) {
+    }
+
+    /**
+     * The ranks of one input directory ({@code ""} when all inputs share one), analysed alone: busy imbalance
+     * (max/mean) and straggler, both null with fewer than two ranks.
+     */
+    private record RankSetRow(String directory, List<String> ranks, Double busyImbalance, String straggler) {
+
+        static RankSetRow of(String directory, TraceSet ranks, TraceSet all) {
+            boolean several = ranks.traces().size() > 1;
+            return new RankSetRow(directory, ranks.traces().stream().map(all::rankLabel).toList(),
+                    several ? ranks.busyImbalance() : null, ranks.straggler().map(all::rankLabel).orElse(null));
+        }
     }
 
     static void table(PrintWriter out, List<AnalyzeCommand.Labeled> traces, List<AnalyzeCommand.Labeled> frontends,
@@ -98,8 +116,19 @@ final class AnalyzeOutput {
             out.println();
         }
         if (ranks != null) {
-            out.printf(Locale.ROOT, "All ranks: %d traces, busy imbalance (max/mean) %.3f, straggler %s%n",
-                    ranks.traces().size(), ranks.busyImbalance(), ranks.straggler().map(TraceSet::label).orElse("-"));
+            java.util.Map<String, TraceSet> sets = ranks.rankSets();
+            if (sets.size() == 1) {
+                out.printf(Locale.ROOT, "All ranks: %d traces, busy imbalance (max/mean) %.3f, straggler %s%n",
+                        ranks.traces().size(), ranks.busyImbalance(),
+                        ranks.straggler().map(ranks::rankLabel).orElse("-"));
+            } else {
+                out.printf(Locale.ROOT, "All ranks: %d traces from %d directories, busy imbalance (max/mean) %.3f"
+                        + " over all; per directory:%n", ranks.traces().size(), sets.size(), ranks.busyImbalance());
+                sets.forEach((directory, set) -> out.printf(Locale.ROOT,
+                        "  %s: %d rank(s), busy imbalance %s, straggler %s%n", directory, set.traces().size(),
+                        set.traces().size() < 2 ? "-" : String.format(Locale.ROOT, "%.3f", set.busyImbalance()),
+                        set.straggler().map(ranks::rankLabel).orElse("-")));
+            }
             ViewPrinter.table(out, AnalysisViews.ranks(ranks), Integer.MAX_VALUE);
             if (ranks.traces().size() > 1) {
                 out.println("Kernel time spread across ranks (max/mean), largest first:");

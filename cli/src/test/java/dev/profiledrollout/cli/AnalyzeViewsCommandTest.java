@@ -91,6 +91,55 @@ class AnalyzeViewsCommandTest {
     }
 
     @Test
+    void all_ranks_over_two_worker_directories_labels_rows_by_worker_and_finds_the_straggler_per_worker()
+            throws IOException {
+        // GIVEN two engines' traces/worker-<n>/ directories, each with its TP-0 and TP-1 under the same names
+        String event = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"ts\":0,\"dur\":%d}]";
+        Path w1 = Files.createDirectories(dir.resolve("traces/worker-1"));
+        Path w2 = Files.createDirectories(dir.resolve("traces/worker-2"));
+        Files.writeString(w1.resolve("1.5-TP-0.trace.json.gz"), event.formatted(1));
+        Files.writeString(w1.resolve("1.5-TP-1.trace.json.gz"), event.formatted(3));
+        Files.writeString(w2.resolve("1.6-TP-0.trace.json.gz"), event.formatted(6));
+        Files.writeString(w2.resolve("1.6-TP-1.trace.json.gz"), event.formatted(2));
+
+        // WHEN
+        assertThat(run("--all-ranks", "--format", "csv", w1.toString(), w2.toString())).isZero();
+
+        // THEN every row has its own label and each worker its own straggler
+        String[] lines = out.toString().split("\n");
+        assertThat(lines).hasSize(5);
+        assertThat(lines[1]).startsWith("worker-1/TP-0,").endsWith(",");
+        assertThat(lines[2]).startsWith("worker-1/TP-1,").endsWith(",yes");
+        assertThat(lines[3]).startsWith("worker-2/TP-0,").endsWith(",yes");
+        assertThat(lines[4]).startsWith("worker-2/TP-1,").endsWith(",");
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--all-ranks", w1.toString(), w2.toString())).isZero();
+        assertThat(out.toString()).contains("All ranks: 4 traces from 2 directories")
+                .contains("worker-1: 2 rank(s), busy imbalance 1.500, straggler worker-1/TP-1")
+                .contains("worker-2: 2 rank(s), busy imbalance 1.500, straggler worker-2/TP-0");
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--all-ranks", "--format", "json", w1.toString(), w2.toString())).isZero();
+        JsonNode sets = new ObjectMapper().readTree(out.toString()).get("allRanks").get("rankSets");
+        assertThat(sets).hasSize(2);
+        assertThat(sets.get(0).get("directory").asText()).isEqualTo("worker-1");
+        assertThat(sets.get(1).get("straggler").asText()).isEqualTo("worker-2/TP-0");
+    }
+
+    @Test
+    void all_ranks_marks_no_straggler_among_single_ranks_of_different_directories() {
+        // two single-rank traces of different runs: nobody waits for anybody
+        assertThat(run("--all-ranks", "--format", "csv",
+                TestTraces.resolve("hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz").toString(),
+                TestTraces.resolve(DECODE).toString())).isZero();
+        String[] lines = out.toString().split("\n");
+        assertThat(lines).hasSize(3);
+        assertThat(lines[1]).startsWith("ns_resolution/rank 0,").doesNotContain("yes");
+        assertThat(lines[2]).startsWith("sglang_decode/rank 0,").doesNotContain("yes");
+    }
+
+    @Test
     void a_written_baseline_compares_equal_and_json_keeps_the_original_fields() throws IOException {
         Path baseline = dir.resolve("baseline.json");
         assertThat(run("--write-baseline", baseline.toString(), "--format", "json", TestTraces.resolve(DECODE).toString())).isZero();

@@ -88,10 +88,10 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
     }
 
     private String labels() {
-        return actual.traces().stream().map(RanksAssert::label).collect(Collectors.joining(", ", "[", "]"));
+        return actual.traces().stream().map(this::label).collect(Collectors.joining(", ", "[", "]"));
     }
 
-    private static String label(TraceSummary t) {
-        return TraceSet.label(t);
+    private String label(TraceSummary t) {
+        return actual.rankLabel(t);
     }
 }

@@ -242,7 +242,10 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 : defaultContainer(context, backend, chosen.get());
         settings.validate();
         recipe.ifPresent(r -> RecipeWindows.checkVllm(r, settings.vllmMaxIterations()));
-        EngineHandle engine = engine(context, settings, spec.backend());
+        // A managed engine is attached through the settings; the handle still has to know it runs in a container.
+        boolean container = (own.isPresent() && !own.get().target())
+                || chosen.get().engineKind() == Settings.EngineKind.CONTAINER;
+        EngineHandle engine = engine(context, settings, spec.backend(), container);
         recipe.ifPresent(r -> RecipeWindows.warnOnWorkerCounts(r, engine.workers()));
         Path output = outputDirectory(context, settings);
         String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
@@ -253,14 +256,15 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
      * One engine handle per test class, backend and chosen engine (a class may mix SGLang and vLLM methods, and
      * methods may choose different engine profiles).
      */
-    private static EngineHandle engine(ExtensionContext context, Settings settings, Backend backend) {
+    private static EngineHandle engine(ExtensionContext context, Settings settings, Backend backend,
+            boolean container) {
         ExtensionContext classContext = classContext(context);
         Optional<SimulatedEngine> shape = AnnotationSupport.findAnnotation(context.getRequiredTestClass(),
                 SimulatedEngine.class);
         String chosen = Settings.LOCATION_KEYS.stream().map(k -> k + "=" + settings.get(k).orElse(""))
                 .collect(Collectors.joining(",", settings.profile().orElse("") + "[", "]"));
         return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(EngineHandle.class.getName() + "-" + backend
-                + "-" + chosen, key -> EngineHandle.open(settings, shape, backend), EngineHandle.class);
+                + "-" + chosen, key -> EngineHandle.open(settings, shape, backend).inContainer(container), EngineHandle.class);
     }
 
     /** @return the key's value, or null when it is invalid (and so already reported) */

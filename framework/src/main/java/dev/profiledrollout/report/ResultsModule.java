@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.metrics.LatencyDistribution;
@@ -35,6 +36,7 @@ import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apiguardian.api.API;
@@ -55,8 +57,13 @@ import org.apiguardian.api.API;
  *       {@code meanNs}/{@code category} (derived), missing percentiles as −1.</li>
  *   <li>{@link RankIdentity}: {@code {"label","prefix","profileId","tp","dp","pp","ep","stage"}}, absent parts
  *       null; read back without {@code label} (derived).</li>
- *   <li>{@link TraceSet}: {@code {"kernelTotalNs","busyImbalance","kernels":[KernelStats over all ranks],
- *       "ranks":[LabeledTrace labelled with the file name]}} (written only).</li>
+ *   <li>{@link TraceSet}: {@code {"kernelTotalNs","busyImbalance","straggler","workerImbalance","rankSets",
+ *       "kernels":[KernelStats over all ranks],"ranks":[LabeledTrace labelled with the file name, plus "label"
+ *       (TraceSet#rankLabel, e.g. "worker-1/TP-0" or "TP-0") and "worker" ("worker-1", "" with one engine)]}}}:
+ *       {@code straggler} the busiest rank's label, null with fewer than two ranks; {@code workerImbalance} max/mean
+ *       of per-worker busy time, null with fewer than two workers; {@code rankSets} one object per worker
+ *       ({@link TraceSet#rankSets()}) {@code {"worker","url" (no credentials),"ranks":[labels],"busyImbalance",
+ *       "straggler"}}, imbalance and straggler null with fewer than two ranks (written only).</li>
  *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
  *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
  *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
@@ -251,13 +258,54 @@ public final class ResultsModule extends SimpleModule {
             json.writeStartObject();
             json.writeNumberField("kernelTotalNs", trace.kernelTotalNs());
             json.writeNumberField("busyImbalance", trace.busyImbalance());
+            writeStraggler(json, "straggler", trace);
+            if (trace.workerImbalance().isPresent()) {
+                json.writeNumberField("workerImbalance", trace.workerImbalance().getAsDouble());
+            } else {
+                json.writeNullField("workerImbalance");
+            }
+            json.writeArrayFieldStart("rankSets");
+            for (Map.Entry<String, TraceSet> set : trace.rankSets().entrySet()) {
+                TraceSet ranks = set.getValue();
+                json.writeStartObject();
+                json.writeStringField("worker", set.getKey());
+                json.writeStringField("url",
+                        ReportParameters.safeUrl(trace.workerUrls().getOrDefault(set.getKey(), "")));
+                json.writeArrayFieldStart("ranks");
+                for (TraceSummary t : ranks.traces()) {
+                    json.writeString(trace.rankLabel(t));
+                }
+                json.writeEndArray();
+                if (ranks.traces().size() < 2) {
+                    json.writeNullField("busyImbalance");
+                } else {
+                    json.writeNumberField("busyImbalance", ranks.busyImbalance());
+                }
+                writeStraggler(json, "straggler", ranks);
+                json.writeEndObject();
+            }
+            json.writeEndArray();
             provider.defaultSerializeField("kernels", trace.kernels(), json);
             json.writeArrayFieldStart("ranks");
             for (TraceSummary t : trace.traces()) {
-                provider.defaultSerializeValue(new LabeledTrace(t.file().getFileName().toString(), t), json);
+                ObjectNode rank =
+                        MAPPER.valueToTree(new LabeledTrace(t.file().getFileName().toString(), t));
+                rank.put("label", trace.rankLabel(t));
+                rank.put("worker", trace.worker(t));
+                json.writeTree(rank);
             }
             json.writeEndArray();
             json.writeEndObject();
+        }
+
+        /** The straggler's {@link TraceSet#rankLabel label}, null with fewer than two ranks. */
+        private static void writeStraggler(JsonGenerator json, String field, TraceSet set) throws IOException {
+            Optional<TraceSummary> straggler = set.straggler();
+            if (straggler.isPresent()) {
+                json.writeStringField(field, set.rankLabel(straggler.get()));
+            } else {
+                json.writeNullField(field);
+            }
         }
     }
 

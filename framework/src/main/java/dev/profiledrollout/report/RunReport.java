@@ -3,6 +3,7 @@ package dev.profiledrollout.report;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
@@ -28,6 +29,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Stream;
 import org.apiguardian.api.API;
 
@@ -43,15 +46,18 @@ import org.apiguardian.api.API;
  *       flight ({@link TimeSeries}).</li>
  *   <li>{@code latency.hlog}: HdrHistogram log, one interval histogram per metric tagged TTFT, ITL, TPOT, E2E, in ns.</li>
  *   <li>{@code summary.json}: {@code test}, {@code engine} ({@code backend}, {@code url} without user info or query,
- *       {@code kind}: {@code simulator} or {@code attached}, the server's TP/DP/PP/EP sizes and model), {@code load},
- *       {@code profileRequest} (the exact body sent), {@code phase}, {@code workers} and {@code frontendTraceFiles}
- *       (see {@link #withFanOut}), {@code latency} (per metric: definition, count, mean/p50/p90/p99/max in ms;
- *       throughput; errors by kind; with a goodput SLO {@code requestGoodput} in req/s, {@code goodRequests} and
+ *       {@code kind}: {@code simulator} for the embedded simulator, else {@code attached}; the first engine's
+ *       TP/DP/PP/EP sizes and model), {@code profiled} (what the window profiled: the router and its workers, one
+ *       engine, ... see {@link Profiled}), {@code load}, {@code profileRequest} (the exact body sent), {@code phase},
+ *       {@code workers} (see {@link #withFanOut}; each with its {@code label}, see {@link #withWorkerLabels}, and the
+ *       {@code traceFiles} of its ranks) and {@code frontendTraceFiles}, {@code latency} (per metric: definition,
+ *       count, mean/p50/p90/p99/max in ms; throughput; errors by kind; with a goodput SLO {@code requestGoodput} in req/s, {@code goodRequests} and
  *       {@code goodput}, the SLO as {@code "key:ms"} strings; {@code scheduleLag}, {@code correctedTtft},
  *       {@code correctedE2e} and {@code clientFellBehind} from {@link ScheduleReport}), {@code trace}
- *       ({@code kernelTotalNs}, {@code busyImbalance}, {@code kernels}: every kernel over all ranks, by total time
- *       descending; and {@code ranks}: one object per trace file in the shape of
- *       {@code profiled-rollout analyze --format json}, see {@link TraceSummaryJson}), and {@code error} when the
+ *       ({@code kernelTotalNs}, {@code busyImbalance}, {@code straggler}, {@code workerImbalance}, {@code rankSets}
+ *       (one per worker), {@code kernels}: every kernel over all ranks, by total time descending; and {@code ranks}:
+ *       one object per trace file in the shape of {@code profiled-rollout analyze --format json}, see
+ *       {@link TraceSummaryJson}, plus its {@code label} and {@code worker}; all as {@link ResultsModule} says), and {@code error} when the
  *       window did not complete. The extension adds {@code baseline} when a kernel baseline was compared; after the
  *       test body, {@link TestReport} adds {@code verdicts} (one {@link Verdict} per budget assertion) and
  *       {@code traceFiles} (paths of the collected trace files). Every record in it has the shape
@@ -75,6 +81,8 @@ public final class RunReport {
     private final LoadSpec load;
     private final ProfileRequest profileRequest;
     private List<WorkerOutcome> workers = List.of();
+    private List<String> workerLabels = List.of();
+    private Profiled profiled;
     private List<String> frontendTraceFiles = List.of();
     private String phase;
     private String backend;
@@ -105,6 +113,52 @@ public final class RunReport {
         this.frontendTraceFiles = List.copyOf(frontendTraceFiles);
         this.phase = phase;
         return this;
+    }
+
+    /**
+     * Names the engines of {@link #withFanOut} ({@code workers[].label} in {@code summary.json}).
+     *
+     * @param labels one per engine, in the same order, e.g. {@code worker-2} for the router's second worker; when not
+     *               given (or of another size) the engines are numbered {@code worker-1}, {@code worker-2}, ... in
+     *               their order
+     * @return this report
+     */
+    public RunReport withWorkerLabels(List<String> labels) {
+        this.workerLabels = List.copyOf(labels);
+        return this;
+    }
+
+    /**
+     * Says what was profiled ({@code profiled} in {@code summary.json}).
+     *
+     * @param profiled what was profiled, or null to leave {@code profiled} out
+     * @return this report
+     */
+    public RunReport withProfiled(Profiled profiled) {
+        this.profiled = profiled;
+        return this;
+    }
+
+    /**
+     * What a window profiled, as opposed to what was configured by default: {@code profiled} in {@code summary.json}.
+     *
+     * @param kind        {@code embedded simulator}, {@code attached engine}, {@code router}, {@code prefill-decode}
+     *                    or {@code container}; not null
+     * @param url         where the load went (the router, or the engine), without credentials; not null
+     * @param workers     how many engines the window profiled (listed, whether or not they started)
+     * @param ranks       how many ranks when no trace was analysed (the first engine's TP size × the engines);
+     *                    {@code summary.json} gives the number of analysed rank traces instead when there are any
+     * @param description one line naming every engine, e.g. {@code router http://r:8000 → 2 workers: worker-1 prefill
+     *                    http://a:30000, worker-2 decode http://b:30000; TP 1 each}; not null
+     */
+    @API(status = EXPERIMENTAL, since = "0.1")
+    public record Profiled(String kind, String url, int workers, int ranks, String description) {
+
+        public Profiled {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(url, "url");
+            Objects.requireNonNull(description, "description");
+        }
     }
 
     /**
@@ -150,7 +204,9 @@ public final class RunReport {
         ObjectNode engine = root.putObject("engine");
         engine.put("backend", backend);
         engine.put("url", ReportParameters.safeUrl(engineUri.toString()));
-        engine.put("kind", simulator || serverInfo.simulator() ? "simulator" : "attached");
+        // "simulator" only for the simulator this run embedded: an attached router of simulator processes is attached,
+        // and profiled says what it was.
+        engine.put("kind", simulator ? "simulator" : "attached");
         engine.put("model", serverInfo.servedModelName());
         engine.put("tpSize", serverInfo.tpSize());
         engine.put("dpSize", serverInfo.dpSize());
@@ -165,8 +221,16 @@ public final class RunReport {
         if (phase != null) {
             root.put("phase", phase);
         }
+        if (profiled != null) {
+            ObjectNode node = root.putObject("profiled");
+            node.put("kind", profiled.kind());
+            node.put("url", ReportParameters.safeUrl(profiled.url()));
+            node.put("workers", profiled.workers());
+            node.put("ranks", trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks());
+            node.put("description", profiled.description());
+        }
         if (!workers.isEmpty()) {
-            root.set("workers", JSON.valueToTree(workers));
+            root.set("workers", workersJson(trace));
         }
         if (!frontendTraceFiles.isEmpty()) {
             root.set("frontendTraceFiles", JSON.valueToTree(frontendTraceFiles));
@@ -184,12 +248,43 @@ public final class RunReport {
         }
     }
 
+    /**
+     * {@code workers[]}: each {@link WorkerOutcome} (its URL without credentials) with its {@code label} and the
+     * {@code traceFiles} of its ranks (paths under {@code traces/}): those the trace set attributes to the label, or
+     * every trace file when there is one engine and the traces carry no worker.
+     */
+    private ArrayNode workersJson(TraceSet trace) {
+        ArrayNode array = JSON.createArrayNode();
+        Path traces = directory.resolve("traces").toAbsolutePath().normalize();
+        for (int i = 0; i < workers.size(); i++) {
+            ObjectNode node = JSON.valueToTree(workers.get(i));
+            node.put("url", ReportParameters.safeUrl(workers.get(i).url().toString()));
+            String label = workerLabels.size() == workers.size() ? workerLabels.get(i) : "worker-" + (i + 1);
+            node.put("label", label);
+            ArrayNode files = node.putArray("traceFiles");
+            if (trace != null) {
+                boolean single = workers.size() == 1;
+                trace.traces().stream()
+                        .filter(t -> trace.worker(t).equals(label) || single && trace.worker(t).isEmpty())
+                        .map(t -> t.file().toAbsolutePath().normalize())
+                        .map(f -> f.startsWith(traces) ? traces.relativize(f).toString() : f.getFileName().toString())
+                        .distinct().forEach(files::add);
+            }
+            array.add(node);
+        }
+        return array;
+    }
+
     /** Prints the latency table, the top kernels over all ranks and each rank's GPU busy time. */
     public void printConsoleSummary(LatencyReport latency, TraceSet trace, PrintStream out) {
         StringBuilder text = new StringBuilder();
-        text.append("\n=== Profiled rollout: ").append(testName).append(" — engine ")
-                .append(simulator || serverInfo.simulator() ? "simulator" : engineUri.toString())
-                .append(" (TP ").append(serverInfo.tpSize()).append(")\n");
+        text.append("\n=== Profiled rollout: ").append(testName).append(" — ");
+        if (profiled != null) {
+            text.append(profiled.description()).append('\n');
+        } else {
+            text.append("engine ").append(simulator ? "simulator" : ReportParameters.safeUrl(engineUri.toString()))
+                    .append(" (TP ").append(serverInfo.tpSize()).append(")\n");
+        }
         text.append(latency.toTable()).append('\n');
         ScheduleReport schedule = ScheduleReport.of(latency.records());
         if (schedule.lag().max().toNanos() > 0) {
@@ -204,15 +299,27 @@ public final class RunReport {
                 text.append(String.format(Locale.ROOT, "  %8d %10.3f %6.1f%%  %s%n", k.count(), k.totalNs() / 1e6,
                         total == 0 ? 0.0 : 100.0 * k.totalNs() / total, abbreviate(k.name(), 90)));
             }
+            int width = trace.traces().stream().mapToInt(t -> trace.rankLabel(t).length()).max().orElse(10);
             for (TraceSummary t : trace.traces()) {
                 for (DeviceStats d : t.devices()) {
-                    text.append(String.format(Locale.ROOT, "  %-10s GPU %-3s busy %9.3f ms of %9.3f ms (%.1f%%)%n",
-                            t.rank().map(r -> r.label()).orElse(t.file().getFileName().toString()), d.id(),
-                            d.busyNs() / 1e6, d.spanNs() / 1e6, 100 * d.busyFraction()));
+                    text.append(String.format(Locale.ROOT, "  %-" + Math.max(10, width)
+                                    + "s GPU %-3s busy %9.3f ms of %9.3f ms (%.1f%%)%n",
+                            trace.rankLabel(t), d.id(), d.busyNs() / 1e6, d.spanNs() / 1e6, 100 * d.busyFraction()));
                 }
             }
-            text.append(String.format(Locale.ROOT, "  busy imbalance (max/mean over ranks): %.3f%n",
-                    trace.busyImbalance()));
+            Map<String, TraceSet> rankSets = trace.rankSets();
+            for (Map.Entry<String, TraceSet> set : rankSets.entrySet()) {
+                TraceSet ranks = set.getValue();
+                if (ranks.traces().size() < 2) {
+                    continue;
+                }
+                text.append(String.format(Locale.ROOT, "  busy imbalance (max/mean over %s ranks): %.3f, straggler %s%n",
+                        set.getKey().isEmpty() ? "the" : set.getKey() + "'s", ranks.busyImbalance(),
+                        ranks.straggler().map(trace::rankLabel).orElse("none")));
+            }
+            trace.workerImbalance().ifPresent(imbalance -> text.append(String.format(Locale.ROOT,
+                    "  worker imbalance (max/mean of per-worker busy time over %d workers): %.3f%n", rankSets.size(),
+                    imbalance)));
         }
         text.append("  results: ").append(directory).append('\n');
         out.print(text);

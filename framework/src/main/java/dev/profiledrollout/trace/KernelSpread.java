@@ -17,7 +17,7 @@ import org.apiguardian.api.API;
  * @param maxNs    largest per-rank total
  * @param meanNs   mean per-rank total over all ranks
  * @param maxRank  index in {@link TraceSet#traces()} of the rank with the largest total
- * @param maxLabel that rank's label ({@link TraceSet#label(TraceSummary)})
+ * @param maxLabel that rank's label ({@link TraceSet#rankLabel(TraceSummary)})
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record KernelSpread(String name, long minNs, long maxNs, double meanNs, int maxRank, String maxLabel) {

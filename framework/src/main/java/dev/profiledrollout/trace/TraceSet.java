@@ -8,21 +8,28 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apiguardian.api.API;
 
 /**
  * The trace files of one capture, one per rank (for example SGLang's {@code {id}-TP-0.trace.json.gz},
  * {@code {id}-TP-1.trace.json.gz}), with kernel statistics merged over the ranks. Immutable.
+ *
+ * <p>With several engines (the workers of a router) each trace can carry the worker that wrote it
+ * ({@link #withWorkers}): its ranks are then labelled {@code worker-1/TP-0} ({@link #rankLabel}) and grouped into one
+ * {@linkplain #rankSets() rank set} per worker, since engines' file names alone repeat {@code TP-0}.
  *
  * <pre>{@code
  * TraceSet capture = TraceSet.read(List.of(tp0, tp1));
@@ -41,19 +48,39 @@ public final class TraceSet {
                     .thenComparing(t -> t.file().toString());
 
     private final List<TraceSummary> traces;
+    /** The worker of {@code traces.get(i)}, {@code ""} when unknown or when there is one worker. */
+    private final List<String> workerOfTrace;
+    /** The same, by trace identity. */
+    private final Map<TraceSummary, String> workerByTrace;
+    /** Worker label → its base URL without credentials ({@code ""} when unknown), in worker order. */
+    private final Map<String, String> workerUrls;
     private final List<KernelStats> kernels;
     private final long kernelTotalNs;
     private final String scope;
 
     private TraceSet(List<TraceSummary> traces) {
-        this(traces, "");
+        this(traces, t -> "", Map.of(), "");
     }
 
-    private TraceSet(List<TraceSummary> traces, String scope) {
+    private TraceSet(List<TraceSummary> traces, Function<TraceSummary, String> workerOf, Map<String, String> urls,
+            String scope) {
         this.scope = scope;
+        this.workerUrls = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(urls));
+        List<String> order = new ArrayList<>(urls.keySet());
+        Map<TraceSummary, String> workerOfSummary = new IdentityHashMap<>();
+        for (TraceSummary t : traces) {
+            String worker = Objects.requireNonNull(workerOf.apply(t), "worker label");
+            workerOfSummary.put(t, worker);
+            if (!worker.isEmpty() && !order.contains(worker)) {
+                order.add(worker);
+            }
+        }
         List<TraceSummary> sorted = new ArrayList<>(traces);
-        sorted.sort(BY_RANK_THEN_FILE_NAME);
+        sorted.sort(Comparator.<TraceSummary>comparingInt(t -> order.indexOf(workerOfSummary.get(t)))
+                .thenComparing(BY_RANK_THEN_FILE_NAME));
         this.traces = List.copyOf(sorted);
+        this.workerOfTrace = sorted.stream().map(workerOfSummary::get).toList();
+        this.workerByTrace = workerOfSummary;
         Map<String, KernelStats> merged = new LinkedHashMap<>();
         long total = 0;
         for (TraceSummary trace : this.traces) {
@@ -66,6 +93,11 @@ public final class TraceSet {
         mergedList.sort(KernelStats.BY_TOTAL_DESCENDING);
         this.kernels = List.copyOf(mergedList);
         this.kernelTotalNs = total;
+    }
+
+    /** The worker of each trace, by identity, for a copy of this set with other traces or another scope. */
+    private Function<TraceSummary, String> workerFunction() {
+        return t -> workerByTrace.getOrDefault(t, "");
     }
 
     /**
@@ -82,7 +114,47 @@ public final class TraceSet {
      */
     public TraceSet withScope(String newScope) {
         Objects.requireNonNull(newScope, "newScope");
-        return newScope.equals(scope) ? this : new TraceSet(traces, newScope);
+        return newScope.equals(scope) ? this : new TraceSet(traces, workerFunction(), workerUrls, newScope);
+    }
+
+    /**
+     * The same traces, each attributed to the engine (worker) that wrote it, so that ranks of different engines are
+     * told apart ({@link #rankLabel}) and analysed per engine as well ({@link #rankSets()}). Traces are then ordered
+     * by worker ({@code workerUrls} order first, then first appearance), then as {@link #traces()} says.
+     *
+     * @param workerOfFile the worker label of a trace file (e.g. {@code "worker-2"}), {@code ""} when unknown; with one
+     *                     engine pass a function that always answers {@code ""}, so labels stay plain {@code TP-0};
+     *                     never null
+     * @param workerUrls   worker label → its base URL without credentials ({@code ""} when unknown), in the router's
+     *                     worker order; may name workers without traces; the key {@code ""} names the single engine's
+     *                     URL; not null
+     * @return a new set; kernels and totals are unchanged
+     */
+    public TraceSet withWorkers(Function<? super Path, String> workerOfFile, Map<String, String> workerUrls) {
+        Objects.requireNonNull(workerOfFile, "workerOfFile");
+        Objects.requireNonNull(workerUrls, "workerUrls");
+        return new TraceSet(traces, t -> workerOfFile.apply(t.file()), workerUrls, scope);
+    }
+
+    /**
+     * The traces of several sets as one (for example the phases of a phased test), keeping each trace's worker and
+     * the workers' URLs (the first set naming a worker gives its URL).
+     *
+     * @param sets the sets, none null
+     * @return one set with every trace, scope {@code ""}
+     */
+    public static TraceSet merge(Collection<TraceSet> sets) {
+        List<TraceSummary> all = new ArrayList<>();
+        Map<TraceSummary, String> workerOf = new IdentityHashMap<>();
+        Map<String, String> urls = new LinkedHashMap<>();
+        for (TraceSet set : sets) {
+            for (int i = 0; i < set.traces.size(); i++) {
+                all.add(set.traces.get(i));
+                workerOf.put(set.traces.get(i), set.workerOfTrace.get(i));
+            }
+            set.workerUrls.forEach(urls::putIfAbsent);
+        }
+        return new TraceSet(all, t -> workerOf.getOrDefault(t, ""), urls, "");
     }
 
     /** A set of summaries already read (for example by {@link SqliteTraceReader}), sorted like {@link #read}. */
@@ -104,7 +176,8 @@ public final class TraceSet {
             groups.computeIfAbsent(stage, k -> new ArrayList<>()).add(t);
         }
         Map<String, TraceSet> sets = new LinkedHashMap<>();
-        groups.forEach((stage, list) -> sets.put(stage, TraceSet.of(list)));
+        Function<TraceSummary, String> workerOf = workerFunction();
+        groups.forEach((stage, list) -> sets.put(stage, new TraceSet(list, workerOf, workerUrls, scope)));
         return java.util.Collections.unmodifiableMap(sets);
     }
 
@@ -197,7 +270,7 @@ public final class TraceSet {
 
     /**
      * A short label for a trace of this set: the rank label ({@code TP-1-DP-0}), else {@code rank N} from
-     * {@code distributedInfo}, else the file name.
+     * {@code distributedInfo}, else the file name. Without the worker: see {@link #rankLabel(TraceSummary)}.
      */
     public static String label(TraceSummary trace) {
         if (trace.rank().isPresent()) {
@@ -210,11 +283,81 @@ public final class TraceSet {
     }
 
     /**
+     * @param trace a trace of this set
+     * @return the worker that wrote it ({@code "worker-1"}), {@code ""} when this set has no workers
+     *         ({@link #withWorkers}), with one engine, or when {@code trace} is not of this set
+     */
+    public String worker(TraceSummary trace) {
+        return workerByTrace.getOrDefault(trace, "");
+    }
+
+    /**
+     * The label that tells a trace apart from every other of this set: {@code worker-1/TP-0} when its worker is
+     * known, else {@link #label(TraceSummary)} ({@code TP-0}).
+     */
+    public String rankLabel(TraceSummary trace) {
+        String worker = worker(trace);
+        return worker.isEmpty() ? label(trace) : worker + "/" + label(trace);
+    }
+
+    /** @return worker label → base URL ({@code ""} when unknown), in worker order; empty without workers */
+    public Map<String, String> workerUrls() {
+        return workerUrls;
+    }
+
+    /**
+     * The traces per worker, each analysed as its own rank set: an engine's ranks wait for each other at their
+     * collectives, engines behind a router do not, so imbalance and straggler mean most within one engine.
+     *
+     * @return worker label → its traces (with the same workers), in worker order; {@code {"" → this set}} when the
+     *         traces have no worker; workers without traces are left out
+     */
+    public Map<String, TraceSet> rankSets() {
+        Map<String, List<TraceSummary>> groups = new LinkedHashMap<>();
+        for (int i = 0; i < traces.size(); i++) {
+            groups.computeIfAbsent(workerOfTrace.get(i), k -> new ArrayList<>()).add(traces.get(i));
+        }
+        if (groups.isEmpty() || groups.keySet().equals(java.util.Set.of(""))) {
+            return Map.of("", this);
+        }
+        Function<TraceSummary, String> workerOf = workerFunction();
+        Map<String, TraceSet> sets = new LinkedHashMap<>();
+        groups.forEach((worker, list) -> sets.put(worker, new TraceSet(list, workerOf, workerUrls, scope)));
+        return java.util.Collections.unmodifiableMap(sets);
+    }
+
+    /**
+     * Largest per-worker GPU busy time divided by the mean over workers, where a worker's busy time is the sum of
+     * its ranks' {@link TraceSummary#busyNs()}: how evenly the router spread the work. Same max/mean form as
+     * {@link #busyImbalance()}.
+     *
+     * @return the ratio (1.0 when no worker was busy); empty with fewer than two workers with traces
+     */
+    public OptionalDouble workerImbalance() {
+        Map<String, TraceSet> sets = rankSets();
+        if (sets.size() < 2 || sets.containsKey("")) {
+            return OptionalDouble.empty();
+        }
+        long max = 0;
+        long sum = 0;
+        for (TraceSet set : sets.values()) {
+            long busy = set.traces.stream().mapToLong(TraceSummary::busyNs).sum();
+            max = Math.max(max, busy);
+            sum += busy;
+        }
+        return OptionalDouble.of(sum == 0 ? 1.0 : max / ((double) sum / sets.size()));
+    }
+
+    /**
      * The straggler: the trace with the largest GPU busy time ({@link TraceSummary#busyNs()}), the rank the others
-     * wait for at collectives. Empty for an empty set. (HTA's {@code get_potential_stragglers} uses NCCL kernel timing
-     * per iteration instead, {@code docs/TRACES.md} §3.3; busy time needs no steps.)
+     * wait for at collectives. Empty with fewer than two traces: a single rank waits for nobody. Across several
+     * engines prefer the straggler of each {@linkplain #rankSets() rank set}. (HTA's {@code get_potential_stragglers}
+     * uses NCCL kernel timing per iteration instead, {@code docs/TRACES.md} §3.3; busy time needs no steps.)
      */
     public Optional<TraceSummary> straggler() {
+        if (traces.size() < 2) {
+            return Optional.empty();
+        }
         return traces.stream().max(Comparator.comparingLong(TraceSummary::busyNs));
     }
 
@@ -248,7 +391,7 @@ public final class TraceSet {
                 sum += totals[i];
             }
             list.add(new KernelSpread(e.getKey(), min, max, (double) sum / totals.length, maxRank,
-                    label(traces.get(maxRank))));
+                    rankLabel(traces.get(maxRank))));
         }
         list.sort(KernelSpread.BY_SPREAD);
         return list;

@@ -80,8 +80,8 @@ class SimulatedDeploymentTest {
             assertThat(result.latency().completed()).isEqualTo(6);
             Path dir = output.resolve("SimulatedDeploymentTest$RouterTestCase/routed");
             assertThat(result.traceFiles()).hasSize(2)
-                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-0")))
-                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-3")));
+                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-1")))
+                    .anySatisfy(f -> assertThat(f).startsWith(dir.resolve("traces/worker-4")));
             JsonNode summary = summary(dir);
             assertThat(summary.path("engine").path("url").asText()).startsWith(router.baseUri().toString());
             assertThat(summary.path("workers")).hasSize(4);
@@ -175,6 +175,8 @@ class SimulatedDeploymentTest {
             assertThat(decode.trace().kernels()).isNotEmpty();
             assertThat(result.latency().completed()).isEqualTo(10);
             assertThat(result.trace().traces()).hasSize(2);
+            assertThat(result.trace().traces()).as("each phase's engine keeps its router number")
+                    .extracting(result.trace()::rankLabel).containsExactly("worker-1/TP-0", "worker-2/TP-0");
             Path dir = output.resolve("SimulatedDeploymentTest$PrefillDecodeTestCase/disaggregated");
             assertThat(summary(dir.resolve("prefill")).path("phase").asText()).isEqualTo("PREFILL");
             assertThat(summary(dir.resolve("decode")).path("latency").path("completed").asInt()).isEqualTo(6);
@@ -271,6 +273,9 @@ class SimulatedDeploymentTest {
             assertThat(result.traceFiles()).anyMatch(p -> p.startsWith(collected.resolve("worker-0")))
                     .anyMatch(p -> p.startsWith(collected.resolve("worker-1")));
             assertThat(result.frontendTraceFiles()).hasSize(2);
+            assertThat(result.trace().traces()).as("vLLM's rank-only file names, told apart by host directory")
+                    .extracting(result.trace()::rankLabel).doesNotHaveDuplicates()
+                    .allMatch(label -> label.startsWith("worker-0/") || label.startsWith("worker-1/"));
         }
     }
 }

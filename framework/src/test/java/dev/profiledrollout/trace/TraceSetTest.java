@@ -9,7 +9,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 class TraceSetTest {
 
@@ -66,5 +68,57 @@ class TraceSetTest {
         Path bad = Files.writeString(dir.resolve("bad.json"), "{}");
         assertThatThrownBy(() -> TraceSet.read(List.of(TestTraces.traceFilter(0), bad)))
                 .isInstanceOf(TraceFormatException.class).hasMessageContaining("bad.json");
+    }
+
+    @Test
+    void should_tell_apart_the_same_tp_rank_of_two_workers_and_analyse_each_worker_as_a_rank_set(@TempDir Path dir)
+            throws IOException {
+        // GIVEN two engines that each wrote TP-0 and TP-1 under the same names, in their own directories
+        String event = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"ts\":0,\"dur\":%d}]";
+        Path w1 = Files.createDirectories(dir.resolve("worker-1"));
+        Path w2 = Files.createDirectories(dir.resolve("worker-2"));
+        List<Path> files = List.of(
+                Files.writeString(w2.resolve("1.5-TP-0.trace.json.gz"), event.formatted(6)),
+                Files.writeString(w2.resolve("1.5-TP-1.trace.json.gz"), event.formatted(2)),
+                Files.writeString(w1.resolve("1.5-TP-0.trace.json.gz"), event.formatted(1)),
+                Files.writeString(w1.resolve("1.5-TP-1.trace.json.gz"), event.formatted(3)));
+        Map<String, String> urls = new LinkedHashMap<>();
+        urls.put("worker-1", "http://a:30000");
+        urls.put("worker-2", "http://b:30000");
+
+        // WHEN
+        TraceSet set = TraceSet.read(files).withWorkers(f -> f.getParent().getFileName().toString(), urls);
+
+        // THEN every rank has its own label, in worker then rank order
+        assertThat(set.traces()).extracting(set::rankLabel)
+                .containsExactly("worker-1/TP-0", "worker-1/TP-1", "worker-2/TP-0", "worker-2/TP-1");
+        assertThat(set.straggler()).get().extracting(set::rankLabel).isEqualTo("worker-2/TP-0");
+        // each worker is a rank set of its own
+        Map<String, TraceSet> sets = set.rankSets();
+        assertThat(sets).containsOnlyKeys("worker-1", "worker-2");
+        assertThat(sets.get("worker-1").busyImbalance()).isEqualTo(3_000 / 2_000.0);
+        assertThat(sets.get("worker-1").straggler()).get().extracting(set::rankLabel).isEqualTo("worker-1/TP-1");
+        assertThat(sets.get("worker-2").busyImbalance()).isEqualTo(6_000 / 4_000.0);
+        // worker busy: 4 µs and 8 µs → max/mean = 8 / 6
+        assertThat(set.workerImbalance()).hasValue(8_000 / 6_000.0);
+        assertThat(set.kernelSpread()).singleElement().extracting(KernelSpread::maxLabel).isEqualTo("worker-2/TP-0");
+        // the workers survive a scope and a merge (which keeps the router's worker order)
+        TraceSet decode = set.withScope("DECODE");
+        assertThat(decode.rankLabel(decode.traces().get(3))).isEqualTo("worker-2/TP-1");
+        TraceSet merged = TraceSet.merge(List.of(sets.get("worker-2"), sets.get("worker-1")));
+        assertThat(merged.traces()).extracting(merged::rankLabel)
+                .containsExactly("worker-1/TP-0", "worker-1/TP-1", "worker-2/TP-0", "worker-2/TP-1");
+        assertThat(merged.workerUrls()).containsEntry("worker-1", "http://a:30000");
+    }
+
+    @Test
+    void should_name_no_straggler_and_no_worker_imbalance_for_a_single_rank() throws IOException {
+        TraceSet one = TraceSet.read(List.of(TestTraces.traceFilter(0)));
+
+        assertThat(one.straggler()).isEmpty();
+        assertThat(one.workerImbalance()).isEmpty();
+        assertThat(one.rankSets()).containsOnlyKeys("");
+        assertThat(one.rankLabel(one.traces().get(0))).isEqualTo(TraceSet.label(one.traces().get(0)));
+        assertThat(one.worker(one.traces().get(0))).isEmpty();
     }
 }

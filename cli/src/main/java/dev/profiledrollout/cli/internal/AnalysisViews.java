@@ -90,16 +90,22 @@ public final class AnalysisViews {
         };
     }
 
-    /** One row per trace of the set: the cross-rank table. */
+    /**
+     * One row per trace of the set: the cross-rank table. Rows are labelled {@link TraceSet#rankLabel} (with the
+     * directory when the traces come from several); {@code busyOverMean} and {@code straggler} are per
+     * {@linkplain TraceSet#rankSets() rank set}, and a rank set of one rank has no straggler.
+     */
     public static View ranks(TraceSet set) {
         List<List<String>> rows = new ArrayList<>();
-        double meanBusy = set.traces().stream().mapToLong(TraceSummary::busyNs).average().orElse(0);
-        String straggler = set.straggler().map(TraceSet::label).orElse("");
-        for (TraceSummary t : set.traces()) {
-            long span = t.spanNs();
-            rows.add(List.of(TraceSet.label(t), String.valueOf(t.file().getFileName()), n(t.kernelEvents()),
-                    n(t.kernelTotalNs()), n(t.busyNs()), n(span), d(span == 0 ? 0 : 1 - (double) t.busyNs() / span),
-                    d(meanBusy == 0 ? 1 : t.busyNs() / meanBusy), TraceSet.label(t).equals(straggler) ? "yes" : ""));
+        for (TraceSet ranks : set.rankSets().values()) {
+            double meanBusy = ranks.traces().stream().mapToLong(TraceSummary::busyNs).average().orElse(0);
+            TraceSummary straggler = ranks.straggler().orElse(null);
+            for (TraceSummary t : ranks.traces()) {
+                long span = t.spanNs();
+                rows.add(List.of(set.rankLabel(t), String.valueOf(t.file().getFileName()), n(t.kernelEvents()),
+                        n(t.kernelTotalNs()), n(t.busyNs()), n(span), d(span == 0 ? 0 : 1 - (double) t.busyNs() / span),
+                        d(meanBusy == 0 ? 1 : t.busyNs() / meanBusy), t == straggler ? "yes" : ""));
+            }
         }
         return new View(List.of("rank", "file", "kernelEvents", "kernelTotalNs", "busyNs", "spanNs", "idleFraction",
                 "busyOverMean", "straggler"), rows);

@@ -90,7 +90,8 @@ final class Capture implements AutoCloseable {
             files = profiler.collect();
             trace = profiler.analyse(files);
         } catch (MissingRankFilesException e) {
-            throw report.fail(outcomes, e.collected(), latency, e.readCollected(), e.getMessage(), e);
+            throw report.fail(outcomes, e.collected(), latency, profiler.labelWorkers(e.readCollected()), e.getMessage(),
+                    e);
         } catch (IOException e) {
             throw report.fail(outcomes, files, latency, null, "trace files could not be read: " + e.getMessage(),
                     new ProfiledRolloutException("Could not read the trace files in " + traces.localPath() + ": "

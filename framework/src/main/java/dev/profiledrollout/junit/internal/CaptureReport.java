@@ -4,6 +4,7 @@ import dev.profiledrollout.Phase;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.engine.ProfileRequest;
+import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
@@ -12,8 +13,11 @@ import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -76,7 +80,57 @@ final class CaptureReport {
     private RunReport runReport(List<WorkerOutcome> workers, ProfilerCapture.Collected files) {
         return new RunReport(directory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
                 spec.load(), request).withBackend(spec.backend().name())
-                .withFanOut(workers, files.frontendNames(), phase);
+                .withFanOut(workers, files.frontendNames(), phase)
+                .withWorkerLabels(workers.stream().map(w -> engine.workerLabel(w.url())).toList())
+                .withProfiled(profiled(workers));
+    }
+
+    /**
+     * What the window profiled: the engines of its outcomes (all the handle's engines before any outcome exists),
+     * named as in the rank labels, with the first engine's layout.
+     */
+    private RunReport.Profiled profiled(List<WorkerOutcome> outcomes) {
+        List<String> engines = new ArrayList<>();
+        if (outcomes.isEmpty()) {
+            engine.workers().forEach(w -> engines.add(describe(w.url(), w.workerType(), "")));
+        } else {
+            outcomes.forEach(o -> engines.add(describe(o.url(), o.workerType(),
+                    o.state() == WorkerOutcome.State.PROFILED || o.state() == WorkerOutcome.State.STARTED
+                            ? "" : " (" + o.state() + ")")));
+        }
+        ServerInfo info = engine.serverInfo();
+        String layout = "TP " + info.tpSize() + (info.dpSize() > 1 ? ", DP " + info.dpSize() : "")
+                + (info.ppSize() > 1 ? ", PP " + info.ppSize() : "");
+        String kind = engine.kind();
+        String url = safeUrl(engine.baseUri().toString());
+        String simulated = !engine.embedded() && info.simulator() ? " (engine simulator)" : "";
+        String description;
+        if (engines.size() == 1 && !kind.equals("router")) {
+            description = kind + " " + safeUrl(outcomes.isEmpty()
+                    ? engine.workers().get(0).url().toString() : outcomes.get(0).url().toString()) + "; " + layout
+                    + simulated;
+        } else {
+            description = kind + " " + url + " → " + engines.size() + (engines.size() == 1 ? " worker: " : " workers: ")
+                    + String.join(", ", engines) + "; " + layout + (engines.size() > 1 ? " each" : "") + simulated;
+        }
+        int ranks = Math.max(1, info.tpSize()) * engines.size();
+        return new RunReport.Profiled(kind, url, engines.size(), ranks, description);
+    }
+
+    /** {@code url} without user info, query or fragment: nothing secret goes into a report. */
+    private static String safeUrl(String url) {
+        try {
+            URI u = new URI(url);
+            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            return "<unparseable URL>";
+        }
+    }
+
+    /** {@code worker-2 decode http://h:30000}; the type is left out for {@code regular} engines. */
+    private String describe(URI url, String workerType, String state) {
+        return engine.workerLabel(url) + ("regular".equals(workerType) ? "" : " " + workerType) + " "
+                + safeUrl(url.toString()) + state;
     }
 
     /** @return whether the request files were written (not after the hook took over) */

@@ -55,6 +55,7 @@ public final class EngineHandle implements AutoCloseable {
     private final ServerInfo serverInfo;
     private final String model;
     private final Settings settings;
+    private volatile boolean container;
 
     private EngineHandle(EngineSimulator simulator, Backend backend, List<Worker> workers, FanOut fanOut,
             EngineClient loadClient, URI loadUri, ServerInfo serverInfo, String model, Settings settings) {
@@ -295,6 +296,53 @@ public final class EngineHandle implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.ofNullable(simulator.config().vllmProfilerConfig().torchProfilerDir());
+    }
+
+    /**
+     * @return what these engines are, as {@code summary.json}'s {@code profiled.kind} says: {@code embedded simulator},
+     *         {@code container} (a {@code @RolloutEngine} or {@code profiledrollout.engine=container}), {@code router} ({@code profiledrollout.router.url}, the workers from its {@code GET /workers}),
+     *         {@code prefill-decode} (engines named by {@code profiledrollout.prefill.url} / {@code .decode.url}) or
+     *         {@code attached engine} (one or more {@code profiledrollout.engine.url})
+     */
+    public String kind() {
+        if (simulator != null) {
+            return "embedded simulator";
+        }
+        if (container) {
+            return "container";
+        }
+        if (settings.routerUrl().isPresent()) {
+            return "router";
+        }
+        if (!settings.prefillUrls().isEmpty() || !settings.decodeUrls().isEmpty()) {
+            return "prefill-decode";
+        }
+        return "attached engine";
+    }
+
+    /**
+     * @return {@code worker-<n>}, n the 1-based position of the engine at {@code url} in {@link #workers()} (the
+     *         router's order); {@code worker-?} for a URL that is not one of them
+     */
+    public String workerLabel(URI url) {
+        for (int i = 0; i < workers.size(); i++) {
+            if (workers.get(i).url().equals(url)) {
+                return "worker-" + (i + 1);
+            }
+        }
+        return "worker-?";
+    }
+
+    /**
+     * Marks the attached engine as one the extension manages in a container ({@code @RolloutEngine}, or
+     * {@code profiledrollout.engine=container}), which the settings it attaches with do not show.
+     *
+     * @param managed whether it is
+     * @return this handle
+     */
+    public EngineHandle inContainer(boolean managed) {
+        this.container = managed;
+        return this;
     }
 
     /** @return whether this handle started the embedded simulator (reports then say {@code engine: simulator}) */

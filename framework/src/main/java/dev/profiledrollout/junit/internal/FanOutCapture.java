@@ -7,9 +7,12 @@ import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.trace.TraceSet;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -40,9 +43,58 @@ abstract class FanOutCapture implements ProfilerCapture {
         this.traces = traces;
     }
 
-    /** Where engine {@code worker} writes. */
+    /** Where engine {@code worker} writes: {@code worker-<n>/} of the window's location, n as {@link #workerLabel}. */
     TraceLocation location(int worker) {
-        return traces.ofWorker(worker, workers.size(), spec.backend());
+        return traces.ofWorker(workerNumber(worker), workers.size(), spec.backend());
+    }
+
+    /**
+     * @return the 1-based position of engine {@code worker} of this window among all the handle's engines (the
+     *         router's {@code GET /workers} order, or the configured order), so a phase that profiles a subset keeps
+     *         the numbers of the whole deployment
+     */
+    int workerNumber(int worker) {
+        int index = engine.workers().indexOf(workers.get(worker));
+        return (index < 0 ? worker : index) + 1;
+    }
+
+    /**
+     * @return {@code worker-<n>} for engine {@code worker} ({@link #workerNumber}), or {@code ""} when the handle has
+     *         a single engine, whose ranks keep their plain labels ({@code TP-0})
+     */
+    String workerLabel(int worker) {
+        return engine.workers().size() > 1 ? "worker-" + workerNumber(worker) : "";
+    }
+
+    /**
+     * The engine that wrote a collected file: the one whose {@link #location} holds it. SGLang names its files
+     * {@code <profile_id>-TP-<rank>…trace.json.gz} inside the request's {@code output_dir}, without any host or port
+     * (sgl-project/sglang {@code python/sglang/srt/managers/scheduler_profiler_mixin.py}, {@code stop_profile}), so
+     * the directory is what tells the engines apart.
+     *
+     * @return {@link #workerLabel}, or {@code ""} when no engine's directory holds {@code file}
+     */
+    String workerOf(Path file) {
+        Path absolute = file.toAbsolutePath().normalize();
+        for (int i = 0; i < workers.size(); i++) {
+            if (absolute.startsWith(location(i).collectedPath().toAbsolutePath().normalize())
+                    && (workers.size() == 1 || !location(i).collectedPath().equals(traces.collectedPath()))) {
+                return workerLabel(i);
+            }
+        }
+        return "";
+    }
+
+    @Override
+    public TraceSet labelWorkers(TraceSet traceSet) {
+        if (traceSet == null) {
+            return null;
+        }
+        Map<String, String> urls = new LinkedHashMap<>();
+        for (int i = 0; i < workers.size(); i++) {
+            urls.put(workerLabel(i), workers.get(i).url().toString());
+        }
+        return traceSet.withWorkers(this::workerOf, urls);
     }
 
     @Override

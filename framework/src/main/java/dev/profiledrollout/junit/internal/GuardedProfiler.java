@@ -75,6 +75,11 @@ final class GuardedProfiler implements ProfilerCapture {
     }
 
     @Override
+    public TraceSet labelWorkers(TraceSet traceSet) {
+        return capture.labelWorkers(traceSet);
+    }
+
+    @Override
     public String describeStop(List<WorkerOutcome> outcomes, boolean finished, RuntimeException failure,
             String timeout) {
         return capture.describeStop(outcomes, finished, failure, timeout);

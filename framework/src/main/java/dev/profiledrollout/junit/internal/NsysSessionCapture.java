@@ -33,7 +33,7 @@ final class NsysSessionCapture implements ProfilerCapture {
     /** The body the test's annotations give, as {@code summary.json} shows it; no engine receives it. */
     @Override
     public ProfileRequest request(int worker) {
-        return spec.profileRequest(traces.ofWorker(worker, workers, spec.backend()).serverPath());
+        return spec.profileRequest(traces.ofWorker(worker + 1, workers, spec.backend()).serverPath());
     }
 
     @Override

@@ -14,7 +14,6 @@ import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.trace.TraceSet;
-import dev.profiledrollout.trace.TraceSummary;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -134,14 +133,14 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
         }
         List<RequestRecord> records = new ArrayList<>();
-        List<TraceSummary> summaries = new ArrayList<>();
+        List<TraceSet> traceSets = new ArrayList<>();
         List<Path> files = new ArrayList<>();
         List<Path> frontend = new ArrayList<>();
         List<WorkerOutcome> workers = new ArrayList<>();
         boolean stopped = false;
         for (RolloutResult r : phases.values()) {
             records.addAll(r.latency().records());
-            summaries.addAll(r.trace().traces());
+            traceSets.add(r.trace());
             files.addAll(r.traceFiles());
             frontend.addAll(r.frontendTraceFiles());
             workers.addAll(r.workers());
@@ -149,7 +148,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         }
         // Merged for the API only (see RolloutResult#latency()); summary.json keeps each phase's latency instead.
         LatencyReport latency = LatencyReport.of(records, spec.goodput()).withScope(PhaseSummaries.ALL_PHASES);
-        TraceSet trace = TraceSet.of(summaries).withScope(PhaseSummaries.ALL_PHASES);
+        TraceSet trace = TraceSet.merge(traceSets).withScope(PhaseSummaries.ALL_PHASES);
         if (ShutdownGuard.shutdownStarted()) {
             throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
                     + testName + " is not written");

@@ -133,7 +133,18 @@ interface ProfilerCapture extends AutoCloseable {
      */
     default TraceSet analyse(Collected files) throws IOException {
         return AllureSteps.step("analysis: " + files.rankFiles().size() + " trace file(s)",
-                () -> TraceSet.read(files.rankFiles()));
+                () -> labelWorkers(TraceSet.read(files.rankFiles())));
+    }
+
+    /**
+     * Attributes each trace to the engine that wrote it ({@link TraceSet#withWorkers}), so that the ranks of several
+     * engines are told apart; a capture that cannot tell returns the set as it is.
+     *
+     * @param traceSet the capture's traces, or null
+     * @return the labelled set, null for null
+     */
+    default TraceSet labelWorkers(TraceSet traceSet) {
+        return traceSet;
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * SGLang's torch profiler (or RPD on ROCm) on every engine: each engine writes into its own output directory
- * ({@code output_dir} of {@code /start_profile}, {@code worker-<i>/} when there are several), and each profiled
+ * ({@code output_dir} of {@code /start_profile}, {@code worker-<n>/} when there are several), and each profiled
  * engine's rank files are awaited as {@link ExpectedRanks} counts them. A rank whose file never comes is named, since
  * SGLang answers the profile calls with DP rank 0's result only ({@code _execute_profile} in sgl-project/sglang
  * {@code python/sglang/srt/managers/tokenizer_control_mixin.py}). SGLang's {@code merged-*} file is collected but not

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  *   <li>vLLM: the server writes to the {@code torch_profiler_dir} fixed at its start; this machine reads
  *       {@code profiledrollout.trace.dir} (required) and takes the files that were not there before the window.</li>
  * </ul>
- * With several SGLang engines each gets {@link #forWorker(int) its own sub-directory} {@code worker-<i>}.
+ * With several SGLang engines each gets {@link #forWorker(int) its own sub-directory} {@code worker-<n>}, n the engine's
+ * 1-based position in the router's worker order (the {@code worker-<n>} of its rank labels).
  */
 record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
 
@@ -73,11 +74,15 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
     }
 
     /**
-     * Where engine {@code index} of {@code workers} writes: its own sub-directory {@link #forWorker(int)} when several
-     * SGLang engines share this location, else this location (vLLM's directory is fixed by the server).
+     * Where engine number {@code number} (1-based, router order) of a window with {@code workers} engines writes: its
+     * own sub-directory {@link #forWorker(int) worker-<number>} when several SGLang engines share this location, since
+     * SGLang's file names carry no host ({@code <profile_id>-TP-<rank>…}, sgl-project/sglang
+     * {@code python/sglang/srt/managers/scheduler_profiler_mixin.py}); else this location. vLLM has no per-request
+     * {@code output_dir}: its directory is the {@code torch_profiler_dir} fixed at server start
+     * (vllm-project/vllm {@code vllm/profiler/wrapper.py}).
      */
-    TraceLocation ofWorker(int index, int workers, Backend backend) {
-        return workers > 1 && backend == Backend.SGLANG ? forWorker(index) : this;
+    TraceLocation ofWorker(int number, int workers, Backend backend) {
+        return workers > 1 && backend == Backend.SGLANG ? forWorker(number) : this;
     }
 
     /**
@@ -92,9 +97,9 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         }
     }
 
-    /** The sub-directory {@code worker-<index>} of this location, on the server, locally and under {@code traces/}. */
-    TraceLocation forWorker(int index) {
-        String name = "worker-" + index;
+    /** The sub-directory {@code worker-<number>} of this location, on the server, locally and under {@code traces/}. */
+    TraceLocation forWorker(int number) {
+        String name = "worker-" + number;
         String server = serverPath.endsWith("/") ? serverPath + name : serverPath + "/" + name;
         return new TraceLocation(server, localPath.resolve(name), collectedPath.resolve(name));
     }
@@ -137,7 +142,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         }
     }
 
-    /** Into {@code traces/}, keeping the sub-directory ({@code worker-<i>/}) the file was found in. */
+    /** Into {@code traces/}, keeping the sub-directory ({@code worker-<n>/}) the file was found in. */
     private Path place(Path file, String name, boolean inPlace) throws IOException {
         Path relativeDir = file.getParent() == null ? null : localPath.relativize(file.getParent());
         Path dir = relativeDir == null || relativeDir.toString().isEmpty() || relativeDir.startsWith("..")

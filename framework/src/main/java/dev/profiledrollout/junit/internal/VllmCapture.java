@@ -3,8 +3,11 @@ package dev.profiledrollout.junit.internal;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.trace.TraceSet;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -13,6 +16,11 @@ import java.util.Set;
  * are those that were not there when it started, one worker-host directory deep. vLLM cannot report its layout: with
  * {@code profiledrollout.engine.ranks} (or the embedded simulator) the capture waits for {@code tp_size} files per
  * profiled engine, otherwise until no file has appeared or grown for a while.
+ *
+ * <p>vLLM names a rank's file after the rank only ({@code dp0_pp0_tp0_…_rank0.<ns>.pt.trace.json.gz}, the
+ * {@code worker_name} given to torch's {@code tensorboard_trace_handler} in {@code vllm/profiler/wrapper.py}), so
+ * with several engines their files are told apart only by the host directory they were found in; ranks are then
+ * labelled by that directory ({@code worker-0/TP-0} for the simulator's {@code worker-0/}), which names no URL.
  */
 final class VllmCapture extends FanOutCapture {
 
@@ -47,5 +55,23 @@ final class VllmCapture extends FanOutCapture {
             }
             return traces.collect(await(traces, watcher), before);
         });
+    }
+
+    @Override
+    public TraceSet labelWorkers(TraceSet traceSet) {
+        if (traceSet == null || workers.size() == 1) {
+            return super.labelWorkers(traceSet);
+        }
+        return traceSet.withWorkers(this::hostDirectory, Map.of());
+    }
+
+    /** The directory under {@code traces/} that holds {@code file}, {@code ""} for a file directly in it. */
+    private String hostDirectory(Path file) {
+        Path root = traces.collectedPath().toAbsolutePath().normalize();
+        Path absolute = file.toAbsolutePath().normalize();
+        if (!absolute.startsWith(root) || root.relativize(absolute).getNameCount() < 2) {
+            return "";
+        }
+        return root.relativize(absolute).getName(0).toString();
     }
 }

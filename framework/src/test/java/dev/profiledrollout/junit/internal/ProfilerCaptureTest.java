@@ -103,8 +103,8 @@ class ProfilerCaptureTest {
             ProfilerCapture session = ProfilerCapture.of(engine, workers(2), nsys, settings(Map.of()),
                     TraceLocation.resolve(nsys, settings(Map.of()), output, Optional.empty()));
 
-            assertThat(perEngine.request(0).outputDir()).isEqualTo(output.resolve("traces/worker-0").toString());
-            assertThat(perEngine.request(1).outputDir()).isEqualTo(output.resolve("traces/worker-1").toString());
+            assertThat(perEngine.request(0).outputDir()).isEqualTo(output.resolve("traces/worker-1").toString());
+            assertThat(perEngine.request(1).outputDir()).isEqualTo(output.resolve("traces/worker-2").toString());
             assertThat(shared.request(0).outputDir()).isEqualTo(shared.request(1).outputDir())
                     .isEqualTo(serverDir.toAbsolutePath().toString());
             assertThat(session.request(0).outputDir()).as("the body summary.json shows, though no engine gets it")

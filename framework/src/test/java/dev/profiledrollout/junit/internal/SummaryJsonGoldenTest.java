@@ -52,7 +52,8 @@ class SummaryJsonGoldenTest {
                 dir.resolve("golden-1700000000.5-TP-1-DP-0-EP-2-DECODE.trace.json.gz"));
         TraceSet trace = TraceSet.of(List.of(
                 KinetoTraceReader.read(TestTraces.resolve("hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")),
-                KinetoTraceReader.read(sglangRank)));
+                KinetoTraceReader.read(sglangRank))).withWorkers(file -> "worker-1",
+                        Map.of("worker-1", "http://gpu:30000", "worker-2", "http://gpu:30001"));
         Path baselines = Files.createDirectories(dir.resolve("baselines"));
         TraceBaseline.of(KinetoTraceReader.read(TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz")))
                 .write(baselines.resolve("GoldenTest.run.json"));
@@ -68,7 +69,11 @@ class SummaryJsonGoldenTest {
                                 WorkerOutcome.State.PROFILED, 0, "", StopOutcome.STOPPED),
                         new WorkerOutcome(URI.create("http://gpu:30001"), "prefill", WorkerOutcome.State.START_FAILED,
                                 503, "busy", null)),
-                        List.of("frontend.async_llm.1700000000000000000.pt.trace.json.gz"), "DECODE");
+                        List.of("frontend.async_llm.1700000000000000000.pt.trace.json.gz"), "DECODE")
+                .withWorkerLabels(List.of("worker-1", "worker-2"))
+                .withProfiled(new RunReport.Profiled("router", "http://user:secret@router:8000/?k=v", 2, 2,
+                        "router http://router:8000 → 2 workers: worker-1 decode http://gpu:30000, worker-2 prefill"
+                                + " http://gpu:30001 (START_FAILED); TP 2 each"));
         // WHEN
         report.writeSummary(latency, trace, null);
         Baselines.apply(RolloutResult.builder().latency(latency).trace(trace).traceFiles(List.of()).outputDirectory(run)
