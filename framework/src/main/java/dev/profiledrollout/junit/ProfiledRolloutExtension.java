@@ -11,6 +11,7 @@ import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
 import dev.profiledrollout.engine.ManagedEngine;
+import dev.profiledrollout.junit.internal.CaptureAttempt;
 import dev.profiledrollout.junit.internal.EngineHandle;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
@@ -86,8 +87,41 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     @Override
     public void beforeEach(ExtensionContext context) {
         if (profiledRollout(context).isPresent()) {
-            AllureSteps.step("engine ready", () -> window(context));
+            try {
+                AllureSteps.step("engine ready", () -> window(context));
+            } catch (RuntimeException | Error e) {
+                reportAttempt(context, e);
+                throw e;
+            }
         }
+    }
+
+    /**
+     * Writes {@code summary.json} and {@code report.html} for a test that failed before its window existed: what it
+     * attempted, and why it failed (see {@link CaptureAttempt}).
+     */
+    private static void reportAttempt(ExtensionContext context, Throwable failure) {
+        Settings settings = settings(context);
+        List<RolloutPhase> phases = phases(context);
+        ProfiledRollout profile = profiledRollout(context).orElseThrow();
+        RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
+        CaptureAttempt attempt = CaptureAttempt.of(profile, phases, settings,
+                () -> WindowSpec.of(profile, load, phases).load());
+        Path output;
+        try {
+            output = outputDirectory(context, settings);
+        } catch (RuntimeException invalid) {
+            // An invalid output directory is what failed: the default one still holds the report.
+            output = outputDirectory(context, settings.withOverrides(java.util.Map.of(ProfiledRolloutKeys.OUTPUT_DIR,
+                    ProfiledRolloutKeys.defaultValue(ProfiledRolloutKeys.OUTPUT_DIR).orElseThrow())));
+        }
+        TestReport.Options options;
+        try {
+            options = TestReport.Options.from(context::getConfigurationParameter);
+        } catch (RuntimeException invalid) {
+            options = TestReport.Options.DEFAULTS;
+        }
+        attempt.write(output, testName(context), failure, options, System.out);
     }
 
     @Override
@@ -146,8 +180,12 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         EngineHandle engine = engine(context, settings, spec.backend());
         recipe.ifPresent(r -> RecipeWindows.warnOnWorkerCounts(r, engine.workers()));
         Path output = outputDirectory(context, settings);
-        String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
-        return new ProfileWindow(engine, spec, settings, output, testName);
+        return new ProfileWindow(engine, spec, settings, output, testName(context),
+                profile.strictSteps());
+    }
+
+    private static String testName(ExtensionContext context) {
+        return context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
     }
 
     /** One engine handle per test class and backend (a class may mix SGLang and vLLM methods). */
@@ -216,6 +254,12 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
 
     /** {@code <output.dir>/<TestClass>/<method>}, with a numeric suffix for repeated or parameterized invocations. */
     private static Path outputDirectory(ExtensionContext context, Settings settings) {
+        // Once per test: the early-failure report must use the directory the window would have used.
+        return context.getStore(NAMESPACE).getOrComputeIfAbsent("outputDirectory",
+                key -> newOutputDirectory(context, settings), Path.class);
+    }
+
+    private static Path newOutputDirectory(ExtensionContext context, Settings settings) {
         String className = context.getRequiredTestClass().getName();
         className = className.substring(className.lastIndexOf('.') + 1);
         String method = context.getRequiredTestMethod().getName();

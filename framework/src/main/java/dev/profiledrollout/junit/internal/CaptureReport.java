@@ -8,6 +8,7 @@ import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
@@ -40,6 +41,8 @@ final class CaptureReport {
     /** A final {@code summary.json} was written; guarded by {@code lock}. */
     private boolean reported;
     private volatile boolean takenOver;
+    /** The steps the capture holds, null until counted. */
+    private volatile CapturedSteps steps;
 
     /**
      * @param phase     the {@code @RolloutPhase} the capture is of, null for a whole window
@@ -76,7 +79,12 @@ final class CaptureReport {
     private RunReport runReport(List<WorkerOutcome> workers, ProfilerCapture.Collected files) {
         return new RunReport(directory, testName, engine.baseUri(), engine.embedded(), engine.serverInfo(),
                 spec.load(), request).withBackend(spec.backend().name())
-                .withFanOut(workers, files.frontendNames(), phase);
+                .withFanOut(workers, files.frontendNames(), phase).withSteps(steps);
+    }
+
+    /** Sets the steps the capture holds, for the {@code summary.json} written next. */
+    void steps(CapturedSteps counted) {
+        this.steps = counted;
     }
 
     /** @return whether the request files were written (not after the hook took over) */
