@@ -51,6 +51,8 @@ public final class CaptureAttempt {
     private static final ObjectMapper JSON = ResultsModule.newMapper();
 
     private final ObjectNode attempted = JSON.createObjectNode();
+    /** User info and queries of the URLs involved, kept out of {@code error}: they may hold credentials. */
+    private final Set<String> secrets = new LinkedHashSet<>();
 
     private CaptureAttempt() {
     }
@@ -77,7 +79,10 @@ public final class CaptureAttempt {
         addQuietly(configured, () -> settings.routerUrl().map(List::of).orElse(List.of()));
         addQuietly(configured, settings::prefillUrls);
         addQuietly(configured, settings::decodeUrls);
-        configured.forEach(u -> urls.add(safeUrl(u.toString())));
+        configured.forEach(u -> {
+            urls.add(safeUrl(u.toString()));
+            a.secret(u);
+        });
         a.attempted.set("urls", JSON.valueToTree(urls));
         a.attempted.set("numSteps", profile.numSteps() > 0
                 ? JSON.getNodeFactory().numberNode(profile.numSteps())
@@ -100,9 +105,13 @@ public final class CaptureAttempt {
         a.attempted.put("engineKind", quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT)));
         Set<String> urls = new LinkedHashSet<>();
         urls.add(safeUrl(engine.baseUri().toString()));
+        a.secret(engine.baseUri());
         List<Worker> workers = quietly(engine::workers);
         if (workers != null) {
-            workers.forEach(w -> urls.add(safeUrl(w.url().toString())));
+            workers.forEach(w -> {
+                urls.add(safeUrl(w.url().toString()));
+                a.secret(w.url());
+            });
         }
         a.attempted.set("urls", JSON.valueToTree(urls));
         a.attempted.set("numSteps", spec.numSteps() == null ? JSON.nullNode()
@@ -114,6 +123,15 @@ public final class CaptureAttempt {
         a.attempted.set("load", spec.phases().isEmpty() ? JSON.valueToTree(spec.load())
                 : JSON.nullNode());
         return a;
+    }
+
+    private void secret(URI url) {
+        if (url.getRawUserInfo() != null) {
+            secrets.add(url.getRawUserInfo() + "@");
+        }
+        if (url.getRawQuery() != null) {
+            secrets.add("?" + url.getRawQuery());
+        }
     }
 
     /** @return the {@code attempted} object */
@@ -136,7 +154,7 @@ public final class CaptureAttempt {
                 root.put("test", testName);
             }
             root.set("attempted", attempted);
-            String error = describe(failure);
+            String error = redact(describe(failure));
             if (!root.hasNonNull("error")) {
                 root.put("error", error);
             }
@@ -145,7 +163,8 @@ public final class CaptureAttempt {
             outcome.put("verdicts", 0);
             outcome.put("failed", 0);
             outcome.put("warnings", 0);
-            outcome.put("message", error.lines().findFirst().orElse(""));
+            String message = failure.getMessage() != null ? failure.getMessage() : error;
+            outcome.put("message", redact(message.lines().findFirst().orElse("")));
             Files.createDirectories(directory);
             JSON.writeValue(file.toFile(), root);
             TestReport.finish(directory, List.of(), List.of(), options, console);
@@ -154,6 +173,14 @@ public final class CaptureAttempt {
                     + directory, e);
             failure.addSuppressed(e);
         }
+    }
+
+    private String redact(String text) {
+        String redacted = text;
+        for (String secret : secrets) {
+            redacted = redacted.replace(secret, "");
+        }
+        return redacted;
     }
 
     /** The failure's message, followed by each cause's that it does not already contain. */
