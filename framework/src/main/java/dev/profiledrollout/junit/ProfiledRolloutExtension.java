@@ -103,10 +103,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     private static void reportAttempt(ExtensionContext context, Throwable failure) {
         Settings settings = settings(context);
         List<RolloutPhase> phases = phases(context);
-        ProfiledRollout profile = profiledRollout(context).orElseThrow();
-        RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        CaptureAttempt attempt = CaptureAttempt.of(profile, phases, settings,
-                () -> WindowSpec.of(profile, load, phases).load());
+        CaptureAttempt attempt = CaptureAttempt.of(profiledRollout(context).orElseThrow(), phases, settings,
+                () -> spec(context));
         Path output;
         try {
             output = outputDirectory(context, settings);
@@ -169,11 +167,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
 
     private static ProfileWindow newWindow(ExtensionContext context) {
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
-        RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
-        Optional<SrtctlRecipe> recipe = closest(context, RolloutRecipe.class)
-                .map(r -> RecipeWindows.load(r, context.getRequiredTestClass()));
-        WindowSpec spec = recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
-                : WindowSpec.of(profile, load, phases(context));
+        Optional<SrtctlRecipe> recipe = recipe(context);
+        WindowSpec spec = spec(context);
         Settings settings = managedEngine(context, spec.backend(), settings(context));
         settings.validate();
         recipe.ifPresent(r -> RecipeWindows.checkVllm(r, settings.vllmMaxIterations()));
@@ -182,6 +177,19 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         Path output = outputDirectory(context, settings);
         return new ProfileWindow(engine, spec, settings, output, testName(context),
                 profile.strictSteps());
+    }
+
+    private static Optional<SrtctlRecipe> recipe(ExtensionContext context) {
+        return closest(context, RolloutRecipe.class).map(r -> RecipeWindows.load(r, context.getRequiredTestClass()));
+    }
+
+    /** The validated window of the test: its annotations, or its srtctl recipe's phases. */
+    private static WindowSpec spec(ExtensionContext context) {
+        ProfiledRollout profile = profiledRollout(context).orElseThrow();
+        RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
+        Optional<SrtctlRecipe> recipe = recipe(context);
+        return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
+                : WindowSpec.of(profile, load, phases(context));
     }
 
     private static String testName(ExtensionContext context) {

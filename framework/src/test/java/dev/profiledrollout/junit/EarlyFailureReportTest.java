@@ -8,8 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.Phase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
@@ -49,6 +51,16 @@ class EarlyFailureReportTest {
     @ProfiledRollout(backend = Backend.VLLM)
     @RolloutLoad(concurrency = 1, requests = 2, inputTokens = 16, outputTokens = 4, warmupRequests = 0)
     static class VllmTestCase {
+        @Test
+        void profiled(RolloutSession session) {
+            session.awaitResult();
+        }
+    }
+
+    @ProfiledRollout
+    @RolloutPhase(phase = Phase.PREFILL, numSteps = 2, outputTokens = 1)
+    @RolloutPhase(phase = Phase.DECODE, numSteps = 3)
+    static class PhasedTestCase {
         @Test
         void profiled(RolloutSession session) {
             session.awaitResult();
@@ -96,6 +108,20 @@ class EarlyFailureReportTest {
         assertThat(summary.has("latency")).isFalse();
         assertThat(summary.has("trace")).isFalse();
         assertThat(report(dir)).contains("127.0.0.1:" + port);
+    }
+
+    @Test
+    void should_name_the_phases_and_no_window_load_of_a_phased_test_whose_engine_is_unreachable() throws Exception {
+        URI engine = URI.create("http://127.0.0.1:" + freePort());
+
+        failure(attach(PhasedTestCase.class, output, engine, "profiledrollout.connect.timeout", "1",
+                "profiledrollout.health.timeout", "1"));
+
+        Path dir = output.resolve("EarlyFailureReportTest$PhasedTestCase/profiled");
+        JsonNode attempted = summary(dir).path("attempted");
+        assertThat(attempted.path("phases")).extracting(JsonNode::asText).containsExactly("PREFILL", "DECODE");
+        assertThat(attempted.path("load").isNull()).isTrue();
+        assertThat(dir.resolve("report.html")).exists();
     }
 
     @Test

@@ -10,7 +10,6 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.engine.Worker;
-import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.report.TestReport;
 import java.io.IOException;
@@ -59,19 +58,18 @@ public final class CaptureAttempt {
 
     /**
      * What a test's annotations and configuration ask for, read as far as they can be: a part that cannot be read
-     * (the invalid value that failed the test) is null.
+     * (the invalid value that failed the test) is null, or taken from the annotations as written.
      *
      * @param profile  the test's {@code @ProfiledRollout}
      * @param phases   its {@code @RolloutPhase}s, in order
      * @param settings its configuration
-     * @param load     its window's load, or null when unknown (it is not read here, since reading it may be what failed)
+     * @param spec     reads the test's validated window; it may throw, being what failed
      */
     public static CaptureAttempt of(ProfiledRollout profile, List<RolloutPhase> phases, Settings settings,
-            Supplier<LoadSpec> load) {
+            Supplier<WindowSpec> spec) {
         CaptureAttempt a = new CaptureAttempt();
         a.attempted.put("backend", profile.backend().name());
         a.attempted.put("engineKind", quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT)));
-        Set<String> urls = new LinkedHashSet<>();
         List<URI> configured = new ArrayList<>();
         if (Boolean.TRUE.equals(quietly(() -> settings.engineKind() != Settings.EngineKind.EMBEDDED))) {
             addQuietly(configured, settings::engineUrls);
@@ -79,13 +77,13 @@ public final class CaptureAttempt {
         addQuietly(configured, () -> settings.routerUrl().map(List::of).orElse(List.of()));
         addQuietly(configured, settings::prefillUrls);
         addQuietly(configured, settings::decodeUrls);
-        configured.forEach(u -> {
-            urls.add(safeUrl(u.toString()));
-            a.secret(u);
-        });
-        a.attempted.set("urls", JSON.valueToTree(urls));
-        a.attempted.set("numSteps", profile.numSteps() > 0
-                ? JSON.getNodeFactory().numberNode(profile.numSteps())
+        a.urls(configured);
+        WindowSpec window = quietly(spec);
+        if (window != null) {
+            a.window(window);
+            return a;
+        }
+        a.attempted.set("numSteps", profile.numSteps() > 0 ? JSON.getNodeFactory().numberNode(profile.numSteps())
                 : JSON.nullNode());
         ArrayNode activities = a.attempted.putArray("activities");
         for (Activity activity : profile.activities()) {
@@ -93,8 +91,7 @@ public final class CaptureAttempt {
         }
         ArrayNode names = a.attempted.putArray("phases");
         phases.forEach(p -> names.add(p.phase().name()));
-        LoadSpec spec = phases.isEmpty() ? quietly(load) : null;
-        a.attempted.set("load", spec == null ? JSON.nullNode() : JSON.valueToTree(spec));
+        a.attempted.set("load", JSON.nullNode());
         return a;
     }
 
@@ -103,26 +100,35 @@ public final class CaptureAttempt {
         CaptureAttempt a = new CaptureAttempt();
         a.attempted.put("backend", spec.backend().name());
         a.attempted.put("engineKind", quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT)));
-        Set<String> urls = new LinkedHashSet<>();
-        urls.add(safeUrl(engine.baseUri().toString()));
-        a.secret(engine.baseUri());
+        List<URI> urls = new ArrayList<>(List.of(engine.baseUri()));
         List<Worker> workers = quietly(engine::workers);
         if (workers != null) {
-            workers.forEach(w -> {
-                urls.add(safeUrl(w.url().toString()));
-                a.secret(w.url());
-            });
+            workers.forEach(w -> urls.add(w.url()));
         }
-        a.attempted.set("urls", JSON.valueToTree(urls));
-        a.attempted.set("numSteps", spec.numSteps() == null ? JSON.nullNode()
-                : JSON.getNodeFactory().numberNode(spec.numSteps()));
-        ArrayNode activities = a.attempted.putArray("activities");
-        spec.activities().stream().sorted().forEach(x -> activities.add(x.name()));
-        ArrayNode names = a.attempted.putArray("phases");
-        spec.phases().forEach(p -> names.add(p.phase().name()));
-        a.attempted.set("load", spec.phases().isEmpty() ? JSON.valueToTree(spec.load())
-                : JSON.nullNode());
+        a.urls(urls);
+        a.window(spec);
         return a;
+    }
+
+    private void urls(List<URI> urls) {
+        Set<String> safe = new LinkedHashSet<>();
+        for (URI u : urls) {
+            safe.add(safeUrl(u.toString()));
+            secret(u);
+        }
+        attempted.set("urls", JSON.valueToTree(safe));
+    }
+
+    /** Backend, step bound, activities, phases and load ({@code null} for a phased window) of {@code spec}. */
+    private void window(WindowSpec spec) {
+        attempted.put("backend", spec.backend().name());
+        attempted.set("numSteps", spec.numSteps() == null ? JSON.nullNode()
+                : JSON.getNodeFactory().numberNode(spec.numSteps()));
+        ArrayNode activities = attempted.putArray("activities");
+        spec.activities().stream().sorted().forEach(x -> activities.add(x.name()));
+        ArrayNode names = attempted.putArray("phases");
+        spec.phases().forEach(p -> names.add(p.phase().name()));
+        attempted.set("load", spec.phases().isEmpty() ? JSON.valueToTree(spec.load()) : JSON.nullNode());
     }
 
     private void secret(URI url) {
