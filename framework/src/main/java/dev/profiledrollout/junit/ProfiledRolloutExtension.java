@@ -26,6 +26,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apiguardian.api.API;
@@ -54,6 +55,12 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       the output directory and, under {@code allure-jupiter}, each phase is an Allure step (see
  *       {@link TestReport}; {@link ProfiledRolloutKeys#REPORT_ATTACH_TRACES} and
  *       {@link ProfiledRolloutKeys#REPORT_ATTACH_MAX_BYTES} choose whether trace files are attached).</li>
+ *   <li>After each capture, the engine steps of every rank trace are counted ({@code steps} in {@code summary.json})
+ *       and, with {@code numSteps}, compared with it in a {@code CAPTURE} verdict {@code "steps captured"}: a warning,
+ *       or a failure with {@code @ProfiledRollout(strictSteps = true)} / {@link ProfiledRolloutKeys#STEPS_STRICT}.</li>
+ *   <li>A test that fails before or while opening its window (engine unreachable, configuration error, profiler
+ *       start refused) still gets {@code summary.json} with what it {@code attempted}, the {@code error} and an
+ *       {@code ERROR} {@code outcome}, and {@code report.html}.</li>
  * </ul>
  *
  * <h2>Configuration keys</h2>
@@ -110,7 +117,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             output = outputDirectory(context, settings);
         } catch (RuntimeException invalid) {
             // An invalid output directory is what failed: the default one still holds the report.
-            output = outputDirectory(context, settings.withOverrides(java.util.Map.of(ProfiledRolloutKeys.OUTPUT_DIR,
+            output = outputDirectory(context, settings.withOverrides(Map.of(ProfiledRolloutKeys.OUTPUT_DIR,
                     ProfiledRolloutKeys.defaultValue(ProfiledRolloutKeys.OUTPUT_DIR).orElseThrow())));
         }
         TestReport.Options options;

@@ -126,8 +126,8 @@ final class Capture implements AutoCloseable {
     }
 
     /**
-     * Hands the {@code "steps captured"} verdict to the test's recording (this runs on the test's thread) and warns
-     * on the console and in the log when the count missed.
+     * Hands the {@code "steps captured"} verdict to the test's recording (this runs on the test's thread) and logs a
+     * warning when the count missed.
      */
     private void recordSteps(Verdict verdict) {
         Verdicts.record(verdict);
