@@ -13,13 +13,19 @@ import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.report.MemoryAllureWriter;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
+import io.qameta.allure.Allure;
+import io.qameta.allure.AllureLifecycle;
+import io.qameta.allure.model.Attachment;
+import io.qameta.allure.model.TestResult;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,6 +128,33 @@ class EarlyFailureReportTest {
         assertThat(attempted.path("phases")).extracting(JsonNode::asText).containsExactly("PREFILL", "DECODE");
         assertThat(attempted.path("load").isNull()).isTrue();
         assertThat(dir.resolve("report.html")).exists();
+    }
+
+    @Test
+    void should_attach_the_summary_of_a_failed_start_to_the_allure_test() throws Exception {
+        // GIVEN an Allure test case running on this thread (EngineTestKit runs the nested test on it)
+        MemoryAllureWriter writer = new MemoryAllureWriter();
+        AllureLifecycle previous = Allure.getLifecycle();
+        AllureLifecycle lifecycle = new AllureLifecycle(writer);
+        Allure.setLifecycle(lifecycle);
+        String uuid = UUID.randomUUID().toString();
+        try {
+            lifecycle.scheduleTestCase(new TestResult().setUuid(uuid).setName("outer"));
+            lifecycle.startTestCase(uuid);
+            // WHEN
+            failure(run(SglangTestCase.class, output, "profiledrollout.trace.timeout", "soon"));
+            lifecycle.stopTestCase(uuid);
+            lifecycle.writeTestCase(uuid);
+        } finally {
+            Allure.setLifecycle(previous);
+        }
+
+        // THEN
+        assertThat(writer.results()).singleElement().satisfies(r -> assertThat(r.getAttachments())
+                .extracting(Attachment::getName).contains("summary.json"));
+        assertThat(writer.attachments().values()).anySatisfy(bytes -> assertThat(
+                new String(bytes, StandardCharsets.UTF_8)).contains("\"attempted\"")
+                .contains("profiledrollout.trace.timeout='soon'"));
     }
 
     @Test
