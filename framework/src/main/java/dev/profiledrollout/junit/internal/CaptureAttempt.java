@@ -39,9 +39,11 @@ import org.apiguardian.api.API;
  * query), {@code numSteps} (null without one), {@code activities}, {@code phases} ({@code @RolloutPhase} names, in
  * order) and {@code load} (the window's {@code @RolloutLoad}; null for a phased test or when it could not be read);
  * {@code error} (the failure's message and causes); {@code outcome}
- * {@code {"status":"ERROR","verdicts":0,"failed":0,"warnings":0,"message":…}} with the failure's first line. A
- * {@code summary.json} the window already wrote (per-engine {@code workers} of a failed profiler start) keeps its
- * content and gains these fields. It has no {@code latency} or {@code trace}; {@code report.html} is rendered from it.
+ * {@code {"status":"ERROR","verdicts":0,"failed":0,"warnings":0,"message":…}} with the failure's first line, without
+ * the URLs' user info or query. A {@code summary.json} the window already wrote (per-engine {@code workers} of a
+ * failed profiler start) keeps its content, its {@code error} included, and gains {@code attempted} and
+ * {@code outcome}; one written here has no {@code latency}, {@code trace} or {@code workers}. {@code report.html} is
+ * rendered from either.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class CaptureAttempt {
