@@ -87,6 +87,15 @@ public @interface ProfiledRollout {
     int numSteps() default 0;
 
     /**
+     * Whether a capture that holds another number of engine steps than {@link #numSteps()} fails the test. After each
+     * capture the extension counts the steps in every rank's trace and records a {@code CAPTURE} verdict
+     * {@code "steps captured"} (the fewest over ranks against {@code numSteps}); by default a mismatch is a warning,
+     * with {@code true} (or {@link ProfiledRolloutKeys#STEPS_STRICT}{@code =true}) it fails the test. Ignored without
+     * {@code numSteps}.
+     */
+    boolean strictSteps() default false;
+
+    /**
      * SGLang {@code start_step}: the absolute scheduler step (counted from server start, warm-up batches included) at
      * which the capture begins. {@code -1} (the default) omits it: the capture begins with the next batch.
      */

@@ -174,6 +174,13 @@ public final class ProfiledRolloutKeys {
      */
     public static final String VLLM_MAX_ITERATIONS = "profiledrollout.vllm.max.iterations";
 
+    /**
+     * {@code true} fails a test whose capture holds another number of engine steps than
+     * {@code @ProfiledRollout(numSteps)} asked for, as {@code @ProfiledRollout(strictSteps = true)} does for one test.
+     * Default {@code false}: the mismatch is a warning verdict.
+     */
+    public static final String STEPS_STRICT = "profiledrollout.steps.strict";
+
     /** {@code Profiler.NSYS}: the nsys executable, a path or a name on the {@code PATH}. Default {@code nsys}. */
     public static final String NSYS_PATH = "profiledrollout.nsys.path";
 
@@ -341,6 +348,7 @@ public final class ProfiledRolloutKeys {
             key(TRACE_DIR_SERVER, null, Scope.EXTENSION, "the trace directory as the server sees it"),
             key(ENGINE_RANKS, null, Scope.EXTENSION, "rank trace files one vLLM engine writes per capture"),
             key(VLLM_MAX_ITERATIONS, null, Scope.EXTENSION, "the max_iterations of the vLLM server's --profiler-config"),
+            key(STEPS_STRICT, "false", Scope.EXTENSION, "fail when the steps captured differ from numSteps"),
             key(NSYS_PATH, "nsys", Scope.EXTENSION, "the nsys executable"),
             key(NSYS_SESSION, null, Scope.EXTENSION, "the nsys session to start and stop"),
             key(NSYS_REPORT, null, Scope.EXTENSION, "the nsys report file to summarise"),

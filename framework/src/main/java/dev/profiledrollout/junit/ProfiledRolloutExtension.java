@@ -15,6 +15,7 @@ import dev.profiledrollout.engine.EngineTarget;
 import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.junit.internal.ConfigurationProblems;
 import dev.profiledrollout.junit.internal.EngineProfiles;
+import dev.profiledrollout.junit.internal.CaptureAttempt;
 import dev.profiledrollout.junit.internal.EngineHandle;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
@@ -32,6 +33,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -65,6 +67,12 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       {@code report.html} are added to the output directory and, under {@code allure-jupiter}, each phase is an Allure step (see
  *       {@link TestReport}; {@link ProfiledRolloutKeys#REPORT_ATTACH_TRACES} and
  *       {@link ProfiledRolloutKeys#REPORT_ATTACH_MAX_BYTES} choose whether trace files are attached).</li>
+ *   <li>After each capture, the engine steps of every rank trace are counted ({@code steps} in {@code summary.json})
+ *       and, with {@code numSteps}, compared with it in a {@code CAPTURE} verdict {@code "steps captured"}: a warning,
+ *       or a failure with {@code @ProfiledRollout(strictSteps = true)} / {@link ProfiledRolloutKeys#STEPS_STRICT}.</li>
+ *   <li>A test that fails before or while opening its window (engine unreachable, configuration error, profiler
+ *       start refused) still gets {@code summary.json} with what it {@code attempted}, the {@code error} and an
+ *       {@code ERROR} {@code outcome}, and {@code report.html}.</li>
  * </ul>
  *
  * <h2>Configuration keys</h2>
@@ -100,8 +108,39 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     @Override
     public void beforeEach(ExtensionContext context) {
         if (profiledRollout(context).isPresent()) {
-            AllureSteps.step("engine ready", () -> window(context));
+            try {
+                AllureSteps.step("engine ready", () -> window(context));
+            } catch (RuntimeException | Error e) {
+                reportAttempt(context, e);
+                throw e;
+            }
         }
+    }
+
+    /**
+     * Writes {@code summary.json} and {@code report.html} for a test that failed before its window existed: what it
+     * attempted, and why it failed (see {@link CaptureAttempt}).
+     */
+    private static void reportAttempt(ExtensionContext context, Throwable failure) {
+        Settings settings = settings(context);
+        List<RolloutPhase> phases = phases(context);
+        CaptureAttempt attempt = CaptureAttempt.of(profiledRollout(context).orElseThrow(), phases, settings,
+                () -> spec(context));
+        Path output;
+        try {
+            output = outputDirectory(context, settings);
+        } catch (RuntimeException invalid) {
+            // An invalid output directory is what failed: the default one still holds the report.
+            output = outputDirectory(context, settings.withOverrides(Map.of(ProfiledRolloutKeys.OUTPUT_DIR,
+                    ProfiledRolloutKeys.defaultValue(ProfiledRolloutKeys.OUTPUT_DIR).orElseThrow())));
+        }
+        TestReport.Options options;
+        try {
+            options = TestReport.Options.from(context::getConfigurationParameter);
+        } catch (RuntimeException invalid) {
+            options = TestReport.Options.DEFAULTS;
+        }
+        attempt.write(output, testName(context), failure, options, System.out);
     }
 
     @Override
@@ -248,8 +287,25 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         EngineHandle engine = engine(context, settings, spec.backend(), container);
         recipe.ifPresent(r -> RecipeWindows.warnOnWorkerCounts(r, engine.workers()));
         Path output = outputDirectory(context, settings);
-        String testName = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
-        return new ProfileWindow(engine, spec, settings, output, testName);
+        return new ProfileWindow(engine, spec, settings, output, testName(context),
+                profile.strictSteps());
+    }
+
+    private static Optional<SrtctlRecipe> recipe(ExtensionContext context) {
+        return closest(context, RolloutRecipe.class).map(r -> RecipeWindows.load(r, context.getRequiredTestClass()));
+    }
+
+    /** The validated window of the test: its annotations, or its srtctl recipe's phases. */
+    private static WindowSpec spec(ExtensionContext context) {
+        ProfiledRollout profile = profiledRollout(context).orElseThrow();
+        RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
+        Optional<SrtctlRecipe> recipe = recipe(context);
+        return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
+                : WindowSpec.of(profile, load, phases(context));
+    }
+
+    private static String testName(ExtensionContext context) {
+        return context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
     }
 
     /**
@@ -348,6 +404,12 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
 
     /** {@code <output.dir>/<TestClass>/<method>}, with a numeric suffix for repeated or parameterized invocations. */
     private static Path outputDirectory(ExtensionContext context, Settings settings) {
+        // Once per test: the early-failure report must use the directory the window would have used.
+        return context.getStore(NAMESPACE).getOrComputeIfAbsent("outputDirectory",
+                key -> newOutputDirectory(context, settings), Path.class);
+    }
+
+    private static Path newOutputDirectory(ExtensionContext context, Settings settings) {
         String className = context.getRequiredTestClass().getName();
         className = className.substring(className.lastIndexOf('.') + 1);
         String method = context.getRequiredTestMethod().getName();

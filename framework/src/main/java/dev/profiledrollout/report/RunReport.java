@@ -57,7 +57,9 @@ import org.apiguardian.api.API;
  *       ({@code kernelTotalNs}, {@code busyImbalance}, {@code straggler}, {@code workerImbalance}, {@code rankSets}
  *       (one per worker), {@code kernels}: every kernel over all ranks, by total time descending; and {@code ranks}:
  *       one object per trace file in the shape of {@code profiled-rollout analyze --format json}, see
- *       {@link TraceSummaryJson}, plus its {@code label} and {@code worker}; all as {@link ResultsModule} says), and {@code error} when the
+ *       {@link TraceSummaryJson}, plus its {@code label} and {@code worker}; all as {@link ResultsModule} says),
+ *       {@code steps} (the engine steps each rank trace holds, see {@link CapturedSteps}, when set), and
+ *       {@code error} when the
  *       window did not complete. The extension adds {@code baseline} when a kernel baseline was compared; after the
  *       test body, {@link TestReport} adds {@code verdicts} (one {@link Verdict} per budget assertion) and
  *       {@code traceFiles} (paths of the collected trace files). Every record in it has the shape
@@ -86,6 +88,7 @@ public final class RunReport {
     private List<String> frontendTraceFiles = List.of();
     private String phase;
     private String backend;
+    private CapturedSteps steps;
 
     public RunReport(Path directory, String testName, URI engineUri, boolean simulator, ServerInfo serverInfo,
             LoadSpec load, ProfileRequest profileRequest) {
@@ -172,6 +175,17 @@ public final class RunReport {
         return this;
     }
 
+    /**
+     * Adds the engine steps the capture holds ({@code steps} in {@code summary.json}).
+     *
+     * @param steps the counts, or null to leave {@code steps} out
+     * @return this report
+     */
+    public RunReport withSteps(CapturedSteps steps) {
+        this.steps = steps;
+        return this;
+    }
+
     /** Writes {@code requests.jsonl}, {@code timeseries.csv} and {@code latency.hlog}. */
     public void writeRequests(LatencyReport latency) {
         try {
@@ -238,6 +252,9 @@ public final class RunReport {
         root.set("latency", JSON.valueToTree(latency));
         if (trace != null) {
             root.set("trace", JSON.valueToTree(trace));
+        }
+        if (steps != null) {
+            root.set("steps", JSON.valueToTree(steps));
         }
         root.put("error", error);
         try {

@@ -58,7 +58,12 @@ public record TestOutcome(Status status, int verdicts, int failed, int warnings,
         }
         boolean assertion = failure instanceof AssertionError;
         String line = firstLine(failure.getMessage());
-        String message = assertion ? line : failure.getClass().getSimpleName() + (line.isEmpty() ? "" : ": " + line);
+        // Our own exceptions and JUnit's configuration errors say what failed in their message; anything else (an
+        // IndexOutOfBoundsException in the body) needs its type to be understood.
+        boolean selfExplaining = assertion || !line.isEmpty() && (failure.getClass().getName()
+                .startsWith("dev.profiledrollout.") || failure.getClass().getName().startsWith("org.junit."));
+        String message = selfExplaining ? line
+                : failure.getClass().getSimpleName() + (line.isEmpty() ? "" : ": " + line);
         if (bodyStopped && !(failure instanceof BudgetFailuresError)) {
             message += " (the test stopped here: budgets after this point were not evaluated)";
         }

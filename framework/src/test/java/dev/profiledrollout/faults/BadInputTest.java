@@ -3,8 +3,10 @@ package dev.profiledrollout.faults;
 import static dev.profiledrollout.junit.ProfiledTestKit.assertNoThreadsLeft;
 import static dev.profiledrollout.junit.ProfiledTestKit.failure;
 import static dev.profiledrollout.junit.ProfiledTestKit.run;
+import static dev.profiledrollout.junit.ProfiledTestKit.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
@@ -78,7 +80,7 @@ class BadInputTest {
         Throwable t = failure(run(testCase, output));
 
         assertThat(t).isInstanceOf(ExtensionConfigurationException.class).hasMessageContaining(expected);
-        assertThat(output.resolve("BadInputTest$" + testCase.getSimpleName())).doesNotExist();
+        assertOnlyTheErrorReport(output.resolve("BadInputTest$" + testCase.getSimpleName() + "/t"), expected);
         assertNoThreadsLeft();
     }
 
@@ -103,7 +105,17 @@ class BadInputTest {
         Throwable t = failure(run(ValidTestCase.class, output, key, value));
 
         assertThat(t).isInstanceOf(ExtensionConfigurationException.class).hasMessageContaining(expected);
-        assertThat(output.resolve("BadInputTest$ValidTestCase")).doesNotExist();
+        assertOnlyTheErrorReport(output.resolve("BadInputTest$ValidTestCase/t"), expected);
         assertNoThreadsLeft();
+    }
+
+    /** Nothing ran: the test's directory holds the report of the error, and no requests or traces. */
+    private static void assertOnlyTheErrorReport(Path dir, String expected) {
+        JsonNode summary = summary(dir);
+        assertThat(summary.path("error").asText()).contains(expected);
+        assertThat(summary.path("outcome").path("status").asText()).isEqualTo("ERROR");
+        assertThat(dir.resolve("report.html")).exists();
+        assertThat(dir.resolve("requests.jsonl")).doesNotExist();
+        assertThat(dir.resolve("traces")).doesNotExist();
     }
 }

@@ -327,7 +327,7 @@ class EngineChoiceTest {
         } finally {
             System.clearProperty(defined);
         }
-        assertThat(output.resolve("EngineChoiceTest$UnknownProfileTestCase")).doesNotExist();
+        assertOnlyAnErrorReport(output.resolve("EngineChoiceTest$UnknownProfileTestCase"));
     }
 
     @ProfiledRollout(activities = Activity.GPU)
@@ -388,7 +388,7 @@ class EngineChoiceTest {
                         .contains("http(s) base URL"),
                 line -> assertThat(line).contains("profiledrollout.read.timeout='soon'").contains("PT5M"),
                 line -> assertThat(line).contains("profiledrollout.engine.ranks='0'").contains("integer ≥ 1"));
-        assertThat(output.resolve("EngineChoiceTest$ManyProblemsTestCase")).doesNotExist();
+        assertOnlyAnErrorReport(output.resolve("EngineChoiceTest$ManyProblemsTestCase"));
     }
 
     @ProfiledRollout(activities = Activity.GPU)
@@ -431,5 +431,21 @@ class EngineChoiceTest {
         List<Event> finished = results.testEvents().finished().list();
         assertThat(finished).as("finished tests").hasSize(1);
         return finished.get(0).getPayload(TestExecutionResult.class).orElseThrow().getThrowable().orElseThrow();
+    }
+
+    /** Nothing was profiled: the class's output holds only the error report of each test (summary.json, report.html). */
+    private static void assertOnlyAnErrorReport(Path classOutput) {
+        try (java.util.stream.Stream<Path> files = Files.walk(classOutput)) {
+            List<Path> summaries = files.filter(f -> f.getFileName().toString().equals("summary.json")).toList();
+            assertThat(summaries).isNotEmpty().allSatisfy(summary -> {
+                com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(summary.toFile());
+                assertThat(root.path("outcome").path("status").asText()).isEqualTo("ERROR");
+                assertThat(root.has("latency")).as("latency of a test that never started").isFalse();
+                assertThat(summary.resolveSibling("traces")).doesNotExist();
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

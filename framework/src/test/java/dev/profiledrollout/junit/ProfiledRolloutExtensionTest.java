@@ -157,7 +157,12 @@ class ProfiledRolloutExtensionTest {
 
         assertFailed(results, "never", ExtensionConfigurationException.class,
                 m -> m.contains("@ProfiledRollout(numSteps = -1) is invalid"));
-        assertThat(output.resolve("ProfiledRolloutExtensionTest$InvalidAnnotationTestCase")).doesNotExist();
+        // nothing ran: the test's directory holds only the report of the error
+        Path dir = output.resolve("ProfiledRolloutExtensionTest$InvalidAnnotationTestCase/never");
+        assertThat(summary(dir).path("outcome").path("status").asText()).isEqualTo("ERROR");
+        assertThat(summary(dir).path("error").asText()).contains("@ProfiledRollout(numSteps = -1) is invalid");
+        assertThat(dir.resolve("requests.jsonl")).doesNotExist();
+        assertThat(dir.resolve("traces")).doesNotExist();
     }
 
     // ---------------------------------------------------------------------------------------------------------------

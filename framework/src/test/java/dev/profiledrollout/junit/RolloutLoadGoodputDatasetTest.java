@@ -206,7 +206,8 @@ class RolloutLoadGoodputDatasetTest {
     }
 
     @Test
-    void should_reject_bad_goodput_and_dataset_attributes_naming_the_attribute_and_what_is_allowed() {
+    void should_reject_bad_goodput_and_dataset_attributes_naming_the_attribute_and_what_is_allowed()
+            throws IOException {
         // WHEN
         EngineExecutionResults results = run(InvalidAttributesTestCase.class);
 
@@ -229,7 +230,12 @@ class RolloutLoadGoodputDatasetTest {
                 + "not-sharegpt.json\") is invalid", "is not a sharegpt file");
         configurationError(results, "pathWithRandomDataset", "@RolloutLoad(dataset = \"random\", datasetPath = \"",
                 "datasetPath is for dataset = \"sharegpt\" or \"jsonl\"");
-        assertThat(output.resolve("RolloutLoadGoodputDatasetTest$InvalidAttributesTestCase")).doesNotExist();
+        // nothing ran: each test's directory holds only the report of its error
+        try (Stream<Path> files = Files.walk(
+                output.resolve("RolloutLoadGoodputDatasetTest$InvalidAttributesTestCase"))) {
+            assertThat(files.map(p -> p.getFileName().toString())).doesNotContain("requests.jsonl", "traces")
+                    .contains("summary.json", "report.html");
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------------

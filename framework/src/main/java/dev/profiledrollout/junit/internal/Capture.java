@@ -9,6 +9,9 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.report.CapturedSteps;
+import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -28,16 +31,30 @@ import java.util.Optional;
  */
 final class Capture implements AutoCloseable {
 
+    private static final System.Logger LOG = System.getLogger(Capture.class.getName());
+
     private final WindowSpec spec;
     private final TraceLocation traces;
     private final GuardedProfiler profiler;
     private final WindowLoad load;
     private final CaptureReport report;
     private final EmergencyStop emergencyStop;
+    private final String testName;
+    private final String phase;
+    private final boolean strictSteps;
+    /** The enforced {@code "steps captured"} verdict that failed, null while there is none. */
+    private Verdict stepsFailed;
 
+    /**
+     * @param phase       the {@code @RolloutPhase} the capture is of, null for a whole window
+     * @param strictSteps whether a capture with another number of steps than {@code numSteps} fails the test
+     */
     Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
-            String testName, String phase) {
+            String testName, String phase, boolean strictSteps) {
         this.spec = spec;
+        this.testName = testName;
+        this.phase = phase;
+        this.strictSteps = strictSteps;
         this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedVllmDir());
         ProfilerCapture capture = ProfilerCapture.of(engine, workers, spec, settings, traces);
         this.report = new CaptureReport(engine, spec, outputDirectory, testName, phase, capture.request(0),
@@ -99,11 +116,34 @@ final class Capture implements AutoCloseable {
         } catch (RuntimeException e) {
             throw report.fail(outcomes, files, latency, null, e.getMessage(), e);
         }
+        Optional<CapturedSteps> steps = CaptureSteps.count(spec, trace, strictSteps);
+        report.steps(steps.orElse(null));
         if (!report.writeSummary(outcomes, files, latency, trace, null)) {
             throw report.jvmShuttingDown();
         }
         report.printConsoleSummary(outcomes, files, latency, trace);
+        steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordSteps);
         return report.result(latency, trace, files, stopped, outcomes, Map.of());
+    }
+
+    /**
+     * Hands the {@code "steps captured"} verdict to the test's recording (this runs on the test's thread) and logs a
+     * warning when the count missed.
+     */
+    private void recordSteps(Verdict verdict) {
+        Verdicts.record(verdict);
+        if (verdict.passed()) {
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, CaptureSteps.warning(verdict, testName));
+        if (verdict.enforced()) {
+            stepsFailed = verdict;
+        }
+    }
+
+    /** @return the enforced {@code "steps captured"} verdict of a completed capture that failed, if any */
+    Optional<Verdict> stepsFailed() {
+        return Optional.ofNullable(stepsFailed);
     }
 
     /** The final {@code summary.json} is written: the shutdown hook has nothing left to write. */

@@ -9,6 +9,7 @@ import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
@@ -44,6 +45,8 @@ final class CaptureReport {
     /** A final {@code summary.json} was written; guarded by {@code lock}. */
     private boolean reported;
     private volatile boolean takenOver;
+    /** The steps the capture holds, null until counted. */
+    private volatile CapturedSteps steps;
 
     /**
      * @param phase     the {@code @RolloutPhase} the capture is of, null for a whole window
@@ -82,7 +85,12 @@ final class CaptureReport {
                 spec.load(), request).withBackend(spec.backend().name())
                 .withFanOut(workers, files.frontendNames(), phase)
                 .withWorkerLabels(workers.stream().map(w -> engine.workerLabel(w.url())).toList())
-                .withProfiled(profiled(workers));
+                .withProfiled(profiled(workers)).withSteps(steps);
+    }
+
+    /** Sets the steps the capture holds, for the {@code summary.json} written next. */
+    void steps(CapturedSteps counted) {
+        this.steps = counted;
     }
 
     /**

@@ -21,7 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.apiguardian.api.API;
+import org.opentest4j.AssertionFailedError;
 
 /**
  * One test's profile window, implementing the {@link RolloutSession} the test body receives: one {@link Capture} over
@@ -45,14 +47,29 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     private final Settings settings;
     private final Path outputDirectory;
     private final String testName;
+    private final boolean strictSteps;
 
     private final List<Capture> captures = new ArrayList<>();
     private Capture current;
     private RolloutResult result;
     private RuntimeException failure;
+    private AssertionFailedError stepsFailure;
 
     public ProfileWindow(EngineHandle engine, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName) {
+        this(engine, spec, settings, outputDirectory, testName, false);
+    }
+
+    /**
+     * @param strictSteps {@code @ProfiledRollout(strictSteps)}: with it or {@code profiledrollout.steps.strict}, a
+     *                    capture holding another number of engine steps than {@code numSteps} fails the test;
+     *                    otherwise it is a warning verdict
+     * @throws org.junit.jupiter.api.extension.ExtensionConfigurationException for an invalid
+     *                    {@code profiledrollout.steps.strict}
+     */
+    public ProfileWindow(EngineHandle engine, WindowSpec spec, Settings settings, Path outputDirectory,
+            String testName, boolean strictSteps) {
+        this.strictSteps = CaptureSteps.strict(strictSteps, settings);
         this.engine = engine;
         this.spec = spec;
         this.settings = settings;
@@ -67,17 +84,25 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             return;
         }
         current = spec.phases().isEmpty()
-                ? new Capture(engine, engine.workers(), spec, settings, outputDirectory, testName, null)
+                ? new Capture(engine, engine.workers(), spec, settings, outputDirectory, testName, null, strictSteps)
                 : phaseCapture(spec.phases().get(0));
         captures.add(current);
-        current.open();
+        try {
+            current.open();
+        } catch (RuntimeException e) {
+            if (!ShutdownGuard.shutdownStarted()) {
+                CaptureAttempt.of(spec, settings, engine).write(outputDirectory, testName, e,
+                        TestReport.Options.from(settings::get), System.out);
+            }
+            throw e;
+        }
     }
 
     private Capture phaseCapture(WindowSpec.PhaseSpec phase) {
         List<Worker> ofPhase = engine.workers().stream()
                 .filter(w -> w.workerType().equals(phase.phase().workerType())).toList();
         return new Capture(engine, ofPhase.isEmpty() ? engine.workers() : ofPhase, spec.forPhase(phase), settings,
-                phaseDirectory(phase), testName + "[" + phase.phase() + "]", phase.phase().name());
+                phaseDirectory(phase), testName + "[" + phase.phase() + "]", phase.phase().name(), strictSteps);
     }
 
     private Path phaseDirectory(WindowSpec.PhaseSpec phase) {
@@ -102,6 +127,9 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
 
     @Override
     public RolloutResult awaitResult() {
+        if (stepsFailure != null) {
+            throw stepsFailure;
+        }
         if (result != null) {
             return result;
         }
@@ -114,11 +142,18 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         try {
             RolloutResult completed = spec.phases().isEmpty() ? current.complete() : completePhases();
             result = Baselines.apply(completed, settings, testName);
-            return result;
         } catch (RuntimeException e) {
             failure = e;
             throw e;
         }
+        List<Verdict> stepsFailed = captures.stream().flatMap(c -> c.stepsFailed().stream()).toList();
+        if (!stepsFailed.isEmpty()) {
+            // summary.json and the report are written from the result; the test's outcome is the failure.
+            stepsFailure = new AssertionFailedError(stepsFailed.stream().map(Verdict::describe)
+                    .collect(Collectors.joining("\n")));
+            throw stepsFailure;
+        }
+        return result;
     }
 
     private RolloutResult completePhases() {
