@@ -42,8 +42,8 @@ class ReportRendererTest {
                 .containsOnlyKeys("output tokens/s", "completed requests/s", "requests in flight (time-weighted mean)");
         CategoryChart kernels = (CategoryChart) charts.get("top-kernels").chart();
         assertThat(kernels.getYAxisTitle()).isEqualTo("total time (ms)");
-        assertThat(kernels.getSeriesMap().get("total time").getXData()).hasSize(3)
-                .first().asString().startsWith("1. sm90_xmma_gemm");
+        assertThat(kernels.getSeriesMap().get("total time").getXData().stream().map(Object::toString).toList())
+                .containsExactly("K1", "K2", "K3");
         CategoryChart ranks = (CategoryChart) charts.get("rank-busy").chart();
         assertThat(ranks.getSeriesMap()).containsOnlyKeys("busy", "straggler (busiest rank)");
         // rank 1 is the busiest (46 ms): only it is in the straggler series

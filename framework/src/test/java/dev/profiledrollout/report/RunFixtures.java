@@ -68,4 +68,17 @@ final class RunFixtures {
         report.writeSummary(latency, trace(), null);
         return dir;
     }
+
+    /** Rewrites {@code dir}'s summary.json after {@code change}. */
+    static Path editSummary(Path dir, java.util.function.Consumer<com.fasterxml.jackson.databind.node.ObjectNode> change) {
+        try {
+            var file = dir.resolve("summary.json").toFile();
+            var root = (com.fasterxml.jackson.databind.node.ObjectNode) ResultsModule.MAPPER.readTree(file);
+            change.accept(root);
+            ResultsModule.MAPPER.writeValue(file, root);
+            return dir;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 }
