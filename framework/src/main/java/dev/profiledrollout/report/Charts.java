@@ -25,8 +25,8 @@ import org.knowm.xchart.style.Styler;
  * {@code e2e-percentiles} (from {@code latency.hlog}, HdrHistogram recorded values, the same ones
  * {@code summary.json} reports), {@code latency-over-time} (per request, from {@code requests.jsonl}),
  * {@code throughput-over-time} (output tokens/s on the left axis, completed requests/s and the time-weighted mean of
- * requests in flight on the right axis, in buckets sized so that the run has {@value #MIN_POINTS} to
- * {@value #MAX_POINTS} of them, from {@code requests.jsonl}: a request's first output token at its first chunk, the
+ * requests in flight on the right axis, in the shortest of 10 ms, 20 ms, 25 ms, 50 ms, 100 ms, … 10 min buckets that
+ * gives the run fewer than {@value #MAX_POINTS} of them, from {@code requests.jsonl}: a request's first output token at its first chunk, the
  * others spread evenly up to its end, since the file keeps no per-chunk times; a file without end times falls back to
  * {@code timeseries.csv}'s exact per-second series), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over
  * all ranks, bars labelled {@code K1}… as the kernel table numbers its rows), {@code time-by-category} (when the
@@ -46,10 +46,8 @@ public final class Charts {
     public static final int WIDTH = 640;
     /** Chart height, px. */
     public static final int HEIGHT = 400;
-    /** Fewest buckets of the throughput series (unless the run is shorter than {@value #MIN_POINTS} × 10 ms). */
-    public static final int MIN_POINTS = 40;
-    /** Most buckets of the throughput series. */
-    public static final int MAX_POINTS = 100;
+    /** Most buckets of the throughput series: enough to show a ramp, few enough to keep the noise readable. */
+    public static final int MAX_POINTS = 50;
     private static final long[] BUCKET_NANOS = {10_000_000L, 20_000_000L, 25_000_000L, 50_000_000L, 100_000_000L,
         200_000_000L, 250_000_000L, 500_000_000L, 1_000_000_000L, 2_000_000_000L, 5_000_000_000L, 10_000_000_000L,
         15_000_000_000L, 30_000_000_000L, 60_000_000_000L, 120_000_000_000L, 300_000_000_000L, 600_000_000_000L};
@@ -198,6 +196,8 @@ public final class Charts {
         chart.setYAxisGroupTitle(0, "output tokens/s");
         chart.setYAxisGroupTitle(1, "requests/s, in flight");
         chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+        chart.getStyler().setYAxisMin(0, 0.0);
+        chart.getStyler().setYAxisMin(1, 0.0);
         xPattern(chart, series.x()[series.x().length - 1]);
         chart.getStyler().putYAxisGroupDecimalPatternMap(0, pattern(max(series.tokens())));
         chart.getStyler().putYAxisGroupDecimalPatternMap(1, pattern(Math.max(max(series.completed()),

@@ -29,7 +29,7 @@ final class HtmlReport {
     private static final String STYLE = "body{font-family:sans-serif;margin:1.5em auto;max-width:1400px;"
             + "padding:0 1em;color:#222}h1{font-size:1.5em;overflow-wrap:anywhere}"
             + "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
-            + "text-align:right;vertical-align:top}td:first-child,th:first-child{text-align:left}th{background:#f0f0f0}"
+            + "text-align:right;vertical-align:top}td:first-child,th{text-align:left}th{background:#f0f0f0}"
             + ".scroll{max-width:100%;overflow-x:auto}"
             + ".pass{color:#1a7f37}.fail{color:#c62828;font-weight:bold}.warn{color:#9a6700;font-weight:bold}"
             + ".banner{padding:0.8em 1em;font-size:1.25em;font-weight:bold;border-radius:4px;margin:0.5em 0 1em;"
@@ -42,7 +42,7 @@ final class HtmlReport {
             + ".text,td.text{text-align:left}.kernel{text-align:left;font-family:monospace;overflow-wrap:anywhere}"
             + ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:1em;"
             + "margin:0.5em 0 1.5em}.charts figure{margin:0}.charts img{width:100%;height:auto;display:block;"
-            + "border:1px solid #ddd}.charts figcaption{font-size:0.85em;color:#555}"
+            + "border:1px solid #ddd}"
             + "dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:0.2em 1em}"
             + "dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}"
             + "section.phase{border-top:2px solid #ccc;margin-top:1.5em}";
@@ -170,7 +170,7 @@ final class HtmlReport {
             term(html, "phases", String.join(", ", names));
         }
         html.append("</dl>");
-        if (s.hasNonNull("error")) {
+        if (s.hasNonNull("error") && !s.get("error").asText().equals(banner(data).message())) {
             html.append("<p class=\"fail\">The profile window did not complete: ").append(escape(s.get("error")
                     .asText())).append("</p>");
         }
@@ -429,8 +429,7 @@ final class HtmlReport {
             html.append("<figure><a href=\"").append(escape(src)).append("\"><img class=\"chart\" src=\"")
                     .append(escape(src)).append("\" width=\"").append(c.chart().getWidth()).append("\" height=\"")
                     .append(c.chart().getHeight()).append("\" alt=\"").append(escape(c.title())).append("\" title=\"")
-                    .append(escape(c.title())).append(" (click for full size)\"></a><figcaption>")
-                    .append(escape(c.title())).append("</figcaption></figure>");
+                    .append(escape(c.title())).append(" (click for full size)\"></a></figure>");
         }
         return html.append("</div>").toString();
     }
@@ -466,17 +465,21 @@ final class HtmlReport {
         if (s.path("latency").isObject()) {
             html.append("<h2>Latency</h2>").append(latencyTable(data));
         }
-        html.append("<h2>Run</h2><table class=\"run\"><tr><th>parameter</th><th>value</th></tr>");
-        for (Map.Entry<String, String> p : ReportParameters.of(s).entrySet()) {
-            html.append("<tr><td>").append(escape(p.getKey())).append("</td><td class=\"text\">")
-                    .append(escape(p.getValue())).append("</td></tr>");
+        Map<String, String> parameters = ReportParameters.of(s);
+        if (!parameters.isEmpty()) {
+            html.append("<h2>Run</h2><table class=\"run\"><tr><th>parameter</th><th>value</th></tr>");
+            for (Map.Entry<String, String> p : parameters.entrySet()) {
+                html.append("<tr><td>").append(escape(p.getKey())).append("</td><td class=\"text\">")
+                        .append(escape(p.getValue())).append("</td></tr>");
+            }
+            html.append("</table>");
         }
-        html.append("</table>");
-        if (!data.trace().ranks().isEmpty() || !data.trace().kernels().isEmpty()) {
+        boolean traced = !data.trace().ranks().isEmpty() || !data.trace().kernels().isEmpty();
+        if (traced) {
             html.append("<h2>Ranks</h2>").append(rankTable(data)).append("<h2>Kernels</h2>").append(kernelTable(data));
         }
-        html.append("<p>All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "
-                + "<a href=\"summary.json\">summary.json</a>");
+        html.append("<p>").append(traced ? "All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "
+                : "Raw data: ").append("<a href=\"summary.json\">summary.json</a>");
         for (String file : List.of("requests.jsonl", "timeseries.csv")) {
             if (Files.isRegularFile(data.directory().resolve(file))) {
                 html.append(", <a href=\"").append(file).append("\">").append(file).append("</a>");
