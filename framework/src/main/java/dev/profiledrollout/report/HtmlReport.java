@@ -388,6 +388,34 @@ final class HtmlReport {
         return html.append("</table></div>").toString();
     }
 
+    /**
+     * @return the kernels of {@code summary.json}'s {@code baseline.kernels} the baseline-diff chart shows, numbered
+     *         {@code B1}… as its bars, with full names; "" without a baseline
+     */
+    static String baselineTable(JsonNode baseline) {
+        JsonNode kernels = baseline.path("kernels");
+        if (!kernels.isArray() || kernels.isEmpty()) {
+            return "";
+        }
+        StringBuilder html = new StringBuilder("<h2>Baseline</h2><div class=\"scroll\"><table class=\"baseline\">"
+                + "<tr><th>#</th><th>kernel</th><th>baseline (ms)</th><th>this run (ms)</th><th>change</th></tr>");
+        int i = 0;
+        for (JsonNode k : kernels) {
+            if (i++ == Charts.TOP_KERNELS) {
+                break;
+            }
+            long base = k.path("baseTotalNs").asLong();
+            long run = k.path("totalNs").asLong();
+            String name = k.path("name").asText();
+            html.append("<tr id=\"baseline-B").append(i).append("\"><td>B").append(i)
+                    .append("</td><td class=\"kernel\" title=\"").append(escape(name)).append("\">")
+                    .append(escape(name)).append("</td><td>").append(ms(base / 1e6)).append("</td><td>")
+                    .append(ms(run / 1e6)).append("</td><td>").append(base == 0 ? "new" : String.format(Locale.ROOT,
+                            "%+.1f%%", 100.0 * (run - base) / base)).append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
     /** @return GPU busy time per rank ({@code trace.ranks[]}, labelled) with the straggler; "" without ranks */
     static String rankTable(ReportData data) {
         List<ReportData.RankBusy> ranks = data.rankBusy();
@@ -478,6 +506,7 @@ final class HtmlReport {
         if (traced) {
             html.append("<h2>Ranks</h2>").append(rankTable(data)).append("<h2>Kernels</h2>").append(kernelTable(data));
         }
+        html.append(baselineTable(s.path("baseline")));
         html.append("<p>").append(traced ? "All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "
                 : "Raw data: ").append("<a href=\"summary.json\">summary.json</a>");
         for (String file : List.of("requests.jsonl", "timeseries.csv")) {

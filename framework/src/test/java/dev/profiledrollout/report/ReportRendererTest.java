@@ -137,6 +137,9 @@ class ReportRendererTest {
                 + "<img class=\"chart\" src=\"charts/ttft-percentiles.png\" width=\"640\" height=\"400\"");
         assertThat(html).contains("<tr id=\"kernel-K1\"><td>K1</td><td class=\"kernel\" title=\"" + RunFixtures.GEMM
                 + "\">" + RunFixtures.GEMM + "</td>");
+        assertThat(html).contains("<tr id=\"baseline-B1\"><td>B1</td><td class=\"kernel\" title=\""
+                + RunFixtures.GEMM + "\">" + RunFixtures.GEMM + "</td><td>48.000</td><td>60.000</td><td>+25.0%</td>");
+        assertThat(rendered.charts()).extracting(Charts.NamedChart::name).contains("baseline-diff");
         assertThat(html).contains("<td>worker-2/TP-0</td><td>46.000</td><td>60.000</td><td class=\"text\">straggler");
         assertThat(rendered.pngs()).allSatisfy(png -> {
             var image = ImageIO.read(png.toFile());

@@ -125,6 +125,9 @@ final class RunFixtures {
             ((com.fasterxml.jackson.databind.node.ObjectNode) ranks.get(0)).put("label", "worker-1/TP-0");
             ((com.fasterxml.jackson.databind.node.ObjectNode) ranks.get(1)).put("label", "worker-2/TP-0");
             ((com.fasterxml.jackson.databind.node.ObjectNode) root.path("trace")).put("straggler", "worker-2/TP-0");
+            var baseline = root.putObject("baseline").put("kernelTimeChange", 0.25);
+            baseline.putArray("kernels").addObject().put("name", GEMM).put("baseCount", 200).put("count", 200)
+                    .put("baseTotalNs", 48_000_000L).put("totalNs", 60_000_001L);
             root.putNull("load");
             var phase = root.putArray("phases").addObject();
             phase.put("phase", "PREFILL").put("directory", "prefill");
