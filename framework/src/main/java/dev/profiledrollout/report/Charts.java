@@ -196,6 +196,8 @@ public final class Charts {
         chart.setYAxisGroupTitle(0, "output tokens/s");
         chart.setYAxisGroupTitle(1, "requests/s, in flight");
         chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setYAxisMin(0, 0.0);
         chart.getStyler().setYAxisMin(1, 0.0);
         xPattern(chart, series.x()[series.x().length - 1]);
