@@ -28,7 +28,7 @@ import org.knowm.xchart.style.Styler;
  * requests in flight on the right axis, in the shortest of 10 ms, 20 ms, 25 ms, 50 ms, 100 ms, … 10 min buckets that
  * gives the run fewer than {@value #MAX_POINTS} of them, from {@code requests.jsonl}: a request's first output token at its first chunk, the
  * others spread evenly up to its end, since the file keeps no per-chunk times; a file without end times falls back to
- * {@code timeseries.csv}'s exact per-second series), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over
+ * {@code timeseries.csv}'s exact per-second series when there is one), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over
  * all ranks, bars labelled {@code K1}… as the kernel table numbers its rows), {@code time-by-category} (when the
  * trace summary has categories), {@code baseline-diff} (when a baseline was compared, bars labelled {@code B1}…),
  * {@code rank-busy} (GPU busy time per rank, labelled with {@code trace.ranks[].label}; with two or more ranks the
@@ -232,8 +232,9 @@ public final class Charts {
     /** @return the throughput series from {@code requests.jsonl}, else from {@code timeseries.csv}; empty without */
     static Series series(ReportData data) {
         List<ReportData.Request> requests = data.requests();
-        boolean ends = !requests.isEmpty() && requests.stream().allMatch(r -> r.endNs() > 0 || r.e2eNs() >= 0);
-        if (!ends) {
+        // requests.jsonl without end times (an older file) has no token counts either: the CSV is exact per second
+        boolean ends = requests.stream().anyMatch(r -> r.endNs() > 0);
+        if (!ends && !data.timeSeries().isEmpty()) {
             List<TimeSeries.Bucket> buckets = data.timeSeries();
             double[] x = new double[buckets.size()];
             double[] tokens = new double[x.length];
@@ -247,6 +248,9 @@ public final class Charts {
                 inFlight[i] = Double.isNaN(b.meanInFlight()) ? b.inFlight() : b.meanInFlight();
             }
             return new Series(1, x, tokens, completed, inFlight);
+        }
+        if (requests.isEmpty()) {
+            return new Series(1, new double[0], new double[0], new double[0], new double[0]);
         }
         long last = requests.stream().mapToLong(ReportData.Request::end).max().orElse(0);
         long width = bucketNanos(last);
@@ -362,7 +366,8 @@ public final class Charts {
         String straggler = data.straggler().orElse(null);
         CategoryChart chart = bars(straggler == null ? "GPU busy time per rank"
                 : "GPU busy time per rank (straggler highlighted)", "rank", "busy time (ms)");
-        chart.getStyler().setStacked(true);
+        // the straggler's bar in its own series, drawn in the same slot as the others'
+        chart.getStyler().setOverlapped(true);
         if (ranks.size() > 4) {
             chart.getStyler().setXAxisLabelRotation(30);
         }
@@ -374,12 +379,19 @@ public final class Charts {
             busy.add(isStraggler ? 0.0 : r.busyNs() / 1e6);
             highlighted.add(isStraggler ? r.busyNs() / 1e6 : 0.0);
         }
-        yPattern(chart, ranks.stream().mapToLong(ReportData.RankBusy::busyNs).max().orElse(0) / 1e6);
+        double busiest = ranks.stream().mapToLong(ReportData.RankBusy::busyNs).max().orElse(0) / 1e6;
+        yPattern(chart, busiest);
+        if (busiest > 0) {
+            // XChart spans equal bars exactly [0, max] with ticks at the two ends only; headroom gives it ticks
+            chart.getStyler().setYAxisMax(busiest * 1.1);
+        }
         chart.addSeries("busy", labels, busy).setFillColor(new Color(0x4C72B0));
         if (straggler == null) {
             chart.getStyler().setLegendVisible(false);
         } else {
             chart.addSeries("straggler (busiest rank)", labels, highlighted).setFillColor(new Color(0xC44E52));
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         }
         return java.util.Optional.of(new NamedChart("rank-busy", chart));
     }

@@ -357,7 +357,8 @@ final class HtmlReport {
                     .append("</td><td class=\"text\">").append(escape(w.path("workerType").asText("")))
                     .append("</td><td class=\"text ").append(w.path("state").asText().equals("PROFILED") ? "pass"
                             : "fail").append("\">").append(escape(outcome.toString())).append("</td><td class=\"kernel\">")
-                    .append(escape(files.isEmpty() ? "none" : String.join(", ", files))).append("</td></tr>");
+                    .append(escape(!w.has("traceFiles") ? "–" : files.isEmpty() ? "none" : String.join(", ", files)))
+                    .append("</td></tr>");
         }
         return html.append("</table></div>").toString();
     }

@@ -301,7 +301,7 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
 
     /**
      * @return the straggler's label: {@code trace.straggler} when the file has that field (null there: none), else
-     *         the busiest rank of {@link #rankBusy()}; empty with fewer than two ranks
+     *         the busiest rank of {@link #rankBusy()}; empty with fewer than two ranks or when all are equally busy
      */
     public java.util.Optional<String> straggler() {
         List<RankBusy> ranks = rankBusy();
@@ -313,7 +313,9 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
             return t.get("straggler").isTextual() ? java.util.Optional.of(t.get("straggler").asText())
                     : java.util.Optional.empty();
         }
-        return ranks.stream().max(Comparator.comparingLong(RankBusy::busyNs)).map(RankBusy::label);
+        long least = ranks.stream().mapToLong(RankBusy::busyNs).min().orElse(0);
+        return ranks.stream().filter(r -> r.busyNs() > least).max(Comparator.comparingLong(RankBusy::busyNs))
+                .map(RankBusy::label);
     }
 
     /** @return time by kernel category over all ranks ({@code trace.ranks[].categories}), ns; empty without any */

@@ -53,7 +53,7 @@ public final class ReportRenderer {
      * @throws UncheckedIOException when reading or writing fails; the message names the file
      */
     public static Rendered render(Path directory) {
-        ReportData data = ReportData.read(directory);
+        ReportData data = ReportData.read(directory, parentPhaseVerdicts(directory));
         Map<String, List<Charts.NamedChart>> phases = new LinkedHashMap<>();
         List<Rendered> phaseReports = new ArrayList<>();
         Path base = directory.normalize();
@@ -72,6 +72,32 @@ public final class ReportRenderer {
             }
         }
         return write(data, Charts.build(data), phases, phaseReports);
+    }
+
+    /**
+     * @return for a phase directory rendered on its own (e.g. {@code profiled-rollout report} walking a test's output)
+     *         whose {@code summary.json} has no {@code verdicts}: that phase's {@code phases[].verdicts} from the
+     *         test's {@code summary.json} one level up; else null (the directory's own verdicts)
+     */
+    private static JsonNode parentPhaseVerdicts(Path directory) {
+        Path dir = directory.toAbsolutePath().normalize();
+        Path parent = dir.getParent();
+        if (parent == null || dir.getFileName() == null || !Files.isRegularFile(parent.resolve("summary.json"))) {
+            return null;
+        }
+        try {
+            if (ResultsModule.MAPPER.readTree(dir.resolve("summary.json").toFile()).has("verdicts")) {
+                return null;
+            }
+            for (JsonNode p : ResultsModule.MAPPER.readTree(parent.resolve("summary.json").toFile()).path("phases")) {
+                if (p.path("directory").asText().equals(dir.getFileName().toString()) && p.has("verdicts")) {
+                    return p.get("verdicts");
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null; // ReportData.read names an unreadable file of this directory; the parent is not ours to judge
+        }
     }
 
     private static Rendered write(ReportData data, List<Charts.NamedChart> charts,

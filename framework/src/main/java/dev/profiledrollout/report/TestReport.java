@@ -76,7 +76,7 @@ public final class TestReport {
      * @param verdicts   the budget verdicts of the body, in order; may be empty
      * @param traceFiles the collected trace files (attached only on request)
      * @param options    what to attach
-     * @param console    where the verdicts are printed
+     * @param console    where the outcome, the verdicts and the workers are printed
      * @return the rendered report, or empty without {@code summary.json}
      * @throws UncheckedIOException when a report file cannot be read or written
      */
@@ -115,7 +115,8 @@ public final class TestReport {
         HtmlReport.Banner banner = HtmlReport.banner(data);
         StringBuilder text = new StringBuilder("=== ").append(data.testName()).append(": ").append(banner.headline())
                 .append('\n');
-        if (!banner.message().isEmpty() && !banner.status().equals("PASSED")) {
+        if (!banner.message().isEmpty() && !banner.status().equals("PASSED")
+                && data.verdicts().stream().noneMatch(v -> v.describe().equals(banner.message()))) {
             text.append("  ").append(banner.message().lines().findFirst().orElse("")).append('\n');
         }
         List<Verdict> verdicts = HtmlReport.failuresFirst(data.verdicts());
@@ -129,9 +130,11 @@ public final class TestReport {
             int i = 0;
             for (com.fasterxml.jackson.databind.JsonNode w : workers) {
                 i++;
-                text.append(String.format(Locale.ROOT, "    %-10s %-32s %-8s %-16s %d trace file(s)%n",
+                text.append(String.format(Locale.ROOT, "    %-10s %-32s %-8s %-16s %s",
                         w.path("label").asText("worker-" + i), ReportParameters.safeUrl(w.path("url").asText()),
-                        w.path("workerType").asText(""), w.path("state").asText(""), w.path("traceFiles").size()));
+                        w.path("workerType").asText(""), w.path("state").asText(""),
+                        w.has("traceFiles") ? w.get("traceFiles").size() + " trace file(s)" : "").stripTrailing()
+                        + "\n");
             }
         }
         console.print(text);

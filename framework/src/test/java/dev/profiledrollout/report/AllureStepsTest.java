@@ -172,4 +172,21 @@ class AllureStepsTest {
                         "    worker-1   http://gpu:30001                 prefill  PROFILED         1 trace file(s)",
                         "    worker-2   http://gpu:30000                 decode   START_FAILED     0 trace file(s)");
     }
+
+    @Test
+    void should_not_repeat_a_failed_verdict_as_the_outcome_message_of_a_file_without_outcome() {
+        // GIVEN
+        Path run = RunFixtures.writeRun(dir);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        // WHEN
+        TestReport.finish(run, RunFixtures.verdicts(), List.of(), TestReport.Options.DEFAULTS,
+                new PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+        // THEN
+        assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8).lines()).containsExactly(
+                "=== FixtureTest.budget: FAILED: 1 of 3 checks failed, 1 warning",
+                "  Budgets:",
+                "    FAIL p99 TTFT: 312 ms, budget < 250 ms (+24.8%); 4 of 40 requests above budget",
+                "    WARN steps captured: 4, budget = 5; set strictSteps to fail the test",
+                "    PASS p50 TTFT: 40 ms, budget < 100 ms");
+    }
 }

@@ -132,6 +132,9 @@ class ReportRendererTest {
             assertThat(p.data().verdicts()).extracting(Verdict::scope).containsExactly("PREFILL");
         });
         assertThat(Files.readString(run.resolve("prefill/report.html"))).contains("data-status=\"FAILED\"");
+        // rendered on its own (profiled-rollout report walking the test's output), the phase keeps its verdicts
+        assertThat(ReportRenderer.render(run.resolve("prefill")).data().verdicts()).extracting(Verdict::scope)
+                .containsExactly("PREFILL");
         // charts: in the grid at their PNG size, each linked to itself; every kernel name in full, numbered
         assertThat(html).contains("<div class=\"charts\"><figure><a href=\"charts/ttft-percentiles.png\">"
                 + "<img class=\"chart\" src=\"charts/ttft-percentiles.png\" width=\"640\" height=\"400\"");
