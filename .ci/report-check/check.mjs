@@ -1,9 +1,14 @@
-// Opens the rendered Allure report (a single index.html) in Debian's headless Chromium through playwright-core and
-// checks, for every profiled example test (each directory with a summary.json under the examples' profiled-rollout
-// output), that its phase steps, the latency table, at least four charts that load as images and the kernel table
-// are there. Usage: node check.mjs REPORT_HTML PROFILED_ROLLOUT_DIR [SCREENSHOT_PNG]
+// Opens, in Debian's headless Chromium through playwright-core, for every profiled example test (each directory with a
+// summary.json under the examples' profiled-rollout output):
+// - its report.html at 1280 px width: the outcome banner agrees with summary.json's outcome, the verdict table has one
+//   row per summary.json verdict, every chart image loads, the page does not overflow horizontally, the banner and
+//   summary fit in one screen and the charts sit in two columns at most 450 px tall, each of the top kernels' full
+//   names is on the page, and each phase's own report.html exists;
+// - the rendered Allure report (a single index.html): its phase steps, the latency table, at least four charts that
+//   load as images and the kernel table.
+// Usage: node check.mjs REPORT_HTML PROFILED_ROLLOUT_DIR [SCREENSHOT_PNG]; REPORT_HTML "-" checks only the pages.
 import { chromium } from 'playwright-core';
-import { readdirSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -33,7 +38,89 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync'],
 });
 const failures = [];
+const VIEWPORT = { width: 1280, height: 900 };
+const MAX_CHART_HEIGHT = 450;
+
+// The banner status a summary.json implies: its outcome, else (an older file) its error or a failed verdict.
+function expectedStatus(summary) {
+  if (summary.outcome && summary.outcome.status) return summary.outcome.status;
+  if (summary.error) return 'ERROR';
+  return (summary.verdicts || []).some(v => v.passed === false && v.enforced !== false) ? 'FAILED' : 'PASSED';
+}
+
+async function checkPage(page, t) {
+  const name = `${t.cls}.${t.method}`;
+  const dir = join(outputDir, t.cls, t.method);
+  const file = join(dir, 'report.html');
+  if (!existsSync(file)) {
+    failures.push(`${name}: no report.html`);
+    return;
+  }
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  await page.goto(pathToFileURL(resolve(file)).href);
+  await page.waitForLoadState('load');
+  const m = await page.evaluate(() => {
+    const banner = document.querySelector('#outcome');
+    const summaryEnd = [banner, ...document.querySelectorAll('body > dl.summary')].filter(e => e).pop();
+    const grid = document.querySelector('body > div.charts');
+    const imgs = [...document.querySelectorAll('img.chart')];
+    const gridImgs = grid ? [...grid.querySelectorAll('img.chart')] : [];
+    const kernelCells = [...document.querySelectorAll('table.kernels td.kernel')];
+    return {
+      status: banner ? banner.dataset.status : null,
+      verdictRows: document.querySelectorAll('body > div.scroll > table.verdicts tr.verdict').length,
+      noVerdicts: document.querySelector('body > p.verdicts') !== null,
+      images: imgs.length,
+      broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src')),
+      scrollWidth: document.documentElement.scrollWidth,
+      height: document.documentElement.scrollHeight,
+      summaryBottom: summaryEnd ? summaryEnd.getBoundingClientRect().bottom + window.scrollY : 0,
+      columns: new Set(gridImgs.map(i => Math.round(i.getBoundingClientRect().left))).size,
+      tallest: Math.max(0, ...gridImgs.map(i => i.getBoundingClientRect().height)),
+      kernelNames: kernelCells.flatMap(c => [c.textContent, c.getAttribute('title')]),
+    };
+  });
+  const want = expectedStatus(summary);
+  if (m.status !== want) failures.push(`${name}: report.html banner ${m.status}, summary.json outcome ${want}`);
+  const verdicts = (summary.verdicts || []).length;
+  if (verdicts > 0 ? m.verdictRows !== verdicts : !m.noVerdicts) {
+    failures.push(`${name}: report.html verdict table has ${m.verdictRows} row(s), summary.json ${verdicts} verdict(s)`);
+  }
+  if (m.broken.length > 0) failures.push(`${name}: report.html chart(s) did not load: ${m.broken}`);
+  if (summary.latency && m.images < MIN_CHARTS) failures.push(`${name}: report.html has ${m.images} chart(s)`);
+  if (m.scrollWidth > VIEWPORT.width) {
+    failures.push(`${name}: report.html overflows horizontally (${m.scrollWidth} px at ${VIEWPORT.width} px)`);
+  }
+  if (m.summaryBottom > VIEWPORT.height) {
+    failures.push(`${name}: report.html banner and summary end at ${Math.round(m.summaryBottom)} px, below the first `
+      + `screen (${VIEWPORT.height} px)`);
+  }
+  if (m.images >= 2 && m.columns < 2) failures.push(`${name}: report.html charts are in ${m.columns} column(s), not 2`);
+  if (m.tallest > MAX_CHART_HEIGHT) {
+    failures.push(`${name}: report.html chart ${Math.round(m.tallest)} px tall, more than ${MAX_CHART_HEIGHT} px`);
+  }
+  const kernels = ((summary.trace || {}).kernels || []).slice(0, 10).map(k => k.name);
+  const missing = kernels.filter(k => !m.kernelNames.includes(k));
+  if (missing.length > 0) failures.push(`${name}: report.html lacks the full kernel name(s) ${missing.join(' | ')}`);
+  for (const phase of summary.phases || []) {
+    if (phase.directory && !existsSync(join(dir, phase.directory, 'report.html'))) {
+      failures.push(`${name}: no ${phase.directory}/report.html for phase ${phase.phase}`);
+    }
+  }
+  console.log(`report-check: ${name}: report.html ${m.status}, ${m.verdictRows} verdict row(s), ${m.images} chart(s) `
+    + `in ${m.columns} column(s), ${m.height} px tall`);
+}
+
 try {
+  const pages = await browser.newPage({ viewport: VIEWPORT });
+  for (const t of tests) await checkPage(pages, t);
+  await pages.close();
+  if (reportHtml !== '-') await checkAllure();
+} finally {
+  await browser.close();
+}
+
+async function checkAllure() {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1500 } });
   const base = pathToFileURL(resolve(reportHtml)).href;
   for (const [i, t] of tests.entries()) {
@@ -56,8 +143,12 @@ try {
     }
     const charts = attachments.filter(a => a.startsWith('chart: '));
     let loaded = 0;
+    // exact names: a phase's charts ("PREFILL: chart: …") contain the test's chart names
+    const row = chart => page.locator('.attachment-row').filter({
+      has: page.locator('.attachment-row__name', { hasText: new RegExp(`^\\s*${chart.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }),
+    }).first();
     for (const chart of charts) {
-      await page.locator('.attachment-row', { hasText: chart }).first().click();
+      await row(chart).click();
       const img = page.locator('.attachment__media, .test-result img').last();
       await img.waitFor({ timeout: 10000 });
       await page.waitForFunction(el => el.complete, await img.elementHandle(), { timeout: 10000 });
@@ -65,14 +156,12 @@ try {
       if (screenshot && i === 0 && chart.startsWith('chart: TTFT')) {
         await page.screenshot({ path: screenshot });
       }
-      await page.locator('.attachment-row', { hasText: chart }).first().click();
+      await row(chart).click();
     }
     if (loaded < MIN_CHARTS) failures.push(`${name}: ${loaded} chart image(s) loaded, expected ≥ ${MIN_CHARTS}`);
     console.log(`report-check: ${name}: ${steps.length} steps, ${loaded} of ${charts.length} charts loaded, `
       + `attachments: ${attachments.length}`);
   }
-} finally {
-  await browser.close();
 }
 if (failures.length > 0) {
   failures.forEach(f => console.error(`report-check: FAIL ${f}`));

@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import dev.profiledrollout.metrics.TimeSeries;
 import java.awt.Color;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,20 +24,37 @@ import org.knowm.xchart.style.Styler;
  * <p>Charts, each only when its data exists: {@code ttft-percentiles}, {@code itl-percentiles} (ITL and TPOT),
  * {@code e2e-percentiles} (from {@code latency.hlog}, HdrHistogram recorded values, the same ones
  * {@code summary.json} reports), {@code latency-over-time} (per request, from {@code requests.jsonl}),
- * {@code throughput-over-time} (per second output tokens on the left axis, completed requests and requests in flight
- * on the right axis,
- * from {@code timeseries.csv}), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over all ranks),
- * {@code time-by-category} (when the trace summary has categories), {@code baseline-diff} (when a baseline was
- * compared), {@code rank-busy} (GPU busy time per rank, the
- * straggler, the busiest rank, as its own series).
+ * {@code throughput-over-time} (output tokens/s on the left axis, completed requests/s and the time-weighted mean of
+ * requests in flight on the right axis, in the shortest of 10 ms, 20 ms, 25 ms, 50 ms, 100 ms, … 10 min buckets that
+ * gives the run fewer than {@value #MAX_POINTS} of them, from {@code requests.jsonl}: a request's first output token at its first chunk, the
+ * others spread evenly up to its end, since the file keeps no per-chunk times; a file without end times falls back to
+ * {@code timeseries.csv}'s exact per-second series when there is one), {@code top-kernels} (top {@value #TOP_KERNELS} by total time over
+ * all ranks, bars labelled {@code K1}… as the kernel table numbers its rows), {@code time-by-category} (when the
+ * trace summary has categories), {@code baseline-diff} (when a baseline was compared, bars labelled {@code B1}…),
+ * {@code rank-busy} (GPU busy time per rank, labelled with {@code trace.ranks[].label}; with two or more ranks the
+ * straggler as its own series).
+ *
+ * <p>Every chart is {@value #WIDTH} × {@value #HEIGHT} px with padding for its axis titles and explicit tick
+ * formats (no tick label carries more decimals than its axis's range needs).
  */
 @API(status = INTERNAL, since = "0.1")
 public final class Charts {
 
     /** Kernels in the top-kernels chart. */
     public static final int TOP_KERNELS = 10;
-    private static final int WIDTH = 900;
-    private static final int HEIGHT = 480;
+    /** Chart width, px. */
+    public static final int WIDTH = 640;
+    /** Chart height, px. */
+    public static final int HEIGHT = 400;
+    /** Most buckets of the throughput series: enough to show a ramp, few enough to keep the noise readable. */
+    public static final int MAX_POINTS = 50;
+    private static final long[] BUCKET_NANOS = {10_000_000L, 20_000_000L, 25_000_000L, 50_000_000L, 100_000_000L,
+        200_000_000L, 250_000_000L, 500_000_000L, 1_000_000_000L, 2_000_000_000L, 5_000_000_000L, 10_000_000_000L,
+        15_000_000_000L, 30_000_000_000L, 60_000_000_000L, 120_000_000_000L, 300_000_000_000L, 600_000_000_000L};
+    private static final java.awt.Font TITLE_FONT = new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.BOLD,
+            14);
+    private static final java.awt.Font TEXT_FONT = new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN,
+            11);
     private static final double[] PERCENTILE_POINTS = percentilePoints();
 
     /**
@@ -87,8 +105,8 @@ public final class Charts {
         }
         double change = data.summary().path("baseline").path("kernelTimeChange").asDouble();
         CategoryChart chart = bars(String.format(java.util.Locale.ROOT,
-                "Kernel time vs baseline (total %+.1f%%): largest changes", 100 * change), "kernel", "total time (ms)");
-        chart.getStyler().setXAxisLabelRotation(35);
+                "Kernel time vs baseline (total %+.1f%%): largest changes", 100 * change),
+                "kernel (B1… in the baseline table)", "total time (ms)");
         List<String> names = new ArrayList<>();
         List<Number> base = new ArrayList<>();
         List<Number> run = new ArrayList<>();
@@ -97,10 +115,12 @@ public final class Charts {
             if (i++ == TOP_KERNELS) {
                 break;
             }
-            names.add(i + ". " + HtmlReport.abbreviate(k.path("name").asText(), 32));
+            names.add("B" + i);
             base.add(k.path("baseTotalNs").asLong() / 1e6);
             run.add(k.path("totalNs").asLong() / 1e6);
         }
+        yPattern(chart, java.util.stream.Stream.concat(base.stream(), run.stream()).mapToDouble(Number::doubleValue)
+                .max().orElse(0));
         chart.addSeries("baseline", names, base);
         chart.addSeries("this run", names, run);
         return java.util.Optional.of(new NamedChart("baseline-diff", chart));
@@ -109,17 +129,26 @@ public final class Charts {
     private static java.util.Optional<NamedChart> percentiles(ReportData data, String name, String title,
             List<String> tags) {
         XYChart chart = xy(title, "percentile (%)", "latency (ms)");
+        double max = 0;
         for (String tag : tags) {
             Histogram h = data.histograms().get(tag);
             if (h == null || h.getTotalCount() == 0) {
                 continue;
             }
+            // HdrHistogram answers a bucket's highest equivalent value; summary.json's exact maximum caps the curve as
+            // it caps the reported percentiles (see metrics.HistogramPercentile).
+            com.fasterxml.jackson.databind.JsonNode exactMax = data.summary().path("latency")
+                    .path(tag.toLowerCase(java.util.Locale.ROOT)).path("maxMs");
+            double cap = exactMax.isNumber() ? exactMax.asDouble() : Double.POSITIVE_INFINITY;
             double[] ms = new double[PERCENTILE_POINTS.length];
             for (int i = 0; i < ms.length; i++) {
-                ms[i] = h.getValueAtPercentile(PERCENTILE_POINTS[i]) / 1e6;
+                ms[i] = Math.min(cap, h.getValueAtPercentile(PERCENTILE_POINTS[i]) / 1e6);
             }
             chart.addSeries(tag, PERCENTILE_POINTS, ms);
+            max = Math.max(max, ms[ms.length - 1]);
         }
+        chart.getStyler().setXAxisDecimalPattern("0.##");
+        yPattern(chart, max);
         return chart.getSeriesMap().isEmpty() ? java.util.Optional.empty()
                 : java.util.Optional.of(new NamedChart(name, chart));
     }
@@ -150,34 +179,157 @@ public final class Charts {
         if (!e2e.isEmpty()) {
             chart.addSeries("E2E", sendE2e, e2e);
         }
+        xPattern(chart, java.util.stream.Stream.concat(sendTtft.stream(), sendE2e.stream()).mapToDouble(d -> d)
+                .max().orElse(0));
+        yPattern(chart, java.util.stream.Stream.concat(ttft.stream(), e2e.stream()).mapToDouble(d -> d).max()
+                .orElse(0));
         return java.util.Optional.of(new NamedChart("latency-over-time", chart));
     }
 
     private static java.util.Optional<NamedChart> throughputOverTime(ReportData data) {
-        var buckets = data.timeSeries();
-        if (buckets.isEmpty()) {
+        Series series = series(data);
+        if (series.x().length == 0) {
             return java.util.Optional.empty();
         }
-        XYChart chart = xy("Throughput and requests in flight over time", "time (s)", "output tokens/s");
-        double[] x = new double[buckets.size()];
-        double[] tokens = new double[x.length];
-        double[] completed = new double[x.length];
-        double[] inFlight = new double[x.length];
-        boolean timeWeighted = buckets.stream().noneMatch(b -> Double.isNaN(b.meanInFlight()));
-        for (int i = 0; i < x.length; i++) {
-            x[i] = buckets.get(i).second();
-            tokens[i] = buckets.get(i).outputTokens();
-            completed[i] = buckets.get(i).completed();
-            inFlight[i] = timeWeighted ? buckets.get(i).meanInFlight() : buckets.get(i).inFlight();
-        }
-        chart.addSeries("output tokens/s", x, tokens);
-        chart.addSeries("completed requests/s", x, completed).setYAxisGroup(1);
-        chart.addSeries(timeWeighted ? "requests in flight (time-weighted mean)" : "requests overlapping the second",
-                x, inFlight).setYAxisGroup(1);
+        String width = HtmlReport.compact(series.bucketSeconds() * (series.bucketSeconds() < 1 ? 1000 : 1))
+                + (series.bucketSeconds() < 1 ? " ms" : " s");
+        XYChart chart = xy("Throughput and requests in flight (" + width + " buckets)", "time (s)",
+                "output tokens/s");
+        chart.addSeries("output tokens/s", series.x(), series.tokens());
+        chart.addSeries("completed requests/s", series.x(), series.completed()).setYAxisGroup(1);
+        chart.addSeries("requests in flight (time-weighted mean)", series.x(), series.inFlight()).setYAxisGroup(1);
         chart.setYAxisGroupTitle(0, "output tokens/s");
-        chart.setYAxisGroupTitle(1, "requests in flight, completed requests/s");
+        chart.setYAxisGroupTitle(1, "requests/s, in flight");
         chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        chart.getStyler().setYAxisMin(0, 0.0);
+        chart.getStyler().setYAxisMin(1, 0.0);
+        xPattern(chart, series.x()[series.x().length - 1]);
+        chart.getStyler().putYAxisGroupDecimalPatternMap(0, pattern(max(series.tokens())));
+        chart.getStyler().putYAxisGroupDecimalPatternMap(1, pattern(Math.max(max(series.completed()),
+                max(series.inFlight()))));
         return java.util.Optional.of(new NamedChart("throughput-over-time", chart));
+    }
+
+    /**
+     * The throughput series a chart draws.
+     *
+     * @param bucketSeconds bucket width, s
+     * @param x             bucket starts, s from the first intended send
+     * @param tokens        output tokens per second in the bucket
+     * @param completed     requests completed per second in the bucket
+     * @param inFlight      time-weighted mean of requests in flight over the bucket
+     */
+    record Series(double bucketSeconds, double[] x, double[] tokens, double[] completed, double[] inFlight) {
+    }
+
+    /** @return the bucket width, ns, that gives a run of {@code durationNs} at most {@value #MAX_POINTS} buckets */
+    static long bucketNanos(long durationNs) {
+        for (long b : BUCKET_NANOS) {
+            if (durationNs / b < MAX_POINTS) {
+                return b;
+            }
+        }
+        return Math.max(1, durationNs / MAX_POINTS + 1);
+    }
+
+    /** @return the throughput series from {@code requests.jsonl}, else from {@code timeseries.csv}; empty without */
+    static Series series(ReportData data) {
+        List<ReportData.Request> requests = data.requests();
+        // requests.jsonl without end times (an older file) has no token counts either: the CSV is exact per second
+        boolean ends = requests.stream().anyMatch(r -> r.endNs() > 0);
+        if (!ends && !data.timeSeries().isEmpty()) {
+            List<TimeSeries.Bucket> buckets = data.timeSeries();
+            double[] x = new double[buckets.size()];
+            double[] tokens = new double[x.length];
+            double[] completed = new double[x.length];
+            double[] inFlight = new double[x.length];
+            for (int i = 0; i < x.length; i++) {
+                TimeSeries.Bucket b = buckets.get(i);
+                x[i] = b.second();
+                tokens[i] = b.outputTokens();
+                completed[i] = b.completed();
+                inFlight[i] = Double.isNaN(b.meanInFlight()) ? b.inFlight() : b.meanInFlight();
+            }
+            return new Series(1, x, tokens, completed, inFlight);
+        }
+        if (requests.isEmpty()) {
+            return new Series(1, new double[0], new double[0], new double[0], new double[0]);
+        }
+        long last = requests.stream().mapToLong(ReportData.Request::end).max().orElse(0);
+        long width = bucketNanos(last);
+        int n = (int) (last / width) + 1;
+        double[] tokens = new double[n];
+        double[] completed = new double[n];
+        double[] busy = new double[n];
+        for (ReportData.Request r : requests) {
+            long end = r.end();
+            spread(busy, width, r.sendNs(), end, end - r.sendNs());
+            if (r.error() == null && r.e2eNs() >= 0) {
+                completed[(int) (end / width)]++;
+            }
+            int out = r.outputTokens();
+            if (r.ttftNs() >= 0 && out > 0) {
+                long first = r.sendNs() + r.ttftNs();
+                tokens[(int) (Math.min(first, last) / width)]++;
+                spread(tokens, width, first, Math.max(first, end), out - 1);
+            }
+        }
+        double seconds = width / 1e9;
+        double[] x = new double[n];
+        double[] inFlight = new double[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = i * seconds;
+            long length = Math.min(width, last - (long) i * width);
+            inFlight[i] = length > 0 ? busy[i] / length : 0;
+            tokens[i] /= seconds;
+            completed[i] /= seconds;
+        }
+        return new Series(seconds, x, tokens, completed, inFlight);
+    }
+
+    /** Adds {@code amount} to the buckets of width {@code width} that [from, to] overlaps, by overlap. */
+    private static void spread(double[] buckets, long width, long from, long to, double amount) {
+        if (amount <= 0) {
+            return;
+        }
+        if (to <= from) {
+            buckets[(int) Math.min(buckets.length - 1, from / width)] += amount;
+            return;
+        }
+        for (long b = from / width; b <= Math.min(buckets.length - 1, to / width); b++) {
+            long overlap = Math.min(to, (b + 1) * width) - Math.max(from, b * width);
+            buckets[(int) b] += amount * Math.max(0, overlap) / (to - from);
+        }
+    }
+
+    private static double max(double[] values) {
+        double m = 0;
+        for (double v : values) {
+            m = Math.max(m, v);
+        }
+        return m;
+    }
+
+    /** @return a DecimalFormat pattern for ticks on an axis up to {@code max}: no more decimals than it needs */
+    static String pattern(double max) {
+        double abs = Math.abs(max);
+        return abs >= 100 ? "#,##0" : abs >= 10 ? "#,##0.#" : abs >= 1 ? "0.##" : abs >= 0.01 ? "0.###" : "0.#####";
+    }
+
+    private static void xPattern(XYChart chart, double max) {
+        chart.getStyler().setXAxisDecimalPattern(pattern(max));
+    }
+
+    private static void yPattern(org.knowm.xchart.internal.chartpart.Chart<? extends org.knowm.xchart.style
+            .AxesChartStyler, ?> chart, double max) {
+        chart.getStyler().setYAxisDecimalPattern(pattern(max));
+    }
+
+    /** @return the label of the {@code index}-th (0-based) kernel in the top-kernels chart and the kernel table */
+    static String kernelLabel(int index) {
+        return "K" + (index + 1);
     }
 
     private static java.util.Optional<NamedChart> topKernels(ReportData data) {
@@ -185,13 +337,14 @@ public final class Charts {
         if (kernels.isEmpty()) {
             return java.util.Optional.empty();
         }
-        CategoryChart chart = bars("Top " + kernels.size() + " kernels by total GPU time (all ranks)", "kernel",
-                "total time (ms)");
-        chart.getStyler().setXAxisLabelRotation(35);
+        CategoryChart chart = bars("Top " + kernels.size() + " kernels by total GPU time (all ranks)",
+                "kernel (K1… in the kernel table)", "total time (ms)");
         List<String> names = new ArrayList<>();
         for (int i = 0; i < kernels.size(); i++) {
-            names.add((i + 1) + ". " + HtmlReport.abbreviate(kernels.get(i).name(), 32));
+            names.add(kernelLabel(i));
         }
+        chart.getStyler().setLegendVisible(false);
+        yPattern(chart, kernels.get(0).totalNs() / 1e6);
         chart.addSeries("total time", names, kernels.stream().map(k -> (Number) (k.totalNs() / 1e6)).toList());
         return java.util.Optional.of(new NamedChart("top-kernels", chart));
     }
@@ -202,6 +355,9 @@ public final class Charts {
             return java.util.Optional.empty();
         }
         CategoryChart chart = bars("GPU time by kernel category (all ranks)", "category", "total time (ms)");
+        chart.getStyler().setLegendVisible(false);
+        chart.getStyler().setXAxisLabelRotation(30);
+        yPattern(chart, categories.values().stream().mapToLong(v -> v).max().orElse(0) / 1e6);
         chart.addSeries("total time", new ArrayList<>(categories.keySet()),
                 categories.values().stream().map(v -> (Number) (v / 1e6)).toList());
         return java.util.Optional.of(new NamedChart("time-by-category", chart));
@@ -212,39 +368,66 @@ public final class Charts {
         if (ranks.isEmpty()) {
             return java.util.Optional.empty();
         }
-        int straggler = 0;
-        for (int i = 1; i < ranks.size(); i++) {
-            if (ranks.get(i).busyNs() > ranks.get(straggler).busyNs()) {
-                straggler = i;
-            }
+        String straggler = data.straggler().orElse(null);
+        CategoryChart chart = bars(straggler == null ? "GPU busy time per rank"
+                : "GPU busy time per rank (straggler highlighted)", "rank", "busy time (ms)");
+        // the straggler's bar in its own series, drawn in the same slot as the others'
+        chart.getStyler().setOverlapped(true);
+        if (ranks.size() > 4) {
+            chart.getStyler().setXAxisLabelRotation(30);
         }
-        CategoryChart chart = bars("GPU busy time per rank (straggler highlighted)", "rank", "busy time (ms)");
-        chart.getStyler().setStacked(true);
         List<String> labels = ranks.stream().map(ReportData.RankBusy::label).toList();
         List<Number> busy = new ArrayList<>();
         List<Number> highlighted = new ArrayList<>();
-        for (int i = 0; i < ranks.size(); i++) {
-            busy.add(i == straggler ? 0.0 : ranks.get(i).busyNs() / 1e6);
-            highlighted.add(i == straggler ? ranks.get(i).busyNs() / 1e6 : 0.0);
+        for (ReportData.RankBusy r : ranks) {
+            boolean isStraggler = r.label().equals(straggler);
+            busy.add(isStraggler ? 0.0 : r.busyNs() / 1e6);
+            highlighted.add(isStraggler ? r.busyNs() / 1e6 : 0.0);
+        }
+        double busiest = ranks.stream().mapToLong(ReportData.RankBusy::busyNs).max().orElse(0) / 1e6;
+        yPattern(chart, busiest);
+        if (busiest > 0) {
+            // XChart spans equal bars exactly [0, max] with ticks at the two ends only; headroom gives it ticks
+            chart.getStyler().setYAxisMax(busiest * 1.1);
         }
         chart.addSeries("busy", labels, busy).setFillColor(new Color(0x4C72B0));
-        chart.addSeries("straggler (busiest rank)", labels, highlighted).setFillColor(new Color(0xC44E52));
+        if (straggler == null) {
+            chart.getStyler().setLegendVisible(false);
+        } else {
+            chart.addSeries("straggler (busiest rank)", labels, highlighted).setFillColor(new Color(0xC44E52));
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        }
         return java.util.Optional.of(new NamedChart("rank-busy", chart));
     }
 
     private static XYChart xy(String title, String xTitle, String yTitle) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
+        style(chart.getStyler());
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        chart.getStyler().setMarkerSize(5);
+        chart.getStyler().setMarkerSize(4);
         return chart;
     }
 
     private static CategoryChart bars(String title, String xTitle, String yTitle) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT + 120).title(title)
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        style(chart.getStyler());
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
         return chart;
+    }
+
+    /** Fonts and padding that keep rotated axis titles and tick labels inside the image. */
+    private static void style(org.knowm.xchart.style.AxesChartStyler styler) {
+        styler.setChartTitleFont(TITLE_FONT);
+        styler.setAxisTitleFont(TEXT_FONT);
+        styler.setAxisTickLabelsFont(TEXT_FONT);
+        styler.setLegendFont(TEXT_FONT);
+        styler.setChartPadding(14);
+        styler.setAxisTitlePadding(8);
+        styler.setPlotMargin(4);
+        styler.setChartBackgroundColor(Color.WHITE);
     }
 
     private static double[] percentilePoints() {

@@ -1,54 +1,283 @@
 package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The report's tables and page as text: the latency table, the verdict table and the kernel table as HTML fragments
- * (also attached to Allure on their own), the kernel table as CSV, and the offline {@code report.html} page that
- * shows them with the charts from {@code charts/}.
+ * The report's tables and page as text: the outcome banner, the summary, the latency, verdict, worker and kernel tables
+ * as HTML fragments (also attached to Allure on their own), the kernel table as CSV, and the offline
+ * {@code report.html} page that shows them with the charts from {@code charts/}.
  *
- * <p>Every number comes from a {@link ReportData}, i.e. from {@code summary.json}: latency values are its
- * {@code latency.<metric>.{meanMs,p50Ms,p90Ms,p99Ms,maxMs}} printed with three decimals; kernel times are ns in the CSV
- * and ms (three decimals) in HTML. The page loads nothing from the network.
+ * <p>Every number comes from a {@link ReportData}, i.e. from {@code summary.json} (its shape is described in
+ * {@code docs/USER-GUIDE.md}, "summary.json"): latency values are its
+ * {@code latency.<metric>.{meanMs,p50Ms,p90Ms,p99Ms,maxMs}} printed with three decimals, a metric without samples
+ * ({@code count} 0) prints "none"; kernel times are ns in the CSV and ms (three decimals) in HTML. Fields a file lacks
+ * (an older file, a test that failed before its profile window opened, a test without phases) leave their section
+ * out. The page loads nothing from the network.
  */
 final class HtmlReport {
 
     /** Kernels in the HTML kernel table ({@code kernels.csv} has all of them). */
     public static final int KERNEL_ROWS = 25;
     private static final String[] METRICS = {"ttft", "itl", "tpot", "e2e"};
-    private static final String STYLE = "body{font-family:sans-serif;margin:2em;color:#222}"
+    private static final String STYLE = "body{font-family:sans-serif;margin:1.5em auto;max-width:1400px;"
+            + "padding:0 1em;color:#222}h1{font-size:1.5em;overflow-wrap:anywhere}"
             + "table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 8px;"
-            + "text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f0f0f0}"
-            + ".pass{color:#1a7f37}.fail{color:#c62828;font-weight:bold}img{max-width:100%;display:block;"
-            + "margin:0.5em 0 1.5em;border:1px solid #ddd}.kernel{text-align:left;font-family:monospace}";
+            + "text-align:right;vertical-align:top}td:first-child,th{text-align:left}th{background:#f0f0f0}"
+            + ".scroll{max-width:100%;overflow-x:auto}"
+            + ".pass{color:#1a7f37}.fail{color:#c62828;font-weight:bold}.warn{color:#9a6700;font-weight:bold}"
+            + ".banner{padding:0.8em 1em;font-size:1.25em;font-weight:bold;border-radius:4px;margin:0.5em 0 1em;"
+            + "overflow-wrap:anywhere}.banner.PASSED{background:#dafbe1;color:#116329;border:1px solid #1a7f37}"
+            + ".banner.FAILED{background:#ffebe9;color:#a40e26;border:1px solid #c62828}"
+            + ".banner.ERROR{background:#fff1e5;color:#953800;border:1px solid #bc4c00}"
+            + ".banner .message{display:block;font-size:0.8em;font-weight:normal;font-family:monospace;"
+            + "white-space:pre-wrap;margin-top:0.3em}"
+            + ".warning{background:#fff8c5;border:1px solid #d4a72c;padding:0.4em 0.8em}"
+            + ".text,td.text{text-align:left}.kernel{text-align:left;font-family:monospace;overflow-wrap:anywhere}"
+            + ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:1em;"
+            + "margin:0.5em 0 1.5em}.charts figure{margin:0}.charts img{width:100%;height:auto;display:block;"
+            + "border:1px solid #ddd}"
+            + "dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:0.2em 1em}"
+            + "dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}"
+            + "section.phase{border-top:2px solid #ccc;margin-top:1.5em}";
 
     private HtmlReport() {
     }
 
-    private static String goodputSlo(JsonNode latency) {
-        StringBuilder slo = new StringBuilder();
-        latency.path("goodput").forEach(p -> slo.append(slo.length() == 0 ? "" : " ").append(p.asText()));
-        return slo.toString();
+    /** @return the page's style sheet, for HTML attachments that show parts of it */
+    static String style() {
+        return STYLE;
     }
 
-    /** @return the latency table: one row per metric, then throughput, goodput and errors */
+    /** A run's outcome as the banner shows it: {@code PASSED}, {@code FAILED} or {@code ERROR}, and its text. */
+    record Banner(String status, String headline, String message) {
+    }
+
+    /**
+     * @return the outcome from {@code summary.json}'s {@code outcome}; for a file without one, ERROR when it has an
+     *         {@code error}, FAILED when a verdict failed and is enforced, else PASSED
+     */
+    static Banner banner(ReportData data) {
+        JsonNode s = data.summary();
+        JsonNode outcome = s.path("outcome");
+        List<Verdict> verdicts = data.verdicts();
+        long failed = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).count();
+        long warnings = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.WARN).count();
+        int total = verdicts.size();
+        String status;
+        String message;
+        if (outcome.isObject() && outcome.hasNonNull("status")) {
+            status = outcome.get("status").asText();
+            message = outcome.path("message").asText("");
+            total = outcome.path("verdicts").asInt(total);
+            failed = outcome.path("failed").asLong(failed);
+            warnings = outcome.path("warnings").asLong(warnings);
+        } else if (s.hasNonNull("error")) {
+            status = "ERROR";
+            message = s.get("error").asText();
+        } else {
+            status = failed > 0 ? "FAILED" : "PASSED";
+            message = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).findFirst()
+                    .map(Verdict::describe).orElse("");
+        }
+        String warned = warnings == 0 ? "" : String.format(Locale.ROOT, ", %d warning%s", warnings,
+                warnings == 1 ? "" : "s");
+        String headline = switch (status) {
+            case "PASSED" -> total == 0 ? "PASSED (no budget checks)" + warned
+                    : String.format(Locale.ROOT, "PASSED: %d of %d check%s held%s", total - warnings, total,
+                            total == 1 ? "" : "s", warned);
+            case "FAILED" -> total == 0 ? "FAILED"
+                    : String.format(Locale.ROOT, "FAILED: %d of %d check%s failed%s", failed, total,
+                            total == 1 ? "" : "s", warned);
+            default -> status;
+        };
+        return new Banner(status, headline, message);
+    }
+
+    /** @return failures, then warnings, then passes, each group in recording order */
+    static List<Verdict> failuresFirst(List<Verdict> verdicts) {
+        return verdicts.stream().sorted(Comparator.comparingInt(v -> switch (v.outcome()) {
+            case FAIL -> 0;
+            case WARN -> 1;
+            case PASS -> 2;
+        })).toList();
+    }
+
+    /** @return the pass/fail banner: {@code <div class="banner STATUS" id="outcome" data-status="STATUS">} */
+    public static String bannerHtml(ReportData data) {
+        Banner b = banner(data);
+        return "<div class=\"banner " + escape(b.status()) + "\" id=\"outcome\" data-status=\"" + escape(b.status())
+                + "\">" + escape(b.headline()) + (b.message().isEmpty() ? ""
+                        : "<span class=\"message\">" + escape(b.message()) + "</span>") + "</div>";
+    }
+
+    /**
+     * @return the banner and the summary: what was profiled (or attempted), key latency figures, steps captured
+     *         against requested (with a warning when they differ), workers, and the error when there is one
+     */
+    public static String summaryHtml(ReportData data) {
+        JsonNode s = data.summary();
+        StringBuilder html = new StringBuilder(bannerHtml(data)).append("<dl class=\"summary\">");
+        JsonNode profiled = s.path("profiled");
+        JsonNode engine = s.path("engine");
+        if (profiled.isObject()) {
+            term(html, "profiled", profiled.hasNonNull("description") ? profiled.get("description").asText()
+                    : profiled.path("kind").asText() + " " + ReportParameters.safeUrl(profiled.path("url").asText()));
+        } else if (engine.isObject()) {
+            term(html, "profiled", (engine.path("backend").asText("") + " " + engine.path("kind").asText("") + " "
+                    + (engine.hasNonNull("url") ? ReportParameters.safeUrl(engine.get("url").asText()) : "")).trim());
+        }
+        if (engine.hasNonNull("model")) {
+            term(html, "model", engine.get("model").asText());
+        }
+        JsonNode attempted = s.path("attempted");
+        if (attempted.isObject()) {
+            term(html, "attempted", attempted(attempted));
+        }
+        JsonNode latency = s.path("latency");
+        if (latency.isObject()) {
+            term(html, "requests", latency.path("completed").asLong() + " completed, " + latency.path("failed").asLong()
+                    + " failed in " + compact(latency.path("durationMs").asDouble() / 1000) + " s");
+            for (String metric : METRICS) {
+                JsonNode m = latency.path(metric);
+                if (m.isObject()) {
+                    term(html, metric.toUpperCase(Locale.ROOT), !m.has("p50Ms") ? "none"
+                            : "p50 " + compact(m.get("p50Ms").asDouble()) + " ms, p99 "
+                                    + compact(m.path("p99Ms").asDouble()) + " ms, max "
+                                    + compact(m.path("maxMs").asDouble()) + " ms");
+                }
+            }
+            term(html, "output tokens/s", compact(latency.path("outputTokenThroughput").asDouble()));
+        }
+        steps(html, s.path("steps"));
+        JsonNode workers = s.path("workers");
+        if (workers.isArray() && !workers.isEmpty()) {
+            long profiledCount = 0;
+            for (JsonNode w : workers) {
+                profiledCount += w.path("state").asText().equals("PROFILED") ? 1 : 0;
+            }
+            term(html, "workers", workers.size() + " (" + profiledCount + " profiled)");
+        }
+        if (s.path("phases").isArray() && !s.get("phases").isEmpty()) {
+            List<String> names = new ArrayList<>();
+            s.get("phases").forEach(p -> names.add(p.path("phase").asText()));
+            term(html, "phases", String.join(", ", names));
+        }
+        html.append("</dl>");
+        if (s.hasNonNull("error") && !s.get("error").asText().equals(banner(data).message())) {
+            html.append("<p class=\"fail\">The profile window did not complete: ").append(escape(s.get("error")
+                    .asText())).append("</p>");
+        }
+        return html.toString();
+    }
+
+    private static String attempted(JsonNode a) {
+        List<String> parts = new ArrayList<>();
+        if (a.hasNonNull("backend") || a.hasNonNull("engineKind")) {
+            parts.add((a.path("backend").asText("") + " " + a.path("engineKind").asText("")).trim());
+        }
+        List<String> urls = new ArrayList<>();
+        a.path("urls").forEach(u -> urls.add(ReportParameters.safeUrl(u.asText())));
+        if (!urls.isEmpty()) {
+            parts.add(String.join(", ", urls));
+        }
+        parts.add("numSteps " + (a.hasNonNull("numSteps") ? a.get("numSteps").asText() : "until stop_profile"));
+        List<String> activities = new ArrayList<>();
+        a.path("activities").forEach(x -> activities.add(x.asText()));
+        if (!activities.isEmpty()) {
+            parts.add("activities " + String.join(", ", activities));
+        }
+        List<String> phases = new ArrayList<>();
+        a.path("phases").forEach(x -> phases.add(x.asText()));
+        if (!phases.isEmpty()) {
+            parts.add("phases " + String.join(", ", phases));
+        }
+        String load = load(a.path("load"));
+        if (!load.isEmpty()) {
+            parts.add("load " + load);
+        }
+        return String.join("; ", parts);
+    }
+
+    /** @return a load as one line, e.g. {@code "40 requests, concurrency 8, ISL/OSL 128/8"}; "" without one */
+    static String load(JsonNode load) {
+        if (!load.isObject()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        if (load.has("requests")) {
+            parts.add(load.get("requests").asText() + " requests");
+        }
+        double rate = load.path("arrival").path("requestRate").asDouble(Double.POSITIVE_INFINITY);
+        if (Double.isFinite(rate) && rate > 0) {
+            parts.add(compact(rate) + " req/s");
+        }
+        if (load.has("concurrency")) {
+            parts.add("concurrency " + load.get("concurrency").asText());
+        }
+        if (load.has("inputTokens")) {
+            parts.add("ISL/OSL " + load.get("inputTokens").asText() + "/" + load.path("outputTokens").asText());
+        }
+        return String.join(", ", parts);
+    }
+
+    private static void steps(StringBuilder html, JsonNode steps) {
+        if (!steps.isObject()) {
+            return;
+        }
+        StringBuilder captured = new StringBuilder();
+        steps.path("captured").properties().forEach(e -> captured.append(captured.length() == 0 ? "" : ", ")
+                .append(e.getKey()).append(": ").append(e.getValue().asText()));
+        String requested = steps.hasNonNull("requested") ? steps.get("requested").asText() : "until stop_profile";
+        term(html, "steps", "requested " + requested + ", captured " + (captured.length() == 0 ? "none"
+                : captured.toString()));
+        if (steps.hasNonNull("requested")) {
+            long want = steps.get("requested").asLong();
+            if (!steps.hasNonNull("min") || steps.get("min").asLong() != want
+                    || steps.path("max").asLong(want) != want) {
+                html.append("</dl><p class=\"warning steps\">Steps captured (").append(escape(captured.length() == 0
+                        ? "none" : captured.toString())).append(") differ from the ").append(want)
+                        .append(" requested").append(steps.path("strict").asBoolean() ? " (strict: the test fails)"
+                                : "").append(".</p><dl class=\"summary\">");
+            }
+        }
+    }
+
+    private static void term(StringBuilder html, String name, String value) {
+        html.append("<dt>").append(escape(name)).append("</dt><dd>").append(escape(value)).append("</dd>");
+    }
+
+    /** @return the latency table of {@code summary.json}'s {@code latency}: one row per metric, then throughput */
     public static String latencyTable(ReportData data) {
-        JsonNode latency = data.summary().path("latency");
-        StringBuilder html = new StringBuilder("<table class=\"latency\"><tr><th>metric (ms)</th><th>count</th>"
-                + "<th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>definition</th></tr>");
+        return latencyTable(data.summary().path("latency"));
+    }
+
+    /** @return the latency table of a {@code latency} object (the run's or a phase's); "" without one */
+    static String latencyTable(JsonNode latency) {
+        if (!latency.isObject()) {
+            return "<p class=\"latency\">No latency was measured.</p>";
+        }
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"latency\"><tr><th>metric (ms)"
+                + "</th><th>count</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>definition</th>"
+                + "</tr>");
         for (String metric : METRICS) {
             JsonNode m = latency.path(metric);
             html.append("<tr><td>").append(metric.toUpperCase(Locale.ROOT)).append("</td><td>")
                     .append(m.path("count").asLong()).append("</td>");
+            boolean none = m.path("count").asLong() == 0 || !m.has("p50Ms");
             for (String stat : new String[] {"meanMs", "p50Ms", "p90Ms", "p99Ms", "maxMs"}) {
-                html.append("<td>").append(m.has(stat) ? ms(m.get(stat).asDouble()) : "–").append("</td>");
+                html.append("<td>").append(none ? "none" : m.has(stat) ? ms(m.get(stat).asDouble()) : "–")
+                        .append("</td>");
             }
-            html.append("<td class=\"kernel\">").append(escape(m.path("definition").asText())).append("</td></tr>");
+            html.append("<td class=\"text\">").append(escape(m.path("definition").asText())).append("</td></tr>");
         }
-        html.append("</table><table class=\"throughput\"><tr><th>throughput</th><th>value</th></tr>");
+        html.append("</table></div><table class=\"throughput\"><tr><th>throughput</th><th>value</th></tr>");
         row(html, "completed requests", String.valueOf(latency.path("completed").asLong()));
         row(html, "failed requests", String.valueOf(latency.path("failed").asLong()));
         row(html, "duration (ms)", ms(latency.path("durationMs").asDouble()));
@@ -66,36 +295,141 @@ final class HtmlReport {
         return html.append("</table>").toString();
     }
 
-    /** @return the verdict table (measure, actual, relation and budget, outcome), or a line saying there were none */
-    public static String verdictTable(List<Verdict> verdicts) {
-        if (verdicts.isEmpty()) {
-            return "<p class=\"verdicts\">No budget assertions were made.</p>";
-        }
-        StringBuilder html = new StringBuilder("<table class=\"verdicts\"><tr><th>budget</th><th>actual</th>"
-                + "<th>budget</th><th>outcome</th></tr>");
-        for (Verdict v : verdicts) {
-            html.append("<tr><td>").append(escape(v.measure())).append("</td><td>").append(escape(v.actualText()))
-                    .append("</td><td>").append(escape(v.relation() + " " + v.budgetText())).append("</td><td class=\"")
-                    .append(v.passed() ? "pass\">PASS" : "fail\">FAIL").append("</td></tr>");
-        }
-        return html.append("</table>").toString();
+    private static String goodputSlo(JsonNode latency) {
+        StringBuilder slo = new StringBuilder();
+        latency.path("goodput").forEach(p -> slo.append(slo.length() == 0 ? "" : " ").append(p.asText()));
+        return slo.toString();
     }
 
-    /** @return the top {@value #KERNEL_ROWS} kernels over all ranks: launches, total, mean, share of kernel time */
+    /**
+     * @return the verdict table, failures first, then warnings, then passes (each group in recording order): scope,
+     *         measure, actual, budget with its relation, relative gap, detail, outcome; or a line saying there were none
+     */
+    public static String verdictTable(List<Verdict> verdicts) {
+        if (verdicts.isEmpty()) {
+            return "<p class=\"verdicts\">No budget verdicts were recorded.</p>";
+        }
+        List<Verdict> sorted = failuresFirst(verdicts);
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"verdicts\"><tr><th>scope</th>"
+                + "<th>measure</th><th>actual</th><th>budget</th><th>gap</th><th>detail</th><th>outcome</th></tr>");
+        for (Verdict v : sorted) {
+            html.append("<tr class=\"verdict ").append(v.outcome()).append("\"><td>")
+                    .append(escape(v.scope().isEmpty() ? "run" : v.scope())).append("</td><td class=\"text\">")
+                    .append(escape(v.measure())).append("</td><td>").append(escape(v.actualText())).append("</td><td>")
+                    .append(escape(v.relation() + " " + v.budgetText())).append("</td><td>").append(escape(v.gapText()))
+                    .append("</td><td class=\"text\">").append(escape(v.detail())).append("</td><td class=\"")
+                    .append(switch (v.outcome()) {
+                        case PASS -> "pass";
+                        case FAIL -> "fail";
+                        case WARN -> "warn";
+                    }).append("\">").append(v.outcome()).append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
+    /**
+     * @return the workers table of {@code summary.json}'s {@code workers}: label, URL (without credentials), type,
+     *         outcome, trace files; "" without workers
+     */
+    public static String workersTable(JsonNode workers) {
+        if (!workers.isArray() || workers.isEmpty()) {
+            return "";
+        }
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"workers\"><tr><th>worker</th>"
+                + "<th>URL</th><th>type</th><th>outcome</th><th>trace files</th></tr>");
+        int i = 0;
+        for (JsonNode w : workers) {
+            i++;
+            StringBuilder outcome = new StringBuilder(w.path("state").asText(""));
+            if (w.path("httpStatus").asInt() != 0) {
+                outcome.append(", HTTP ").append(w.get("httpStatus").asInt());
+            }
+            if (!w.path("reason").asText("").isEmpty()) {
+                outcome.append(": ").append(w.get("reason").asText());
+            }
+            if (w.hasNonNull("stopOutcome")) {
+                outcome.append(" (stop: ").append(w.get("stopOutcome").asText()).append(')');
+            }
+            List<String> files = new ArrayList<>();
+            w.path("traceFiles").forEach(f -> files.add(f.asText()));
+            html.append("<tr><td>").append(escape(w.path("label").asText("worker-" + i))).append("</td><td class=\"text\">")
+                    .append(escape(w.hasNonNull("url") ? ReportParameters.safeUrl(w.get("url").asText()) : ""))
+                    .append("</td><td class=\"text\">").append(escape(w.path("workerType").asText("")))
+                    .append("</td><td class=\"text ").append(w.path("state").asText().equals("PROFILED") ? "pass"
+                            : "fail").append("\">").append(escape(outcome.toString())).append("</td><td class=\"kernel\">")
+                    .append(escape(!w.has("traceFiles") ? "–" : files.isEmpty() ? "none" : String.join(", ", files)))
+                    .append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
+    /**
+     * @return the top {@value #KERNEL_ROWS} kernels over all ranks with their full names: number ({@code K1}… as the
+     *         top-kernels chart labels its bars), launches, total, mean, share of kernel time
+     */
     public static String kernelTable(ReportData data) {
         List<ReportData.Kernel> kernels = data.kernels();
         if (kernels.isEmpty()) {
             return "<p class=\"kernels\">No trace was analysed.</p>";
         }
         long total = data.kernelTotalNs();
-        StringBuilder html = new StringBuilder("<table class=\"kernels\"><tr><th>kernel</th><th>launches</th>"
-                + "<th>total (ms)</th><th>mean (µs)</th><th>share</th></tr>");
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"kernels\"><tr><th>#</th>"
+                + "<th>kernel</th><th>launches</th><th>total (ms)</th><th>mean (µs)</th><th>share</th></tr>");
+        int i = 0;
         for (ReportData.Kernel k : kernels.stream().limit(KERNEL_ROWS).toList()) {
-            html.append("<tr><td class=\"kernel\">").append(escape(abbreviate(k.name(), 100))).append("</td><td>")
+            String label = Charts.kernelLabel(i++);
+            html.append("<tr id=\"kernel-").append(label).append("\"><td>").append(label)
+                    .append("</td><td class=\"kernel\" title=\"").append(escape(k.name())).append("\">")
+                    .append(escape(k.name())).append("</td><td>")
                     .append(k.count()).append("</td><td>").append(ms(k.totalNs() / 1e6)).append("</td><td>")
                     .append(ms(k.count() == 0 ? 0 : k.totalNs() / 1e3 / k.count())).append("</td><td>")
                     .append(String.format(Locale.ROOT, "%.1f%%", total == 0 ? 0.0 : 100.0 * k.totalNs() / total))
                     .append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
+    /**
+     * @return the kernels of {@code summary.json}'s {@code baseline.kernels} the baseline-diff chart shows, numbered
+     *         {@code B1}… as its bars, with full names; "" without a baseline
+     */
+    static String baselineTable(JsonNode baseline) {
+        JsonNode kernels = baseline.path("kernels");
+        if (!kernels.isArray() || kernels.isEmpty()) {
+            return "";
+        }
+        StringBuilder html = new StringBuilder("<h2>Baseline</h2><div class=\"scroll\"><table class=\"baseline\">"
+                + "<tr><th>#</th><th>kernel</th><th>baseline (ms)</th><th>this run (ms)</th><th>change</th></tr>");
+        int i = 0;
+        for (JsonNode k : kernels) {
+            if (i++ == Charts.TOP_KERNELS) {
+                break;
+            }
+            long base = k.path("baseTotalNs").asLong();
+            long run = k.path("totalNs").asLong();
+            String name = k.path("name").asText();
+            html.append("<tr id=\"baseline-B").append(i).append("\"><td>B").append(i)
+                    .append("</td><td class=\"kernel\" title=\"").append(escape(name)).append("\">")
+                    .append(escape(name)).append("</td><td>").append(ms(base / 1e6)).append("</td><td>")
+                    .append(ms(run / 1e6)).append("</td><td>").append(base == 0 ? "new" : String.format(Locale.ROOT,
+                            "%+.1f%%", 100.0 * (run - base) / base)).append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
+    /** @return GPU busy time per rank ({@code trace.ranks[]}, labelled) with the straggler; "" without ranks */
+    static String rankTable(ReportData data) {
+        List<ReportData.RankBusy> ranks = data.rankBusy();
+        if (ranks.isEmpty()) {
+            return "";
+        }
+        String straggler = data.straggler().orElse(null);
+        StringBuilder html = new StringBuilder("<table class=\"ranks\"><tr><th>rank</th><th>GPU busy (ms)</th>"
+                + "<th>span (ms)</th><th></th></tr>");
+        for (ReportData.RankBusy r : ranks) {
+            html.append("<tr><td>").append(escape(r.label())).append("</td><td>").append(ms(r.busyNs() / 1e6))
+                    .append("</td><td>").append(ms(r.spanNs() / 1e6)).append("</td><td class=\"text\">")
+                    .append(r.label().equals(straggler) ? "straggler (busiest rank)" : "").append("</td></tr>");
         }
         return html.append("</table>").toString();
     }
@@ -113,34 +447,105 @@ final class HtmlReport {
         return csv.toString();
     }
 
+    /** @return the chart grid: each chart {@code prefix + charts/<name>.png}, linked to itself at full size */
+    static String chartGrid(List<Charts.NamedChart> charts, String prefix) {
+        if (charts.isEmpty()) {
+            return "<p class=\"charts\">No charts: nothing was measured.</p>";
+        }
+        StringBuilder html = new StringBuilder("<div class=\"charts\">");
+        for (Charts.NamedChart c : charts) {
+            String src = prefix + "charts/" + c.name() + ".png";
+            html.append("<figure><a href=\"").append(escape(src)).append("\"><img class=\"chart\" src=\"")
+                    .append(escape(src)).append("\" width=\"").append(c.chart().getWidth()).append("\" height=\"")
+                    .append(c.chart().getHeight()).append("\" alt=\"").append(escape(c.title())).append("\" title=\"")
+                    .append(escape(c.title())).append(" (click for full size)\"></a></figure>");
+        }
+        return html.append("</div>").toString();
+    }
+
     /**
      * @param charts the charts rendered under {@code charts/<name>.png} next to the page
+     * @param phases per phase of {@code summary.json}'s {@code phases[]} that has its own directory, its charts
+     *               (rendered under {@code <directory>/charts/})
      * @return the whole offline page
      */
-    public static String page(ReportData data, List<Charts.NamedChart> charts) {
+    public static String page(ReportData data, List<Charts.NamedChart> charts,
+            Map<String, List<Charts.NamedChart>> phases) {
         JsonNode s = data.summary();
-        StringBuilder html = new StringBuilder("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>")
+        StringBuilder html = new StringBuilder("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>")
                 .append(escape(data.testName())).append(" — Profiled Rollout</title><style>").append(STYLE)
-                .append("</style></head><body><h1>").append(escape(data.testName())).append("</h1>");
-        if (!s.path("error").isNull() && s.has("error")) {
-            html.append("<p class=\"fail\">The window did not complete: ").append(escape(s.get("error").asText()))
-                    .append("</p>");
+                .append("</style></head><body><h1>").append(escape(data.testName())).append("</h1>")
+                .append(summaryHtml(data));
+        html.append("<h2>Budgets</h2>").append(verdictTable(data.verdicts()));
+        String workers = workersTable(s.path("workers"));
+        if (!workers.isEmpty()) {
+            html.append("<h2>Workers</h2>").append(workers);
         }
-        html.append("<h2>Run</h2><table class=\"run\"><tr><th>parameter</th><th>value</th></tr>");
-        for (Map.Entry<String, String> p : ReportParameters.of(s).entrySet()) {
-            row(html, escape(p.getKey()), escape(p.getValue()));
+        if (s.path("latency").isObject() || !charts.isEmpty()) {
+            html.append("<h2>Charts</h2>").append(chartGrid(charts, ""));
         }
-        html.append("</table><h2>Budgets</h2>").append(verdictTable(data.verdicts()))
-                .append("<h2>Latency</h2>").append(latencyTable(data)).append("<h2>Charts</h2>");
-        for (Charts.NamedChart c : charts) {
-            html.append("<img class=\"chart\" src=\"charts/").append(c.name()).append(".png\" alt=\"")
-                    .append(escape(c.title())).append("\">");
+        JsonNode phaseNodes = s.path("phases");
+        if (phaseNodes.isArray()) {
+            for (JsonNode p : phaseNodes) {
+                html.append(phaseSection(p, phases.getOrDefault(p.path("directory").asText(""), List.of())));
+            }
         }
-        html.append("<h2>Kernels</h2>").append(kernelTable(data))
-                .append("<p>All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "
-                        + "<a href=\"summary.json\">summary.json</a>, <a href=\"requests.jsonl\">requests.jsonl</a>, "
-                        + "<a href=\"timeseries.csv\">timeseries.csv</a>.</p></body></html>\n");
-        return html.toString();
+        if (s.path("latency").isObject()) {
+            html.append("<h2>Latency</h2>").append(latencyTable(data));
+        }
+        Map<String, String> parameters = ReportParameters.of(s);
+        if (!parameters.isEmpty()) {
+            html.append("<h2>Run</h2><table class=\"run\"><tr><th>parameter</th><th>value</th></tr>");
+            for (Map.Entry<String, String> p : parameters.entrySet()) {
+                html.append("<tr><td>").append(escape(p.getKey())).append("</td><td class=\"text\">")
+                        .append(escape(p.getValue())).append("</td></tr>");
+            }
+            html.append("</table>");
+        }
+        boolean traced = !data.trace().ranks().isEmpty() || !data.trace().kernels().isEmpty();
+        if (traced) {
+            html.append("<h2>Ranks</h2>").append(rankTable(data)).append("<h2>Kernels</h2>").append(kernelTable(data));
+        }
+        html.append(baselineTable(s.path("baseline")));
+        html.append("<p>").append(traced ? "All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "
+                : "Raw data: ").append("<a href=\"summary.json\">summary.json</a>");
+        for (String file : List.of("requests.jsonl", "timeseries.csv")) {
+            if (Files.isRegularFile(data.directory().resolve(file))) {
+                html.append(", <a href=\"").append(file).append("\">").append(file).append("</a>");
+            }
+        }
+        return html.append(".</p></body></html>\n").toString();
+    }
+
+    /** @return one phase of {@code phases[]}: its load, latency, steps, verdicts, charts and its own page */
+    static String phaseSection(JsonNode phase, List<Charts.NamedChart> charts) {
+        String name = phase.path("phase").asText("phase");
+        String directory = phase.path("directory").asText("");
+        StringBuilder html = new StringBuilder("<section class=\"phase\" id=\"phase-").append(escape(name))
+                .append("\"><h2>Phase ").append(escape(name)).append("</h2>");
+        String load = load(phase.path("load"));
+        html.append("<dl class=\"summary\">");
+        if (!load.isEmpty()) {
+            term(html, "load", load);
+        }
+        steps(html, phase.path("steps"));
+        html.append("</dl>");
+        List<Verdict> verdicts = ReportData.verdicts(phase.path("verdicts"));
+        html.append("<h3>Budgets</h3>").append(verdictTable(verdicts));
+        String workers = workersTable(phase.path("workers"));
+        if (!workers.isEmpty()) {
+            html.append("<h3>Workers</h3>").append(workers);
+        }
+        html.append("<h3>Latency</h3>").append(latencyTable(phase.path("latency")));
+        if (!charts.isEmpty()) {
+            html.append("<h3>Charts</h3>").append(chartGrid(charts, directory + "/"));
+        }
+        if (!directory.isEmpty()) {
+            html.append("<p>This phase's own report: <a href=\"").append(escape(directory)).append("/report.html\">")
+                    .append(escape(directory)).append("/report.html</a>.</p>");
+        }
+        return html.append("</section>").toString();
     }
 
     /** @return {@code s} cut to {@code max} characters with an ellipsis */
@@ -153,11 +558,27 @@ final class HtmlReport {
         return String.format(Locale.ROOT, "%.3f", v);
     }
 
+    /** @return {@code v} with at most three significant decimals and no trailing zeros, e.g. 232.2, 0.0123 */
+    static String compact(double v) {
+        if (!Double.isFinite(v)) {
+            return String.valueOf(v);
+        }
+        double abs = Math.abs(v);
+        String pattern = abs >= 100 || abs == 0 ? "%.0f" : abs >= 10 ? "%.1f" : abs >= 1 ? "%.2f" : "%.3g";
+        String text = String.format(Locale.ROOT, pattern, v);
+        return text.contains(".") && !text.contains("e") ? text.replaceAll("0+$", "").replaceAll("\\.$", "") : text;
+    }
+
     static String escape(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     private static void row(StringBuilder html, String name, String value) {
         html.append("<tr><td>").append(name).append("</td><td>").append(value).append("</td></tr>");
+    }
+
+    /** @return whether {@code directory} holds a run (a {@code summary.json}) */
+    static boolean isRun(Path directory) {
+        return Files.isRegularFile(directory.resolve("summary.json"));
     }
 }

@@ -4,6 +4,7 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.metrics.TimeSeries;
 import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.KernelStats;
@@ -82,18 +83,32 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
     }
 
     /** The parts of {@code summary.json} read as records; the rest stays in the tree. */
-    private record Contents(String test, Trace trace, List<Verdict> verdicts) {
+    private record Contents(String test, Trace trace) {
     }
 
     /**
      * One line of {@code requests.jsonl}; times in ns from the earliest intended send, -1 when absent.
      *
-     * @param sendNs  when the request was sent
-     * @param ttftNs  time to first token, -1 without a first chunk
-     * @param e2eNs   end-to-end latency, -1 for a failed request
-     * @param error   the error kind, or null
+     * @param sendNs           when the request was sent
+     * @param ttftNs           time to first token, -1 without a first chunk
+     * @param e2eNs            end-to-end latency, -1 for a failed request
+     * @param error            the error kind, or null
+     * @param endNs            when the request ended (last chunk, or the failure); 0 in files that lack it
+     * @param completionTokens output tokens the server reported; 0 when absent
+     * @param chunks           content chunks received
      */
-    public record Request(long sendNs, long ttftNs, long e2eNs, String error) {
+    public record Request(long sendNs, long ttftNs, long e2eNs, String error, long endNs, int completionTokens,
+                          int chunks) {
+
+        /** @return when the request ended: {@code endNs}, else send + E2E, else the send */
+        public long end() {
+            return endNs > 0 ? endNs : e2eNs >= 0 ? sendNs + e2eNs : sendNs;
+        }
+
+        /** @return output tokens: the server's count, else one per chunk */
+        public int outputTokens() {
+            return completionTokens > 0 ? completionTokens : chunks;
+        }
     }
 
     /**
@@ -125,6 +140,17 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      *                              the file
      */
     public static ReportData read(Path directory) {
+        return read(directory, null);
+    }
+
+    /**
+     * Reads {@code directory}, taking the verdicts from {@code verdicts} instead of its {@code summary.json} (a
+     * phase's directory, whose verdicts are in the test's {@code phases[].verdicts}).
+     *
+     * @param verdicts a {@code verdicts} array, or null for the file's own
+     * @throws UncheckedIOException as {@link #read(Path)}
+     */
+    public static ReportData read(Path directory, JsonNode verdicts) {
         Path summaryFile = directory.resolve("summary.json");
         if (!Files.isRegularFile(summaryFile)) {
             throw new UncheckedIOException(new IOException("No summary.json in " + directory + ": point at a test's "
@@ -142,11 +168,52 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
             return new ReportData(directory, summary, requests(directory.resolve("requests.jsonl")),
                     timeSeries(directory.resolve("timeseries.csv")), histograms(directory.resolve("latency.hlog")),
                     contents.test() == null ? directory.getFileName().toString() : contents.test(),
-                    contents.verdicts() == null ? List.of() : contents.verdicts(),
+                    verdicts(verdicts == null ? summary.path("verdicts") : verdicts),
                     contents.trace() == null ? Trace.NONE : contents.trace());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the run in " + directory + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * @param array a {@code verdicts} array of {@code summary.json}, or a missing node
+     * @return its verdicts in order; an element lacking later fields (an older file: no {@code kind}, {@code scope},
+     *         {@code unit}, {@code detail}, {@code gap} or {@code enforced}) gets {@code LATENCY}, {@code ""}, the gap
+     *         computed from {@code actual} and {@code budget}, and enforced
+     */
+    static List<Verdict> verdicts(JsonNode array) {
+        List<Verdict> out = new ArrayList<>();
+        if (!array.isArray()) {
+            return out;
+        }
+        for (JsonNode v : array) {
+            ObjectNode filled = v.isObject() ? ((ObjectNode) v).deepCopy() : JSON.createObjectNode();
+            for (String text : List.of("scope", "measure", "relation", "unit", "actualText", "budgetText", "detail")) {
+                if (!filled.hasNonNull(text)) {
+                    filled.put(text, "");
+                }
+            }
+            if (!filled.hasNonNull("kind")) {
+                filled.put("kind", Verdict.Kind.LATENCY.name());
+            }
+            if (!filled.has("gap")) {
+                Double gap = Verdict.relativeGap(filled.path("actual").asDouble(Double.NaN),
+                        filled.path("budget").asDouble(Double.NaN));
+                if (gap != null) {
+                    filled.put("gap", gap);
+                }
+            }
+            if (!filled.hasNonNull("enforced")) {
+                filled.put("enforced", true);
+            }
+            try {
+                out.add(JSON.treeToValue(filled, Verdict.class));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new UncheckedIOException(new IOException("summary.json: unreadable verdict " + v + ": "
+                        + e.getMessage(), e));
+            }
+        }
+        return out;
     }
 
     private static List<Request> requests(Path file) throws IOException {
@@ -215,12 +282,40 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
     }
 
     /**
-     * @return per trace file in {@code trace.ranks} order, its GPU busy time; labelled with the rank's label, else the
-     *         file label
+     * @return per trace file in {@code trace.ranks} order, its GPU busy time; labelled with
+     *         {@code trace.ranks[].label} (e.g. {@code worker-1/TP-0}), else the rank's label from the file name, else
+     *         the file label
      */
     public List<RankBusy> rankBusy() {
-        return trace.ranks().stream().map(r -> new RankBusy(r.summary().rank().map(RankIdentity::label)
-                .orElse(r.file()), r.summary().busyNs(), r.summary().spanNs())).toList();
+        JsonNode nodes = summary.path("trace").path("ranks");
+        List<RankBusy> out = new ArrayList<>();
+        for (int i = 0; i < trace.ranks().size(); i++) {
+            LabeledTrace r = trace.ranks().get(i);
+            JsonNode label = nodes.path(i).path("label");
+            out.add(new RankBusy(label.isTextual() && !label.asText().isEmpty() ? label.asText()
+                    : r.summary().rank().map(RankIdentity::label).orElse(r.file()), r.summary().busyNs(),
+                    r.summary().spanNs()));
+        }
+        return out;
+    }
+
+    /**
+     * @return the straggler's label: {@code trace.straggler} when the file has that field (null there: none), else
+     *         the busiest rank of {@link #rankBusy()}; empty with fewer than two ranks or when all are equally busy
+     */
+    public java.util.Optional<String> straggler() {
+        List<RankBusy> ranks = rankBusy();
+        if (ranks.size() < 2) {
+            return java.util.Optional.empty();
+        }
+        JsonNode t = summary.path("trace");
+        if (t.has("straggler")) {
+            return t.get("straggler").isTextual() ? java.util.Optional.of(t.get("straggler").asText())
+                    : java.util.Optional.empty();
+        }
+        long least = ranks.stream().mapToLong(RankBusy::busyNs).min().orElse(0);
+        return ranks.stream().filter(r -> r.busyNs() > least).max(Comparator.comparingLong(RankBusy::busyNs))
+                .map(RankBusy::label);
     }
 
     /** @return time by kernel category over all ranks ({@code trace.ranks[].categories}), ns; empty without any */

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The run parameters a report shows, read from {@code summary.json}: backend, engine kind and URL (without user info
- * or query), model, TP/DP/PP/EP sizes, ISL/OSL, concurrency or request rate, requests, numSteps, activities and phase.
+ * or query), model, TP/DP/PP/EP sizes, ISL/OSL, concurrency or request rate, requests, numSteps (when a profile
+ * request was sent), activities and phase.
  * The same map becomes the Allure test's parameters and the "Run" table of {@code report.html}.
  */
 final class ReportParameters {
@@ -43,7 +44,10 @@ final class ReportParameters {
         }
         put(p, "requests", load.path("requests"));
         JsonNode profile = summary.path("profileRequest");
-        p.put("numSteps", profile.hasNonNull("num_steps") ? profile.get("num_steps").asText() : "until stop_profile");
+        if (profile.isObject()) {
+            p.put("numSteps", profile.hasNonNull("num_steps") ? profile.get("num_steps").asText()
+                    : "until stop_profile");
+        }
         if (profile.path("activities").isArray()) {
             StringBuilder a = new StringBuilder();
             profile.get("activities").forEach(x -> a.append(a.length() == 0 ? "" : ", ").append(x.asText()));

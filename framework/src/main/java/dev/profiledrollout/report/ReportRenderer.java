@@ -2,13 +2,16 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apiguardian.api.API;
 import org.knowm.xchart.BitmapEncoder;
 
@@ -31,20 +34,75 @@ public final class ReportRenderer {
      * @param pngs   the PNG files, in chart order
      * @param html   {@code report.html}
      * @param kernelCsv {@code kernels.csv}
+     * @param phases    per phase directory rendered with it (a phased test), in {@code phases[]} order; else empty
      */
     public record Rendered(ReportData data, List<Charts.NamedChart> charts, List<Path> pngs, Path html,
-                           Path kernelCsv) {
+                           Path kernelCsv, List<Rendered> phases) {
+
+        public Rendered {
+            phases = List.copyOf(phases);
+        }
     }
 
     /**
-     * Reads {@code directory} and writes its report files there, replacing earlier ones.
+     * Reads {@code directory} and writes its report files there, replacing earlier ones; for a phased test, first
+     * each phase's directory ({@code phases[].directory}, when it holds a {@code summary.json}) with that phase's
+     * verdicts, whose charts the test's page shows in its phase sections.
      *
      * @param directory a run directory holding at least {@code summary.json}
      * @throws UncheckedIOException when reading or writing fails; the message names the file
      */
     public static Rendered render(Path directory) {
-        ReportData data = ReportData.read(directory);
-        List<Charts.NamedChart> charts = Charts.build(data);
+        ReportData data = ReportData.read(directory, parentPhaseVerdicts(directory));
+        Map<String, List<Charts.NamedChart>> phases = new LinkedHashMap<>();
+        List<Rendered> phaseReports = new ArrayList<>();
+        Path base = directory.normalize();
+        JsonNode phaseNodes = data.summary().path("phases");
+        if (phaseNodes.isArray()) {
+            for (JsonNode p : phaseNodes) {
+                String name = p.path("directory").asText("");
+                Path phaseDir = base.resolve(name).normalize();
+                if (!name.isEmpty() && phaseDir.startsWith(base) && !phaseDir.equals(base)
+                        && Files.isRegularFile(phaseDir.resolve("summary.json"))) {
+                    ReportData phase = ReportData.read(phaseDir, p.path("verdicts"));
+                    Rendered rendered = write(phase, Charts.build(phase), Map.of(), List.of());
+                    phases.put(name, rendered.charts());
+                    phaseReports.add(rendered);
+                }
+            }
+        }
+        return write(data, Charts.build(data), phases, phaseReports);
+    }
+
+    /**
+     * @return for a phase directory rendered on its own (e.g. {@code profiled-rollout report} walking a test's output)
+     *         whose {@code summary.json} has no {@code verdicts}: that phase's {@code phases[].verdicts} from the
+     *         test's {@code summary.json} one level up; else null (the directory's own verdicts)
+     */
+    private static JsonNode parentPhaseVerdicts(Path directory) {
+        Path dir = directory.toAbsolutePath().normalize();
+        Path parent = dir.getParent();
+        if (parent == null || dir.getFileName() == null || !Files.isRegularFile(parent.resolve("summary.json"))) {
+            return null;
+        }
+        try {
+            if (ResultsModule.MAPPER.readTree(dir.resolve("summary.json").toFile()).has("verdicts")) {
+                return null;
+            }
+            for (JsonNode p : ResultsModule.MAPPER.readTree(parent.resolve("summary.json").toFile()).path("phases")) {
+                if (p.path("directory").asText().equals(dir.getFileName().toString()) && p.has("verdicts")) {
+                    return p.get("verdicts");
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null; // ReportData.read names an unreadable file of this directory; the parent is not ours to judge
+        }
+    }
+
+    private static Rendered write(ReportData data, List<Charts.NamedChart> charts,
+            Map<String, List<Charts.NamedChart>> phases, List<Rendered> phaseReports) {
+        Path directory = data.directory();
         Path chartDir = directory.resolve("charts");
         List<Path> pngs = new ArrayList<>();
         try {
@@ -57,8 +115,8 @@ public final class ReportRenderer {
             Path csv = directory.resolve("kernels.csv");
             Files.writeString(csv, HtmlReport.kernelCsv(data), StandardCharsets.UTF_8);
             Path html = directory.resolve("report.html");
-            Files.writeString(html, HtmlReport.page(data, charts), StandardCharsets.UTF_8);
-            return new Rendered(data, charts, pngs, html, csv);
+            Files.writeString(html, HtmlReport.page(data, charts, phases), StandardCharsets.UTF_8);
+            return new Rendered(data, charts, pngs, html, csv, phaseReports);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write the report of " + directory + ": " + e.getMessage(), e);
         }

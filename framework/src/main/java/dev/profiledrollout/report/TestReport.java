@@ -23,9 +23,12 @@ import org.apiguardian.api.API;
 /**
  * Finishes one profiled test's report after its body: adds the budget verdicts and the test's {@link TestOutcome}
  * to {@code summary.json}, renders the
- * charts, {@code kernels.csv} and {@code report.html} ({@link ReportRenderer}), prints the verdicts on the console, and,
- * inside an Allure test case, adds the parameters and labels, a {@code budgets} step with one step per verdict, and
- * the attachments: latency table (HTML), budget verdicts (HTML), every chart (PNG), the kernel table (CSV),
+ * charts, {@code kernels.csv} and {@code report.html} ({@link ReportRenderer}), prints the outcome, every verdict and
+ * the workers on the console, and, inside an Allure test case, adds the parameters and labels, a {@code budgets} step
+ * with one step per verdict (a warning passes, its name starting with {@code WARN}), per phase of a phased test a
+ * {@code phase <NAME>} step with that phase's budgets, latency table and charts, and the attachments: summary (HTML:
+ * the outcome banner and the summary of {@code report.html}), workers (HTML, when there were workers), latency table
+ * (HTML), budget verdicts (HTML), every chart (PNG), the kernel table (CSV),
  * {@code summary.json}, and the trace files when {@link Options#attachTraces()} is on and each is at most
  * {@link Options#maxTraceBytes()} (otherwise their paths are listed in {@code summary.json} only).
  */
@@ -85,7 +88,7 @@ public final class TestReport {
      * @param verdicts   the budget verdicts of the body, in order; may be empty
      * @param traceFiles the collected trace files (attached only on request)
      * @param options    what to attach
-     * @param console    where the verdicts are printed
+     * @param console    where the outcome, the verdicts and the workers are printed
      * @param outcome    how the test ended, written as {@code summary.json}'s top-level {@code outcome}
      * @return the rendered report, or empty without {@code summary.json}
      * @throws UncheckedIOException when a report file cannot be read or written
@@ -98,7 +101,7 @@ public final class TestReport {
         }
         writeVerdicts(summaryFile, verdicts, traceFiles, outcome);
         ReportRenderer.Rendered rendered = ReportRenderer.render(directory);
-        printVerdicts(rendered.data().testName(), verdicts, console);
+        printOutcome(rendered.data(), console);
         if (AllureSteps.active()) {
             allure(rendered, verdicts, traceFiles, options);
         }
@@ -145,15 +148,36 @@ public final class TestReport {
         }
     }
 
-    private static void printVerdicts(String test, List<Verdict> verdicts, PrintStream console) {
-        if (verdicts.isEmpty()) {
-            return;
+    /**
+     * Prints the one-line outcome, then every verdict ({@link Verdict#describe()}, failures first) and, when the test
+     * had workers, a workers table.
+     */
+    static void printOutcome(ReportData data, PrintStream console) {
+        HtmlReport.Banner banner = HtmlReport.banner(data);
+        StringBuilder text = new StringBuilder("=== ").append(data.testName()).append(": ").append(banner.headline())
+                .append('\n');
+        if (!banner.message().isEmpty() && !banner.status().equals("PASSED")
+                && data.verdicts().stream().noneMatch(v -> v.describe().equals(banner.message()))) {
+            text.append("  ").append(banner.message().lines().findFirst().orElse("")).append('\n');
         }
-        StringBuilder text = new StringBuilder("=== Budgets: ").append(test).append('\n');
-        verdicts.forEach(v -> text.append("  ").append(v.describe()).append('\n'));
-        long failed = verdicts.stream().filter(v -> !v.passed()).count();
-        text.append(String.format(Locale.ROOT, "  %d of %d budget(s) held%n", verdicts.size() - failed,
-                verdicts.size()));
+        List<Verdict> verdicts = HtmlReport.failuresFirst(data.verdicts());
+        if (!verdicts.isEmpty()) {
+            text.append("  Budgets:\n");
+            verdicts.forEach(v -> text.append("    ").append(v.describe()).append('\n'));
+        }
+        com.fasterxml.jackson.databind.JsonNode workers = data.summary().path("workers");
+        if (workers.isArray() && !workers.isEmpty()) {
+            text.append("  Workers:\n");
+            int i = 0;
+            for (com.fasterxml.jackson.databind.JsonNode w : workers) {
+                i++;
+                text.append(String.format(Locale.ROOT, "    %-10s %-32s %-8s %-16s %s",
+                        w.path("label").asText("worker-" + i), ReportParameters.safeUrl(w.path("url").asText()),
+                        w.path("workerType").asText(""), w.path("state").asText(""),
+                        w.has("traceFiles") ? w.get("traceFiles").size() + " trace file(s)" : "").stripTrailing()
+                        + "\n");
+            }
+        }
         console.print(text);
         console.flush();
     }
@@ -162,17 +186,28 @@ public final class TestReport {
             Options options) {
         ReportData data = rendered.data();
         AllureSteps.describe(ReportParameters.of(data.summary()));
-        long failed = verdicts.stream().filter(v -> !v.passed()).count();
-        AllureSteps.budgets("budgets: " + (verdicts.size() - failed) + " of " + verdicts.size() + " held",
-                failed == 0, () -> verdicts.forEach(v -> AllureSteps.outcome(v.describe(), v.passed(), v.describe())));
+        budgets("budgets", data.verdicts());
+        AllureSteps.attach("summary", "text/html", "html", fragment(data.testName(), HtmlReport.summaryHtml(data)));
+        String workers = HtmlReport.workersTable(data.summary().path("workers"));
+        if (!workers.isEmpty()) {
+            AllureSteps.attach("workers", "text/html", "html", fragment("workers", workers));
+        }
         AllureSteps.attach("latency table", "text/html", "html",
                 HtmlReport.latencyTable(data).getBytes(StandardCharsets.UTF_8));
         AllureSteps.attach("budget verdicts", "text/html", "html",
-                HtmlReport.verdictTable(verdicts).getBytes(StandardCharsets.UTF_8));
+                HtmlReport.verdictTable(data.verdicts()).getBytes(StandardCharsets.UTF_8));
         try {
-            for (int i = 0; i < rendered.charts().size(); i++) {
-                AllureSteps.attach("chart: " + rendered.charts().get(i).title(), "image/png", "png",
-                        Files.readAllBytes(rendered.pngs().get(i)));
+            attachCharts("", rendered);
+            for (ReportRenderer.Rendered phase : rendered.phases()) {
+                String name = phase.data().summary().path("phase").asText(phase.data().directory().getFileName()
+                        .toString());
+                AllureSteps.step("phase " + name, () -> {
+                    budgets("budgets", phase.data().verdicts());
+                    AllureSteps.attach(name + ": latency table", "text/html", "html",
+                            HtmlReport.latencyTable(phase.data()).getBytes(StandardCharsets.UTF_8));
+                    attachCharts(name + ": ", phase);
+                    return null;
+                });
             }
             AllureSteps.attach("kernel table", "text/csv", "csv", Files.readAllBytes(rendered.kernelCsv()));
             AllureSteps.attach("summary.json", "application/json", "json",
@@ -189,6 +224,33 @@ public final class TestReport {
             throw new UncheckedIOException("Could not attach the report of " + data.directory() + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The step {@code "<name>: X of N held"}, failed when a verdict failed, with one step per verdict: PASS passed,
+     * FAIL failed, WARN passed (the test does not fail) under a name starting with {@code WARN}.
+     */
+    private static void budgets(String name, List<Verdict> verdicts) {
+        long failed = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).count();
+        long warnings = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.WARN).count();
+        AllureSteps.budgets(name + ": " + (verdicts.size() - failed - warnings) + " of " + verdicts.size() + " held"
+                + (warnings == 0 ? "" : ", " + warnings + " warning(s)"), failed == 0,
+                () -> HtmlReport.failuresFirst(verdicts).forEach(v -> AllureSteps.outcome(v.describe(),
+                        v.outcome() != Verdict.Outcome.FAIL, v.describe())));
+    }
+
+    private static void attachCharts(String prefix, ReportRenderer.Rendered rendered) throws IOException {
+        for (int i = 0; i < rendered.charts().size(); i++) {
+            AllureSteps.attach(prefix + "chart: " + rendered.charts().get(i).title(), "image/png", "png",
+                    Files.readAllBytes(rendered.pngs().get(i)));
+        }
+    }
+
+    /** @return {@code body} as a standalone HTML document (Allure shows HTML attachments in a frame) */
+    private static byte[] fragment(String title, String body) {
+        return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" + HtmlReport.escape(title)
+                + "</title><style>" + HtmlReport.style() + "</style></head><body>" + body + "</body></html>")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static String extension(Path file) {

@@ -69,14 +69,15 @@ class ReportDataTest {
                 trace.kernels().stream().map(k -> org.assertj.core.groups.Tuple.tuple(k.name(), k.totalNs())).toList());
         assertThat(data.rankBusy()).containsExactly(
                 new ReportData.RankBusy("TP-1", trace.traces().get(0).busyNs(), trace.traces().get(0).spanNs()),
-                new ReportData.RankBusy("sampled_rank-0.json.gz", trace.traces().get(1).busyNs(),
+                new ReportData.RankBusy("rank 0", trace.traces().get(1).busyNs(),
                         trace.traces().get(1).spanNs()));
         Map<String, Long> categories = new LinkedHashMap<>();
         trace.traces().forEach(t -> t.details().categories().forEach(
                 (CategoryStats c) -> categories.merge(c.category().name(), c.totalNs(), Long::sum)));
         assertThat(data.categories()).isEqualTo(categories).isNotEmpty();
         assertThat(data.requests()).hasSize(RunFixtures.latency().records().size());
-        assertThat(data.requests().get(0)).isEqualTo(new ReportData.Request(0, 20_000_000, 55_000_000, null));
+        assertThat(data.requests().get(0))
+                .isEqualTo(new ReportData.Request(0, 20_000_000, 55_000_000, null, 55_000_000, 8, 8));
         assertThat(data.verdicts()).isEmpty();
     }
 
@@ -122,5 +123,48 @@ class ReportDataTest {
                 .hasMessageContaining("Could not read the run in " + run + ": summary.json: ")
                 .hasMessageContaining("a kernel needs a \"name\" string")
                 .hasMessageContaining("\"kernels\"");
+    }
+
+    @Test
+    void should_read_verdicts_of_an_older_file_and_of_the_current_shape() throws Exception {
+        Path run = Files.createDirectories(dir.resolve("verdicts"));
+        Files.writeString(run.resolve("summary.json"), "{\"verdicts\":["
+                + "{\"measure\":\"p99 TTFT\",\"relation\":\"<\",\"actual\":312.0,\"budget\":250.0,"
+                + "\"actualText\":\"312 ms\",\"budgetText\":\"250 ms\",\"passed\":false},"
+                + "{\"kind\":\"CAPTURE\",\"scope\":\"PREFILL\",\"measure\":\"steps captured\",\"relation\":\"=\","
+                + "\"actual\":9,\"budget\":10,\"unit\":\"\",\"actualText\":\"9\",\"budgetText\":\"10\",\"gap\":null,"
+                + "\"detail\":\"set strictSteps\",\"passed\":false,\"enforced\":false,\"outcome\":\"WARN\"}]}");
+
+        List<Verdict> verdicts = ReportData.read(run).verdicts();
+
+        assertThat(verdicts).extracting(Verdict::describe).containsExactly(
+                "FAIL p99 TTFT: 312 ms, budget < 250 ms (+24.8%)",
+                "WARN [PREFILL] steps captured: 9, budget = 10; set strictSteps");
+    }
+
+    @Test
+    void should_label_ranks_from_the_file_and_name_a_straggler_only_among_two_or_more() throws Exception {
+        Path run = dir.resolve("run");
+        writeRun(run);
+        ObjectNode summary = (ObjectNode) ResultsModule.MAPPER.readTree(run.resolve("summary.json").toFile());
+        ((ObjectNode) summary.path("trace").path("ranks").get(0)).put("label", "worker-1/TP-1");
+        ResultsModule.MAPPER.writeValue(run.resolve("summary.json").toFile(), summary);
+        ReportData two = ReportData.read(run);
+        ((ObjectNode) summary.path("trace")).putNull("straggler");
+        ResultsModule.MAPPER.writeValue(run.resolve("summary.json").toFile(), summary);
+        ReportData noneNamed = ReportData.read(run);
+        ((ObjectNode) summary.path("trace")).remove("straggler");
+        ((com.fasterxml.jackson.databind.node.ArrayNode) summary.path("trace").path("ranks")).remove(1);
+        ResultsModule.MAPPER.writeValue(run.resolve("summary.json").toFile(), summary);
+        ReportData one = ReportData.read(run);
+
+        assertThat(two.rankBusy()).extracting(ReportData.RankBusy::label)
+                .containsExactly("worker-1/TP-1", "rank 0");
+        String busiest = two.rankBusy().get(0).busyNs() >= two.rankBusy().get(1).busyNs() ? "worker-1/TP-1"
+                : "rank 0";
+        assertThat(two.straggler()).contains(busiest);
+        assertThat(noneNamed.straggler()).isEmpty();
+        assertThat(one.rankBusy()).hasSize(1);
+        assertThat(one.straggler()).isEmpty();
     }
 }

@@ -42,8 +42,8 @@ class ReportRendererTest {
                 .containsOnlyKeys("output tokens/s", "completed requests/s", "requests in flight (time-weighted mean)");
         CategoryChart kernels = (CategoryChart) charts.get("top-kernels").chart();
         assertThat(kernels.getYAxisTitle()).isEqualTo("total time (ms)");
-        assertThat(kernels.getSeriesMap().get("total time").getXData()).hasSize(3)
-                .first().asString().startsWith("1. sm90_xmma_gemm");
+        assertThat(kernels.getSeriesMap().get("total time").getXData().stream().map(Object::toString).toList())
+                .containsExactly("K1", "K2", "K3");
         CategoryChart ranks = (CategoryChart) charts.get("rank-busy").chart();
         assertThat(ranks.getSeriesMap()).containsOnlyKeys("busy", "straggler (busiest rank)");
         // rank 1 is the busiest (46 ms): only it is in the straggler series
@@ -96,5 +96,140 @@ class ReportRendererTest {
     void should_name_the_missing_file_for_a_directory_without_summary() {
         assertThatThrownBy(() -> ReportRenderer.render(dir)).isInstanceOf(UncheckedIOException.class)
                 .hasMessageContaining("No summary.json in " + dir);
+    }
+
+    @Test
+    void should_open_with_the_outcome_banner_and_list_verdicts_failures_first_workers_and_phases() throws Exception {
+        // GIVEN
+        Path run = RunFixtures.writeRichRun(dir);
+        // WHEN
+        ReportRenderer.Rendered rendered = ReportRenderer.render(run);
+        // THEN
+        String html = Files.readString(rendered.html());
+        assertThat(html.indexOf("class=\"banner FAILED\" id=\"outcome\" data-status=\"FAILED\""))
+                .isPositive().isLessThan(html.indexOf("<dl class=\"summary\">"));
+        assertThat(html).contains("FAILED: 1 of 3 checks failed, 1 warning")
+                .contains("p99 TTFT: 312 ms, budget &lt; 250 ms</span>")
+                .contains("router http://router:8000 → 2 workers")
+                .contains("class=\"warning steps\">Steps captured (worker-1/TP-0: 5, worker-2/TP-0: 4) differ from "
+                        + "the 5 requested.");
+        String budgets = html.substring(html.indexOf("<table class=\"verdicts\">"));
+        budgets = budgets.substring(0, budgets.indexOf("</table>"));
+        assertThat(budgets.split("<tr class=\"verdict ")).extracting(r -> r.substring(0, 4))
+                .containsExactly("<tab", "FAIL", "WARN", "PASS");
+        assertThat(budgets).contains("<td>+24.8%</td><td class=\"text\">4 of 40 requests above budget</td>");
+        assertThat(html).contains("<td>worker-2</td><td class=\"text\">http://gpu:30000</td>"
+                + "<td class=\"text\">decode</td><td class=\"text fail\">START_FAILED, HTTP 503: busy</td>");
+        // the phase: its own verdicts, "none" for a metric without samples, its charts and its own page
+        String phase = html.substring(html.indexOf("<section class=\"phase\" id=\"phase-PREFILL\">"));
+        assertThat(phase).contains("16 requests, concurrency 4, ISL/OSL 2048/1")
+                .contains("<td>PREFILL</td><td class=\"text\">p99 TTFT</td>")
+                .contains("<tr><td>ITL</td><td>0</td><td>none</td><td>none</td>")
+                .contains("src=\"prefill/charts/ttft-percentiles.png\"")
+                .contains("<a href=\"prefill/report.html\">");
+        assertThat(rendered.phases()).singleElement().satisfies(p -> {
+            assertThat(p.html()).isEqualTo(run.resolve("prefill").resolve("report.html"));
+            assertThat(p.data().verdicts()).extracting(Verdict::scope).containsExactly("PREFILL");
+        });
+        assertThat(Files.readString(run.resolve("prefill/report.html"))).contains("data-status=\"FAILED\"");
+        // rendered on its own (profiled-rollout report walking the test's output), the phase keeps its verdicts
+        assertThat(ReportRenderer.render(run.resolve("prefill")).data().verdicts()).extracting(Verdict::scope)
+                .containsExactly("PREFILL");
+        // charts: in the grid at their PNG size, each linked to itself; every kernel name in full, numbered
+        assertThat(html).contains("<div class=\"charts\"><figure><a href=\"charts/ttft-percentiles.png\">"
+                + "<img class=\"chart\" src=\"charts/ttft-percentiles.png\" width=\"640\" height=\"400\"");
+        assertThat(html).contains("<tr id=\"kernel-K1\"><td>K1</td><td class=\"kernel\" title=\"" + RunFixtures.GEMM
+                + "\">" + RunFixtures.GEMM + "</td>");
+        assertThat(html).contains("<tr id=\"baseline-B1\"><td>B1</td><td class=\"kernel\" title=\""
+                + RunFixtures.GEMM + "\">" + RunFixtures.GEMM + "</td><td>48.000</td><td>60.000</td><td>+25.0%</td>");
+        assertThat(rendered.charts()).extracting(Charts.NamedChart::name).contains("baseline-diff");
+        assertThat(html).contains("<td>worker-2/TP-0</td><td>46.000</td><td>60.000</td><td class=\"text\">straggler");
+        assertThat(rendered.pngs()).allSatisfy(png -> {
+            var image = ImageIO.read(png.toFile());
+            assertThat(image.getWidth()).isEqualTo(Charts.WIDTH);
+            assertThat(image.getHeight()).isEqualTo(Charts.HEIGHT);
+        });
+    }
+
+    @Test
+    void should_render_the_banner_what_was_attempted_and_the_error_of_a_test_that_failed_early() throws Exception {
+        // GIVEN
+        Path run = RunFixtures.writeEarlyFailure(dir);
+        // WHEN
+        ReportRenderer.Rendered rendered = ReportRenderer.render(run);
+        // THEN
+        String html = Files.readString(rendered.html());
+        assertThat(rendered.charts()).isEmpty();
+        assertThat(html).contains("<div class=\"banner ERROR\" id=\"outcome\" data-status=\"ERROR\">ERROR"
+                        + "<span class=\"message\">engine did not become healthy within 600 s: GET /health returned "
+                        + "503</span>")
+                .contains("<dt>attempted</dt><dd>VLLM container; http://gpu:8000; numSteps 5; activities CPU, GPU</dd>")
+                .contains("No budget verdicts were recorded.")
+                .doesNotContain("<h2>Charts</h2>").doesNotContain("<h2>Kernels</h2>").doesNotContain("numSteps</td>");
+    }
+
+    @Test
+    void should_fall_back_to_error_and_verdicts_for_a_file_without_outcome() {
+        // GIVEN
+        Path run = RunFixtures.editSummary(RunFixtures.writeRun(dir), root -> root.set("verdicts",
+                ResultsModule.MAPPER.valueToTree(RunFixtures.verdicts())));
+        // WHEN
+        HtmlReport.Banner banner = HtmlReport.banner(ReportData.read(run));
+        // THEN
+        assertThat(banner).isEqualTo(new HtmlReport.Banner("FAILED", "FAILED: 1 of 3 checks failed, 1 warning",
+                "FAIL p99 TTFT: 312 ms, budget < 250 ms (+24.8%); 4 of 40 requests above budget"));
+        RunFixtures.editSummary(run, root -> root.put("error", "trace files could not be read"));
+        assertThat(HtmlReport.banner(ReportData.read(run)))
+                .isEqualTo(new HtmlReport.Banner("ERROR", "ERROR", "trace files could not be read"));
+        RunFixtures.editSummary(run, root -> root.remove(List.of("error", "verdicts")));
+        assertThat(HtmlReport.banner(ReportData.read(run)).headline()).isEqualTo("PASSED (no budget checks)");
+    }
+
+    @Test
+    void should_not_name_a_straggler_among_a_single_rank() {
+        // GIVEN
+        Path run = RunFixtures.editSummary(RunFixtures.writeRun(dir),
+                root -> ((com.fasterxml.jackson.databind.node.ArrayNode) root.path("trace").path("ranks")).remove(1));
+        // WHEN
+        CategoryChart ranks = (CategoryChart) Charts.build(ReportData.read(run)).stream()
+                .filter(c -> c.name().equals("rank-busy")).findFirst().orElseThrow().chart();
+        // THEN
+        assertThat(ranks.getTitle()).isEqualTo("GPU busy time per rank");
+        assertThat(ranks.getSeriesMap()).containsOnlyKeys("busy");
+        assertThat(ranks.getSeriesMap().get("busy").getXData().stream().map(Object::toString).toList())
+                .containsExactly("TP-0");
+    }
+
+    @Test
+    void should_bucket_the_throughput_series_to_fit_the_run_and_keep_every_token() {
+        // GIVEN: 40 requests of 8 tokens over about 2 s
+        ReportData data = ReportData.read(RunFixtures.writeRun(dir));
+        // WHEN
+        Charts.Series series = Charts.series(data);
+        // THEN
+        assertThat(series.bucketSeconds()).isEqualTo(0.05);
+        assertThat(series.x()).hasSizeBetween(20, Charts.MAX_POINTS);
+        double tokens = java.util.Arrays.stream(series.tokens()).sum() * series.bucketSeconds();
+        assertThat(tokens).isCloseTo(40 * 8, org.assertj.core.data.Offset.offset(1e-6));
+        double completed = java.util.Arrays.stream(series.completed()).sum() * series.bucketSeconds();
+        assertThat(completed).isCloseTo(40, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(Charts.bucketNanos(3_000_000_000L)).isEqualTo(100_000_000L);
+        assertThat(Charts.bucketNanos(600_000_000_000L)).isEqualTo(15_000_000_000L);
+        XYChart chart = (XYChart) Charts.build(data).stream().filter(c -> c.name().equals("throughput-over-time"))
+                .findFirst().orElseThrow().chart();
+        assertThat(chart.getTitle()).isEqualTo("Throughput and requests in flight (50 ms buckets)");
+        assertThat(chart.getSeriesMap().get("output tokens/s").getXData()).hasSize(series.x().length);
+    }
+
+    @Test
+    void should_format_ticks_with_the_decimals_the_axis_range_needs() {
+        assertThat(Charts.pattern(232.213083)).isEqualTo("#,##0");
+        assertThat(Charts.pattern(46.0)).isEqualTo("#,##0.#");
+        assertThat(Charts.pattern(7.0)).isEqualTo("0.##");
+        assertThat(Charts.pattern(0.05)).isEqualTo("0.###");
+        XYChart ttft = (XYChart) Charts.build(ReportData.read(RunFixtures.writeRun(dir))).get(0).chart();
+        assertThat(ttft.getStyler().getYAxisDecimalPattern()).isEqualTo("#,##0.#");
+        assertThat(ttft.getStyler().getXAxisDecimalPattern()).isEqualTo("0.##");
+        assertThat(ttft.getStyler().getChartPadding()).isGreaterThanOrEqualTo(14);
     }
 }

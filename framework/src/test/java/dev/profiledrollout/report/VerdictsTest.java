@@ -71,7 +71,7 @@ class VerdictsTest {
         assertThat(summary.path("verdicts").get(0).path("actual").asDouble()).isEqualTo(312.0);
         assertThat(summary.path("traceFiles").get(0).asText()).isEqualTo("traces/a.trace.json.gz");
         assertThat(console.toString(StandardCharsets.UTF_8))
-                .contains("FAIL p99 TTFT: 312 ms, budget < 250 ms").contains("1 of 2 budget(s) held");
+                .contains("FAIL p99 TTFT: 312 ms, budget < 250 ms").contains("FAILED: 1 of 2 checks failed");
         assertThat(Files.readString(run.resolve("report.html"))).contains("<td class=\"fail\">FAIL</td>");
         assertThat(ReportData.read(run).verdicts()).isEqualTo(verdicts);
     }
