@@ -1,8 +1,6 @@
 package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -57,17 +55,9 @@ final class ReportParameters {
         return p;
     }
 
-    /**
-     * @param url an engine or router URL, possibly with credentials
-     * @return the URL without user info, query or fragment; unparseable input becomes {@code "<unparseable URL>"}
-     */
-    public static String safeUrl(String url) {
-        try {
-            URI u = new URI(url);
-            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            return "<unparseable URL>";
-        }
+    /** @see SafeUrls#of(String) */
+    static String safeUrl(String url) {
+        return SafeUrls.of(url);
     }
 
     private static void put(Map<String, String> p, String key, JsonNode value) {

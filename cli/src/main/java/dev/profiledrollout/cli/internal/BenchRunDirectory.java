@@ -8,8 +8,8 @@ import dev.profiledrollout.load.LoadTestResult;
 import dev.profiledrollout.report.ResultsModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import dev.profiledrollout.report.SafeUrls;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import org.apiguardian.api.API;
 
@@ -43,7 +43,7 @@ public final class BenchRunDirectory {
         root.put("test", "bench " + resultName.replaceAll("\\.json$", ""));
         ObjectNode engine = root.putObject("engine");
         engine.put("backend", result.backend());
-        engine.put("url", withoutCredentials(base));
+        engine.put("url", SafeUrls.of(base.toString()));
         engine.put("kind", "attached");
         engine.put("model", result.model());
         root.set("load", JSON.valueToTree(result.spec()));
@@ -57,12 +57,4 @@ public final class BenchRunDirectory {
         }
     }
 
-    /** The URL without user info, query or fragment, as {@code summary.json} always writes engine URLs. */
-    private static String withoutCredentials(URI url) {
-        try {
-            return new URI(url.getScheme(), null, url.getHost(), url.getPort(), url.getPath(), null, null).toString();
-        } catch (URISyntaxException e) {
-            return "<unparseable URL>";
-        }
-    }
 }

@@ -10,6 +10,7 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.engine.Worker;
+import dev.profiledrollout.report.SafeUrls;
 import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.TestReport;
@@ -17,7 +18,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -116,7 +116,7 @@ public final class CaptureAttempt {
     private void urls(List<URI> urls) {
         Set<String> safe = new LinkedHashSet<>();
         for (URI u : urls) {
-            safe.add(safeUrl(u.toString()));
+            safe.add(SafeUrls.of(u.toString()));
             secret(u);
         }
         attempted.set("urls", JSON.valueToTree(safe));
@@ -200,16 +200,6 @@ public final class CaptureAttempt {
             }
         }
         return text.toString();
-    }
-
-    /** The URL without user info, query or fragment, which may hold credentials. */
-    private static String safeUrl(String url) {
-        try {
-            URI u = new URI(url);
-            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            return "<unparseable URL>";
-        }
     }
 
     private static <T> T quietly(Supplier<T> read) {

@@ -9,13 +9,13 @@ import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.report.SafeUrls;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,11 +110,11 @@ final class CaptureReport {
         String layout = "TP " + info.tpSize() + (info.dpSize() > 1 ? ", DP " + info.dpSize() : "")
                 + (info.ppSize() > 1 ? ", PP " + info.ppSize() : "");
         String kind = engine.kind();
-        String url = safeUrl(engine.baseUri().toString());
+        String url = SafeUrls.of(engine.baseUri().toString());
         String simulated = !engine.embedded() && info.simulator() ? " (engine simulator)" : "";
         String description;
         if (engines.size() == 1 && !kind.equals("router")) {
-            description = kind + " " + safeUrl(outcomes.isEmpty()
+            description = kind + " " + SafeUrls.of(outcomes.isEmpty()
                     ? engine.workers().get(0).url().toString() : outcomes.get(0).url().toString()) + "; " + layout
                     + simulated;
         } else {
@@ -125,20 +125,10 @@ final class CaptureReport {
         return new RunReport.Profiled(kind, url, engines.size(), ranks, description);
     }
 
-    /** {@code url} without user info, query or fragment: nothing secret goes into a report. */
-    private static String safeUrl(String url) {
-        try {
-            URI u = new URI(url);
-            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            return "<unparseable URL>";
-        }
-    }
-
     /** {@code worker-2 decode http://h:30000}; the type is left out for {@code regular} engines. */
     private String describe(URI url, String workerType, String state) {
         return engine.workerLabel(url) + ("regular".equals(workerType) ? "" : " " + workerType) + " "
-                + safeUrl(url.toString()) + state;
+                + SafeUrls.of(url.toString()) + state;
     }
 
     /** @return whether the request files were written (not after the hook took over) */
