@@ -335,11 +335,19 @@ final class HtmlReport {
         if (!workers.isArray() || workers.isEmpty()) {
             return "";
         }
-        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"workers\"><tr><th>worker</th>"
+        boolean phased = false;
+        for (JsonNode w : workers) {
+            phased |= w.hasNonNull("phase");
+        }
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"workers\"><tr>"
+                + (phased ? "<th>phase</th>" : "") + "<th>worker</th>"
                 + "<th>URL</th><th>type</th><th>outcome</th><th>trace files</th></tr>");
         int i = 0;
         for (JsonNode w : workers) {
             i++;
+            if (phased) {
+                html.append("<tr><td>").append(escape(w.path("phase").asText(""))).append("</td>");
+            }
             StringBuilder outcome = new StringBuilder(w.path("state").asText(""));
             if (w.path("httpStatus").asInt() != 0) {
                 outcome.append(", HTTP ").append(w.get("httpStatus").asInt());
@@ -352,7 +360,8 @@ final class HtmlReport {
             }
             List<String> files = new ArrayList<>();
             w.path("traceFiles").forEach(f -> files.add(f.asText()));
-            html.append("<tr><td>").append(escape(w.path("label").asText("worker-" + i))).append("</td><td class=\"text\">")
+            html.append(phased ? "<td>" : "<tr><td>").append(escape(w.path("label").asText("worker-" + i)))
+                    .append("</td><td class=\"text\">")
                     .append(escape(w.hasNonNull("url") ? ReportParameters.safeUrl(w.get("url").asText()) : ""))
                     .append("</td><td class=\"text\">").append(escape(w.path("workerType").asText("")))
                     .append("</td><td class=\"text ").append(w.path("state").asText().equals("PROFILED") ? "pass"

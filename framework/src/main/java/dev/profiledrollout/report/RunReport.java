@@ -84,6 +84,7 @@ public final class RunReport {
     private final ProfileRequest profileRequest;
     private List<WorkerOutcome> workers = List.of();
     private List<String> workerLabels = List.of();
+    private List<String> workerPhases = List.of();
     private Profiled profiled;
     private List<String> frontendTraceFiles = List.of();
     private String phase;
@@ -128,6 +129,19 @@ public final class RunReport {
      */
     public RunReport withWorkerLabels(List<String> labels) {
         this.workerLabels = List.copyOf(labels);
+        return this;
+    }
+
+    /**
+     * For the combined report of a phased test: the phase each engine outcome of {@link #withFanOut} belongs to
+     * ({@code workers[].phase} in {@code summary.json}); each engine's {@code traceFiles} are then those under that
+     * phase's directory ({@code <test output>/<phase>/}).
+     *
+     * @param phases one per engine, in the same order, e.g. {@code PREFILL}; ignored when of another size
+     * @return this report
+     */
+    public RunReport withWorkerPhases(List<String> phases) {
+        this.workerPhases = List.copyOf(phases);
         return this;
     }
 
@@ -273,18 +287,30 @@ public final class RunReport {
     private ArrayNode workersJson(TraceSet trace) {
         ArrayNode array = JSON.createArrayNode();
         Path traces = directory.resolve("traces").toAbsolutePath().normalize();
+        boolean phased = workerPhases.size() == workers.size() && !workers.isEmpty();
         for (int i = 0; i < workers.size(); i++) {
             ObjectNode node = JSON.valueToTree(workers.get(i));
             node.put("url", ReportParameters.safeUrl(workers.get(i).url().toString()));
             String label = workerLabels.size() == workers.size() ? workerLabels.get(i) : "worker-" + (i + 1);
             node.put("label", label);
+            String phaseOf = phased ? workerPhases.get(i) : null;
+            if (phaseOf != null) {
+                node.put("phase", phaseOf);
+            }
             ArrayNode files = node.putArray("traceFiles");
             if (trace != null) {
-                boolean single = workers.size() == 1;
+                boolean single = phaseOf == null ? workers.size() == 1
+                        : workerPhases.stream().filter(phaseOf::equals).count() == 1;
+                Path phaseDirectory = phaseOf == null ? null
+                        : directory.resolve(phaseOf.toLowerCase(java.util.Locale.ROOT)).toAbsolutePath().normalize();
                 trace.traces().stream()
+                        .filter(t -> phaseDirectory == null
+                                || t.file().toAbsolutePath().normalize().startsWith(phaseDirectory))
                         .filter(t -> trace.worker(t).equals(label) || single && trace.worker(t).isEmpty())
                         .map(t -> t.file().toAbsolutePath().normalize())
-                        .map(f -> f.startsWith(traces) ? traces.relativize(f).toString() : f.getFileName().toString())
+                        .map(f -> f.startsWith(traces) ? traces.relativize(f).toString()
+                                : phaseDirectory != null ? phaseDirectory.getParent().relativize(f).toString()
+                                : f.getFileName().toString())
                         .distinct().forEach(files::add);
             }
             array.add(node);

@@ -171,8 +171,8 @@ public final class TestReport {
             int i = 0;
             for (com.fasterxml.jackson.databind.JsonNode w : workers) {
                 i++;
-                text.append(String.format(Locale.ROOT, "    %-10s %-32s %-8s %-16s %s",
-                        w.path("label").asText("worker-" + i), ReportParameters.safeUrl(w.path("url").asText()),
+                text.append(String.format(Locale.ROOT, "    %s%-10s %-32s %-8s %-16s %s",
+                        w.hasNonNull("phase") ? w.get("phase").asText() + " " : "", w.path("label").asText("worker-" + i), ReportParameters.safeUrl(w.path("url").asText()),
                         w.path("workerType").asText(""), w.path("state").asText(""),
                         w.has("traceFiles") ? w.get("traceFiles").size() + " trace file(s)" : "").stripTrailing()
                         + "\n");

@@ -97,6 +97,15 @@ class PhasedReportTest {
         Assertions.assertThat(prefill.path("latency").path("tpot").path("count").asInt()).isZero();
         Assertions.assertThat(decode.path("latency").path("itl").path("p50Ms").isNumber()).isTrue();
         Assertions.assertThat(top.path("verdicts")).hasSize(2);
+        // the one embedded engine profiled in both phases: listed once as profiled, once per phase as a worker, each
+        // with the trace files of its phase
+        Assertions.assertThat(top.path("profiled").path("workers").asInt()).isEqualTo(1);
+        Assertions.assertThat(top.path("workers")).extracting(w -> w.path("phase").asText())
+                .containsExactly("PREFILL", "DECODE");
+        Assertions.assertThat(top.path("workers").get(0).path("traceFiles")).isNotEmpty()
+                .allSatisfy(f -> Assertions.assertThat(f.asText()).startsWith("prefill/"));
+        Assertions.assertThat(top.path("workers").get(1).path("traceFiles")).isNotEmpty()
+                .allSatisfy(f -> Assertions.assertThat(f.asText()).startsWith("decode/"));
 
         // each phase directory: its own summary and its own report, linked from the test's
         Assertions.assertThat(summary(dir.resolve("prefill")).path("phase").asText()).isEqualTo("PREFILL");

@@ -45,6 +45,8 @@ final class CaptureReport {
     /** A final {@code summary.json} was written; guarded by {@code lock}. */
     private boolean reported;
     private volatile boolean takenOver;
+    /** For the combined report of a phased test: the phase of each engine outcome; empty otherwise. */
+    private volatile List<String> workerPhases = List.of();
     /** The steps the capture holds, null until counted. */
     private volatile CapturedSteps steps;
 
@@ -85,7 +87,12 @@ final class CaptureReport {
                 spec.load(), request).withBackend(spec.backend().name())
                 .withFanOut(workers, files.frontendNames(), phase)
                 .withWorkerLabels(workers.stream().map(w -> engine.workerLabel(w.url())).toList())
-                .withProfiled(profiled(workers)).withSteps(steps);
+                .withWorkerPhases(workerPhases).withProfiled(profiled(workers)).withSteps(steps);
+    }
+
+    /** Sets the phase of each engine outcome, for the combined {@code summary.json} of a phased test. */
+    void workerPhases(List<String> phases) {
+        this.workerPhases = List.copyOf(phases);
     }
 
     /** Sets the steps the capture holds, for the {@code summary.json} written next. */
@@ -106,6 +113,10 @@ final class CaptureReport {
                     o.state() == WorkerOutcome.State.PROFILED || o.state() == WorkerOutcome.State.STARTED
                             ? "" : " (" + o.state() + ")")));
         }
+        // A phased test's combined report lists an engine once even when several phases profiled it.
+        List<String> distinct = engines.stream().distinct().toList();
+        engines.clear();
+        engines.addAll(distinct);
         ServerInfo info = engine.serverInfo();
         String layout = "TP " + info.tpSize() + (info.dpSize() > 1 ? ", DP " + info.dpSize() : "")
                 + (info.ppSize() > 1 ? ", PP " + info.ppSize() : "");

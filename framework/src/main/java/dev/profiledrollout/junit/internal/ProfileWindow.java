@@ -172,8 +172,11 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         List<Path> files = new ArrayList<>();
         List<Path> frontend = new ArrayList<>();
         List<WorkerOutcome> workers = new ArrayList<>();
+        List<String> workerPhases = new ArrayList<>();
         boolean stopped = false;
-        for (RolloutResult r : phases.values()) {
+        for (Map.Entry<Phase, RolloutResult> entry : phases.entrySet()) {
+            RolloutResult r = entry.getValue();
+            r.workers().forEach(w -> workerPhases.add(entry.getKey().name()));
             records.addAll(r.latency().records());
             traceSets.add(r.trace());
             files.addAll(r.traceFiles());
@@ -193,6 +196,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         ProfilerCapture.Collected all = new ProfilerCapture.Collected(files, frontend);
         // The test's own report charts latency from these files, as for a single window.
         combined.writeRequests(latency);
+        combined.workerPhases(workerPhases);
         if (combined.writeSummary(workers, all, latency, trace, null)) {
             PhaseSummaries.writeCombined(outputDirectory, phaseDirectories());
         }
