@@ -98,21 +98,21 @@ final class EngineHttp {
                     TimeUnit.NANOSECONDS.sleep(sleep);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new EngineException("Interrupted while waiting for " + uri + " to become healthy", uri,
+                    throw new EngineException("Interrupted while waiting for " + SafeUrls.of(uri.toString()) + " to become healthy", uri,
                             lastStatus, lastBody, e);
                 }
             }
         }
         long elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
         if (!connected.get()) {
-            throw new EngineException(engine + " at " + uri + " could not be reached for " + elapsedMs + " ms ("
+            throw new EngineException(engine + " at " + SafeUrls.of(uri.toString()) + " could not be reached for " + elapsedMs + " ms ("
                     + (lastError == null ? "no connection was made" : describe(lastError)) + "): nothing accepts"
                     + " connections there. " + unreachableFix, uri, -1, "", lastError);
         }
         String last = lastError != null
                 ? "the last poll failed with " + describe(lastError)
                 : lastStatus >= 0 ? "the last answer was HTTP " + lastStatus : "no poll completed";
-        throw new EngineException(engine + " at " + uri + " was not healthy after " + elapsedMs + " ms: " + last
+        throw new EngineException(engine + " at " + SafeUrls.of(uri.toString()) + " was not healthy after " + elapsedMs + " ms: " + last
                 + ". " + fix, uri, lastError != null ? -1 : lastStatus, lastBody, lastError);
     }
 
@@ -136,12 +136,12 @@ final class EngineHttp {
      */
     static EngineException ioFailure(String method, URI uri, URI baseUri, Duration readTimeout, IOException e) {
         if (e instanceof InterruptedIOException) {
-            return new EngineException(method + " " + uri + " did not answer within the client's read timeout of "
+            return new EngineException(method + " " + SafeUrls.of(uri.toString()) + " did not answer within the client's read timeout of "
                     + readTimeout.toSeconds() + " s (" + describe(e) + "). The server is overloaded or stuck; see its"
                     + " log.", uri, -1, "", e);
         }
-        return new EngineException(method + " " + uri + " failed: " + describe(e) + ". Check that the server is"
-                + " running and reachable at " + baseUri + ".", uri, -1, "", e);
+        return new EngineException(method + " " + SafeUrls.of(uri.toString()) + " failed: " + describe(e)
+                + ". Check that the server is running and reachable at " + SafeUrls.of(baseUri.toString()) + ".", uri, -1, "", e);
     }
 
     /** What to do when nothing ever accepted a connection: shared by both clients. */
@@ -150,13 +150,20 @@ final class EngineHttp {
                 + " unreachableTimeout (" + ProfiledRolloutKeys.CONNECT_TIMEOUT + " in the JUnit extension).";
     }
 
-    /** {@code base + path} with trailing slashes of the base removed; a path prefix of the base is kept. */
+    /**
+     * {@code base + path} with trailing slashes of the base's path removed; a path prefix of the base is kept, and so
+     * are its user info and query (a token some gateways take there), which stay after the new path.
+     */
     static URI resolve(URI baseUri, String path) {
-        String base = baseUri.toString();
-        while (base.endsWith("/")) {
-            base = base.substring(0, base.length() - 1);
+        String basePath = baseUri.getRawPath() == null ? "" : baseUri.getRawPath();
+        while (basePath.endsWith("/")) {
+            basePath = basePath.substring(0, basePath.length() - 1);
         }
-        return URI.create(base + path);
+        if (baseUri.getRawAuthority() == null) {
+            return URI.create(baseUri.toString().replaceAll("/+$", "") + path);
+        }
+        return URI.create(baseUri.getScheme() + "://" + baseUri.getRawAuthority() + basePath + path
+                + (baseUri.getRawQuery() == null ? "" : "?" + baseUri.getRawQuery()));
     }
 
     static String bodySuffix(String body) {

@@ -1,6 +1,7 @@
 package dev.profiledrollout.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.profiledrollout.engine.SafeUrls;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

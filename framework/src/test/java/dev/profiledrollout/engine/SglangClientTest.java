@@ -108,6 +108,27 @@ class SglangClientTest {
     }
 
     @Test
+    void should_put_the_route_before_the_query_of_the_base_url_and_keep_credentials_out_of_messages() {
+        // GIVEN a base URL with user info and a query token, on a server that never becomes healthy
+        for (int i = 0; i < 200; i++) {
+            server.enqueue(status(503, "warming up"));
+        }
+        URI base = URI.create("http://user:pw-secret@" + server.url("/").uri().getAuthority() + "/v0/?token=q-secret");
+        try (SglangClient withSecrets = SglangClient.builder(base).healthPollInterval(Duration.ofMillis(10)).build()) {
+            // WHEN
+            EngineException e = catchThrowableOfType(EngineException.class,
+                    () -> withSecrets.awaitHealthy(Duration.ofMillis(200)));
+            // THEN /health goes after the base path and before the query, and the message names neither secret
+            RecordedRequest recorded = server.takeRequest(5, TimeUnit.SECONDS);
+            assertThat(recorded.getUrl().encodedPath()).isEqualTo("/v0/health");
+            assertThat(recorded.getUrl().queryParameter("token")).isEqualTo("q-secret");
+            assertThat(e).hasMessageContaining("/v0/health").hasMessageNotContaining("secret");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void should_time_out_naming_the_url_and_last_status() {
         for (int i = 0; i < 200; i++) {
             server.enqueue(status(503, ""));

@@ -8,7 +8,7 @@ import dev.profiledrollout.load.LoadTestResult;
 import dev.profiledrollout.report.ResultsModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import dev.profiledrollout.report.SafeUrls;
+import dev.profiledrollout.engine.SafeUrls;
 import java.net.URI;
 import java.nio.file.Path;
 import org.apiguardian.api.API;

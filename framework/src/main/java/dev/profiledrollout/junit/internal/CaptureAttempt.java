@@ -10,7 +10,7 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.engine.Worker;
-import dev.profiledrollout.report.SafeUrls;
+import dev.profiledrollout.engine.SafeUrls;
 import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.TestReport;

@@ -9,7 +9,7 @@ import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
-import dev.profiledrollout.report.SafeUrls;
+import dev.profiledrollout.engine.SafeUrls;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
