@@ -23,7 +23,8 @@ import org.knowm.xchart.style.Styler;
  *
  * <p>Charts, each only when its data exists: {@code ttft-percentiles}, {@code itl-percentiles} (ITL and TPOT),
  * {@code e2e-percentiles} (from {@code latency.hlog}, HdrHistogram recorded values, the same ones
- * {@code summary.json} reports), {@code latency-over-time} (per request, from {@code requests.jsonl}),
+ * {@code summary.json} reports, on HdrHistogram's percentile axis: log10(1/(1 − p)), so whole decades are the ticks
+ * {@code 0%}, {@code 90%}, {@code 99%}, {@code 99.9%}, …, with the points {@link #curve} gives), {@code latency-over-time} (per request, from {@code requests.jsonl}),
  * {@code throughput-over-time} (output tokens/s on the left axis, completed requests/s and the time-weighted mean of
  * requests in flight on the right axis, in the shortest of 10 ms, 20 ms, 25 ms, 50 ms, 100 ms, … 10 min buckets that
  * gives the run fewer than {@value #MAX_POINTS} of them, from {@code requests.jsonl}: a request's first output token at its first chunk, the
@@ -173,10 +174,11 @@ public final class Charts {
      * of {@code outputPercentileDistribution}, at the levels {@code percentiles(}{@value #TICKS_PER_HALF_DISTANCE}
      * {@code )} iterates to (HdrHistogram/HdrHistogram, {@code src/main/java/org/HdrHistogram/AbstractHistogram.java}
      * {@code outputPercentileDistribution}, {@code src/main/java/org/HdrHistogram/PercentileIterator.java}) plus
-     * summary.json's named levels (50, 90, 99, 99.9, 99.99), each only while 1/(1 − p) is below the recorded count
-     * n: n samples cannot tell p99.99 from the maximum. The last point is the maximum at x = n, i.e. at
-     * p = 1 − 1/n, the share of the samples below it. Each y is what summary.json reports for that percentile
-     * ({@code getValueAtPercentile} capped at the exact maximum, see {@code metrics.HistogramPercentile}).
+     * the levels reports name (50, 90, 99, 99.9, 99.99), each only while 1/(1 − p) is below the recorded count n:
+     * n samples cannot tell a higher level from the maximum. The last point is the maximum at x = n, i.e. at
+     * p = 1 − 1/n, the share of the other samples below it. Each y is the value summary.json reports for that
+     * percentile ({@code getValueAtPercentile} clamped by {@code metrics.HistogramPercentile} to HdrHistogram's minimum
+     * and the exact maximum).
      *
      * @param h     the histogram, ns, with at least one value
      * @param maxMs summary.json's exact maximum, ms, or a missing node (then HdrHistogram's maximum)
