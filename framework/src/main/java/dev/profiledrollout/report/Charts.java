@@ -23,7 +23,8 @@ import org.knowm.xchart.style.Styler;
  *
  * <p>Charts, each only when its data exists: {@code ttft-percentiles}, {@code itl-percentiles} (ITL and TPOT),
  * {@code e2e-percentiles} (from {@code latency.hlog}, HdrHistogram recorded values, the same ones
- * {@code summary.json} reports), {@code latency-over-time} (per request, from {@code requests.jsonl}),
+ * {@code summary.json} reports, on HdrHistogram's percentile axis: log10(1/(1 − p)), so whole decades are the ticks
+ * {@code 0%}, {@code 90%}, {@code 99%}, {@code 99.9%}, …, with the points {@link #curve} gives), {@code latency-over-time} (per request, from {@code requests.jsonl}),
  * {@code throughput-over-time} (output tokens/s on the left axis, completed requests/s and the time-weighted mean of
  * requests in flight on the right axis, in the shortest of 10 ms, 20 ms, 25 ms, 50 ms, 100 ms, … 10 min buckets that
  * gives the run fewer than {@value #MAX_POINTS} of them, from {@code requests.jsonl}: a request's first output token at its first chunk, the
@@ -48,6 +49,8 @@ public final class Charts {
     public static final int HEIGHT = 400;
     /** Most buckets of the throughput series: enough to show a ramp, few enough to keep the noise readable. */
     public static final int MAX_POINTS = 50;
+    /** Percentile levels per halving of the distance to 100%, as HdrHistogram's percentile output uses by default. */
+    public static final int TICKS_PER_HALF_DISTANCE = 5;
     private static final long[] BUCKET_NANOS = {10_000_000L, 20_000_000L, 25_000_000L, 50_000_000L, 100_000_000L,
         200_000_000L, 250_000_000L, 500_000_000L, 1_000_000_000L, 2_000_000_000L, 5_000_000_000L, 10_000_000_000L,
         15_000_000_000L, 30_000_000_000L, 60_000_000_000L, 120_000_000_000L, 300_000_000_000L, 600_000_000_000L};
@@ -55,7 +58,6 @@ public final class Charts {
             14);
     private static final java.awt.Font TEXT_FONT = new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN,
             11);
-    private static final double[] PERCENTILE_POINTS = percentilePoints();
 
     /**
      * A chart and the file it renders to.
@@ -128,29 +130,97 @@ public final class Charts {
 
     private static java.util.Optional<NamedChart> percentiles(ReportData data, String name, String title,
             List<String> tags) {
-        XYChart chart = xy(title, "percentile (%)", "latency (ms)");
+        XYChart chart = xy(title, "percentile (%), on a log scale of 1/(1 − p)", "latency (ms)");
         double max = 0;
+        double right = 1;
         for (String tag : tags) {
             Histogram h = data.histograms().get(tag);
             if (h == null || h.getTotalCount() == 0) {
                 continue;
             }
-            // HdrHistogram answers a bucket's highest equivalent value; summary.json's exact maximum caps the curve as
-            // it caps the reported percentiles (see metrics.HistogramPercentile).
-            com.fasterxml.jackson.databind.JsonNode exactMax = data.summary().path("latency")
-                    .path(tag.toLowerCase(java.util.Locale.ROOT)).path("maxMs");
-            double cap = exactMax.isNumber() ? exactMax.asDouble() : Double.POSITIVE_INFINITY;
-            double[] ms = new double[PERCENTILE_POINTS.length];
-            for (int i = 0; i < ms.length; i++) {
-                ms[i] = Math.min(cap, h.getValueAtPercentile(PERCENTILE_POINTS[i]) / 1e6);
-            }
-            chart.addSeries(tag, PERCENTILE_POINTS, ms);
-            max = Math.max(max, ms[ms.length - 1]);
+            Curve curve = curve(h, data.summary().path("latency").path(tag.toLowerCase(java.util.Locale.ROOT))
+                    .path("maxMs"));
+            chart.addSeries(tag, java.util.Arrays.stream(curve.x()).map(Math::log10).toArray(), curve.ms());
+            max = Math.max(max, curve.ms()[curve.ms().length - 1]);
+            right = Math.max(right, curve.x()[curve.x().length - 1]);
         }
-        chart.getStyler().setXAxisDecimalPattern("0.##");
+        if (chart.getSeriesMap().isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        // XChart 3.8.8 hands a tick-label function linear ticks even on a logarithmic axis, so the series carry
+        // log10(1/(1 − p)) on a linear axis: the same picture as a log axis, with decades labelled 90%, 99%, …
+        int decades = (int) Math.max(1, Math.ceil(Math.log10(right) + 1e-9));
+        chart.getStyler().setXAxisMin(0.0);
+        chart.getStyler().setXAxisMax((double) decades);
+        // at least one tick per decade, so every decade label shows
+        chart.getStyler().setXAxisTickMarkSpacingHint(Math.min(74, (WIDTH - 120) / (decades + 1)));
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::decadeLabel);
+        chart.getStyler().setYAxisMin(0.0);
         yPattern(chart, max);
-        return chart.getSeriesMap().isEmpty() ? java.util.Optional.empty()
-                : java.util.Optional.of(new NamedChart(name, chart));
+        return java.util.Optional.of(new NamedChart(name, chart));
+    }
+
+    /**
+     * A percentile curve in HdrHistogram's plot coordinates.
+     *
+     * @param x  {@code 1/(1 - p/100)} for each plotted percentile p, ascending; the last is the recorded count
+     * @param ms the latency at each x, ms
+     */
+    record Curve(double[] x, double[] ms) {
+    }
+
+    /**
+     * The curve HdrHistogram's percentile plot draws: x = 1/(1 − p) (p as a fraction), the "1/(1-Percentile)" column
+     * of {@code outputPercentileDistribution}, at the levels {@code percentiles(}{@value #TICKS_PER_HALF_DISTANCE}
+     * {@code )} iterates to (HdrHistogram/HdrHistogram, {@code src/main/java/org/HdrHistogram/AbstractHistogram.java}
+     * {@code outputPercentileDistribution}, {@code src/main/java/org/HdrHistogram/PercentileIterator.java}) plus
+     * the levels reports name (50, 90, 99, 99.9, 99.99), each only while 1/(1 − p) is below the recorded count n:
+     * n samples cannot tell a higher level from the maximum. The last point is the maximum at x = n, i.e. at
+     * p = 1 − 1/n, the share of the other samples below it. Each y is the value summary.json reports for that
+     * percentile ({@code getValueAtPercentile} clamped by {@code metrics.HistogramPercentile} to HdrHistogram's minimum
+     * and the exact maximum).
+     *
+     * @param h     the histogram, ns, with at least one value
+     * @param maxMs summary.json's exact maximum, ms, or a missing node (then HdrHistogram's maximum)
+     * @return the curve, at least one point
+     */
+    static Curve curve(Histogram h, com.fasterxml.jackson.databind.JsonNode maxMs) {
+        double n = h.getTotalCount();
+        java.util.TreeSet<Double> levels = new java.util.TreeSet<>(List.of(50.0, 90.0, 99.0, 99.9, 99.99));
+        for (org.HdrHistogram.HistogramIterationValue v : h.percentiles(TICKS_PER_HALF_DISTANCE)) {
+            levels.add(v.getPercentileLevelIteratedTo());
+        }
+        // summary.json keeps no exact minimum: HdrHistogram's (its bucket's lowest equivalent value) bounds p0
+        long min = h.getMinValue();
+        long max = maxMs.isNumber() ? Math.round(maxMs.asDouble() * 1e6) : h.getMaxValue();
+        List<double[]> points = new ArrayList<>();
+        for (double p : levels) {
+            double x = 1 / (1 - p / 100);
+            // 1/(1 − p) for p = 100(1 − 1/n) comes out a rounding error below n: that level is the maximum's own
+            if (x >= n * (1 - 1e-9)) {
+                break;
+            }
+            points.add(new double[] {x, dev.profiledrollout.metrics.HistogramPercentile.valueAt(h, p, min, max) / 1e6});
+        }
+        points.add(new double[] {n, max / 1e6});
+        return new Curve(points.stream().mapToDouble(pt -> pt[0]).toArray(),
+                points.stream().mapToDouble(pt -> pt[1]).toArray());
+    }
+
+    /** @return the percentile at {@code x} = 1/(1 − p) on the percentile axis, e.g. {@code 99.9%} at 1000 */
+    static String percentileLabel(double x) {
+        java.text.DecimalFormat format = new java.text.DecimalFormat("0.#####",
+                java.text.DecimalFormatSymbols.getInstance(java.util.Locale.ROOT));
+        return format.format(100 * (1 - 1 / x)) + "%";
+    }
+
+    /**
+     * @return the label of a tick at {@code log10x} = log10(1/(1 − p)) on the percentile axis: the percentile at
+     *         whole decades ({@code 0%}, {@code 90%}, {@code 99%}, …), blank between them
+     */
+    static String decadeLabel(double log10x) {
+        double decade = Math.rint(log10x);
+        return Math.abs(log10x - decade) < 1e-9 && decade >= 0 ? percentileLabel(Math.pow(10, decade)) : "";
     }
 
     private static java.util.Optional<NamedChart> latencyOverTime(ReportData data) {
@@ -428,18 +498,5 @@ public final class Charts {
         styler.setAxisTitlePadding(8);
         styler.setPlotMargin(4);
         styler.setChartBackgroundColor(Color.WHITE);
-    }
-
-    private static double[] percentilePoints() {
-        double[] points = new double[104];
-        for (int i = 0; i < 100; i++) {
-            points[i] = i;
-        }
-        points[100] = 99.5;
-        points[101] = 99.9;
-        points[102] = 99.99;
-        points[103] = 100;
-        java.util.Arrays.sort(points);
-        return points;
     }
 }

@@ -52,19 +52,68 @@ class ReportRendererTest {
     }
 
     @Test
-    void should_plot_the_percentiles_summary_json_reports() throws Exception {
+    void should_plot_the_percentiles_summary_json_reports_on_a_log_axis_up_to_the_maximum() throws Exception {
         // GIVEN
         Path run = RunFixtures.writeRun(dir);
         JsonNode ttft = new ObjectMapper().readTree(run.resolve("summary.json").toFile()).path("latency").path("ttft");
         // WHEN
         XYChart chart = (XYChart) Charts.build(ReportData.read(run)).get(0).chart();
-        // THEN: the x = 50/90/99 points are summary.json's p50Ms/p90Ms/p99Ms
-        double[] x = chart.getSeriesMap().get("TTFT").getXData();
+        // THEN: the axis carries log10(1/(1 - p)) (decades: 0 = p0, 1 = p90, 2 = p99); the p50/p90 points are
+        // summary.json's p50Ms/p90Ms
+        double[] x = java.util.Arrays.stream(chart.getSeriesMap().get("TTFT").getXData()).map(v -> Math.pow(10, v))
+                .toArray();
         double[] y = chart.getSeriesMap().get("TTFT").getYData();
-        for (String p : List.of("50", "90", "99")) {
-            int i = java.util.Arrays.binarySearch(x, Double.parseDouble(p));
+        assertThat(x).startsWith(1.0).isSorted();
+        for (String p : List.of("50", "90")) {
+            double at = 1 / (1 - Double.parseDouble(p) / 100);
+            int i = java.util.stream.IntStream.range(0, x.length).filter(j -> Math.abs(x[j] - at) < 1e-9)
+                    .findFirst().orElseThrow(() -> new AssertionError("p" + p + " not plotted"));
             assertThat(y[i]).as("p" + p).isEqualTo(ttft.get("p" + p + "Ms").asDouble());
         }
+        // 40 samples resolve no level past 1/(1 - p) = 40 (p97.5): p99 is not plotted, the last point is the
+        // maximum at x = 40, and from 40 samples summary.json's p99 is that maximum too
+        assertThat(ttft.path("count").asInt()).isEqualTo(40);
+        assertThat(x[x.length - 1]).isCloseTo(40.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(x[x.length - 2]).isLessThan(39.0);
+        assertThat(y[y.length - 1]).isEqualTo(ttft.get("maxMs").asDouble()).isEqualTo(ttft.get("p99Ms").asDouble());
+        assertThat(chart.getStyler().getXAxisMin()).isEqualTo(0.0);
+        assertThat(chart.getStyler().getXAxisMax()).isEqualTo(2.0);
+        assertThat(chart.getStyler().getxAxisTickLabelsFormattingFunction().apply(1.0)).isEqualTo("90%");
+    }
+
+    @Test
+    void should_plot_the_tail_levels_a_large_count_resolves_capped_at_the_exact_maximum() {
+        // GIVEN 10,000 latencies 1..10,000 µs, and an exact maximum below HdrHistogram's bucket bound of 10 ms
+        org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3);
+        for (long us = 1; us <= 10_000; us++) {
+            h.recordValue(us * 1_000);
+        }
+        JsonNode maxMs = new ObjectMapper().getNodeFactory().numberNode(10.0);
+        // WHEN
+        Charts.Curve curve = Charts.curve(h, maxMs);
+        // THEN: x = 1/(1 - p) at p50, p90, p99, p99.9 with summary-style values; p99.99 (x = 10,000) is the maximum
+        double[] x = curve.x();
+        for (double p : new double[] {50, 90, 99, 99.9}) {
+            int i = java.util.Arrays.binarySearch(x, 1 / (1 - p / 100));
+            assertThat(i).as("p%s plotted", p).isNotNegative();
+            assertThat(curve.ms()[i]).as("p%s", p).isEqualTo(
+                    dev.profiledrollout.metrics.HistogramPercentile.valueAt(h, p, h.getMinValue(), 10_000_000) / 1e6);
+        }
+        assertThat(x).isSorted().startsWith(1.0);
+        assertThat(java.util.Arrays.stream(x).max().orElseThrow()).isEqualTo(10_000.0);
+        assertThat(x[x.length - 1]).isEqualTo(10_000.0);
+        assertThat(curve.ms()[x.length - 1]).isEqualTo(10.0);
+        assertThat(java.util.Arrays.stream(curve.ms()).max().orElseThrow()).isEqualTo(10.0);
+        // the levels between come from HdrHistogram's percentile iteration: 5 per halving of the distance to 100%
+        assertThat(x).contains(1 / (1 - 0.55), 1 / (1 - 0.775));
+    }
+
+    @Test
+    void should_label_the_log_percentile_axis_in_percent_at_whole_decades() {
+        assertThat(List.of(1.0, 10.0, 100.0, 1_000.0, 10_000.0).stream().map(Charts::percentileLabel))
+                .containsExactly("0%", "90%", "99%", "99.9%", "99.99%");
+        assertThat(List.of(0.0, 1.0, 2.0, 3.0, 4.0, 0.5, 2.25).stream().map(Charts::decadeLabel))
+                .containsExactly("0%", "90%", "99%", "99.9%", "99.99%", "", "");
     }
 
     @Test
@@ -229,7 +278,7 @@ class ReportRendererTest {
         assertThat(Charts.pattern(0.05)).isEqualTo("0.###");
         XYChart ttft = (XYChart) Charts.build(ReportData.read(RunFixtures.writeRun(dir))).get(0).chart();
         assertThat(ttft.getStyler().getYAxisDecimalPattern()).isEqualTo("#,##0.#");
-        assertThat(ttft.getStyler().getXAxisDecimalPattern()).isEqualTo("0.##");
+        assertThat(ttft.getStyler().getxAxisTickLabelsFormattingFunction().apply(2.0)).isEqualTo("99%");
         assertThat(ttft.getStyler().getChartPadding()).isGreaterThanOrEqualTo(14);
     }
 }
