@@ -1,5 +1,6 @@
 package dev.profiledrollout.assertions;
 
+import dev.profiledrollout.metrics.QuantileInterval;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -23,6 +24,26 @@ final class Formats {
             return significant(ns / 1e3) + " µs";
         }
         return ns + " ns";
+    }
+
+    /**
+     * {@code 95% CI 290–340 ms}; an end that too few samples leave open reads {@code ?} with the reason, e.g.
+     * {@code 95% CI 290 ms–? (too few samples for an upper bound)}.
+     */
+    static String interval(QuantileInterval ci) {
+        String level = significant(Math.round(ci.confidence() * 1000) / 10.0) + "% CI ";
+        String low = ci.low().map(Formats::duration).orElse("?");
+        String high = ci.high().map(Formats::duration).orElse("?");
+        if (ci.bounded()) {
+            String unit = high.substring(high.indexOf(' '));
+            if (low.endsWith(unit)) {
+                low = low.substring(0, low.length() - unit.length());
+            }
+            return level + low + "–" + high;
+        }
+        String open = ci.low().isEmpty() && ci.high().isEmpty() ? "either bound"
+                : ci.high().isEmpty() ? "an upper bound" : "a lower bound";
+        return level + low + "–" + high + " (too few samples for " + open + ")";
     }
 
     static String percent(double fraction) {
