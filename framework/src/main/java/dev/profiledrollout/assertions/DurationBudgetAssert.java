@@ -31,8 +31,8 @@ import org.assertj.core.api.AbstractAssert;
  *
  * <p><b>Confidence intervals and strict budgets.</b> A percentile's budget (from
  * {@link LatencyMetricAssert#percentile(double)}) carries the percentile's 95 % distribution-free confidence
- * interval ({@link QuantileInterval}); the verdict's {@code actualText} and {@code detail} show it, e.g.
- * {@code 312 ms (95% CI 290–340 ms)}. By default the point estimate decides. {@link #strictly()} (opt-in) lets the
+ * interval ({@link QuantileInterval}); the verdict's {@code actualText} and the failure message show it, e.g.
+ * {@code 312 ms (95% CI 290–340 ms)}, and a strict budget says so in {@code detail}. By default the point estimate decides. {@link #strictly()} (opt-in) lets the
  * interval decide instead: the budget fails only when the whole interval lies beyond it, so a miss that the run's
  * sampling noise could explain passes (with the interval in the report). For example
  * {@code assertThat(latency).ttft().percentile(99).strictly().isLessThan(Duration.ofMillis(250))} fails only when the
@@ -104,8 +104,7 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
      * {@code confidence}) lies beyond the budget: {@code isLessThan(b)} fails when the lower end is ≥ b,
      * {@code isLessThanOrEqualTo(b)} when it is &gt; b, {@code isGreaterThan(f)} when the upper end is ≤ f,
      * {@code isGreaterThanOrEqualTo(f)} when it is &lt; f. An end that does not exist (too few samples) never fails.
-     * The verdict still reports the point estimate as {@code actual}, with the interval in {@code actualText} and
-     * {@code detail}.
+     * The verdict still reports the point estimate as {@code actual}, with the interval in {@code actualText}.
      *
      * @param confidence the interval's coverage, in (0, 1), e.g. 0.95 or 0.99
      * @return a strict copy of this budget
@@ -155,9 +154,6 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
         boolean ok = strict ? strictlyMeets(meets, relation, ci) : meets.test(actual);
         String extra = context == null ? null : context.apply(budget);
         List<String> facts = new ArrayList<>();
-        if (ci != null) {
-            facts.add(Formats.interval(ci));
-        }
         if (strict) {
             facts.add("strict: fails only when the whole interval lies beyond the budget");
         }
@@ -169,7 +165,7 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
         Verdict verdict = Verdict.of(kind, measure, relation, actual.toNanos() / 1e6, budget.toNanos() / 1e6, "ms",
                 actualText, Formats.duration(budget), detail, ok).withScope(scope);
         Verdicts.check(verdict, () -> failureWithActualExpected(actual, budget, "%s", Formats.scoped(scope) + measure
-                + " was " + Formats.duration(actual) + ", budget " + relation + " " + Formats.duration(budget) + " ("
+                + " was " + actualText + ", budget " + relation + " " + Formats.duration(budget) + " ("
                 + Formats.gap(actual.toNanos(), budget.toNanos()) + ")" + (detail.isEmpty() ? "" : "; " + detail)));
         return myself;
     }

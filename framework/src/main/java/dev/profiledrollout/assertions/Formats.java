@@ -27,23 +27,28 @@ final class Formats {
     }
 
     /**
-     * {@code 95% CI 290–340 ms}; an end that too few samples leave open reads {@code ?} with the reason, e.g.
-     * {@code 95% CI 290 ms–? (too few samples for an upper bound)}.
+     * {@code 95% CI 290–340 ms}; with an end that too few samples leave open, {@code 95% CI ≥ 290 ms, too few samples
+     * to bound it above}, {@code 95% CI ≤ 340 ms, too few samples to bound it below} or {@code 95% CI unbounded, too
+     * few samples}.
      */
     static String interval(QuantileInterval ci) {
         String level = significant(Math.round(ci.confidence() * 1000) / 10.0) + "% CI ";
-        String low = ci.low().map(Formats::duration).orElse("?");
-        String high = ci.high().map(Formats::duration).orElse("?");
         if (ci.bounded()) {
+            String low = duration(ci.low().orElseThrow());
+            String high = duration(ci.high().orElseThrow());
             String unit = high.substring(high.indexOf(' '));
             if (low.endsWith(unit)) {
                 low = low.substring(0, low.length() - unit.length());
             }
             return level + low + "–" + high;
         }
-        String open = ci.low().isEmpty() && ci.high().isEmpty() ? "either bound"
-                : ci.high().isEmpty() ? "an upper bound" : "a lower bound";
-        return level + low + "–" + high + " (too few samples for " + open + ")";
+        if (ci.low().isPresent()) {
+            return level + "≥ " + duration(ci.low().get()) + ", too few samples to bound it above";
+        }
+        if (ci.high().isPresent()) {
+            return level + "≤ " + duration(ci.high().get()) + ", too few samples to bound it below";
+        }
+        return level + "unbounded, too few samples";
     }
 
     static String percent(double fraction) {
