@@ -1,5 +1,6 @@
 package dev.profiledrollout.assertions;
 
+import dev.profiledrollout.metrics.QuantileInterval;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -23,6 +24,31 @@ final class Formats {
             return significant(ns / 1e3) + " µs";
         }
         return ns + " ns";
+    }
+
+    /**
+     * {@code 95% CI 290–340 ms}; with an end that too few samples leave open, {@code 95% CI ≥ 290 ms, too few samples
+     * to bound it above}, {@code 95% CI ≤ 340 ms, too few samples to bound it below} or {@code 95% CI unbounded, too
+     * few samples}.
+     */
+    static String interval(QuantileInterval ci) {
+        String level = significant(Math.round(ci.confidence() * 1000) / 10.0) + "% CI ";
+        if (ci.bounded()) {
+            String low = duration(ci.low().orElseThrow());
+            String high = duration(ci.high().orElseThrow());
+            String unit = high.substring(high.indexOf(' '));
+            if (low.endsWith(unit)) {
+                low = low.substring(0, low.length() - unit.length());
+            }
+            return level + low + "–" + high;
+        }
+        if (ci.low().isPresent()) {
+            return level + "≥ " + duration(ci.low().get()) + ", too few samples to bound it above";
+        }
+        if (ci.high().isPresent()) {
+            return level + "≤ " + duration(ci.high().get()) + ", too few samples to bound it below";
+        }
+        return level + "unbounded, too few samples";
     }
 
     static String percent(double fraction) {

@@ -34,6 +34,10 @@ public final class LatencyMetricAssert extends AbstractAssert<LatencyMetricAsser
     }
 
     /**
+     * The percentile's budget, carrying its distribution-free confidence interval from the exact samples
+     * ({@link dev.profiledrollout.metrics.QuantileInterval}), shown in the verdict; {@link DurationBudgetAssert#strictly()}
+     * makes the interval decide.
+     *
      * @param percentile in {@code [0, 100]}, e.g. {@code 99} or {@code 99.9}
      * @throws IllegalArgumentException for a percentile outside {@code [0, 100]}
      */
@@ -44,7 +48,8 @@ public final class LatencyMetricAssert extends AbstractAssert<LatencyMetricAsser
         requireSamples();
         String name = "p" + (percentile == Math.rint(percentile)
                 ? String.valueOf((long) percentile) : String.format(Locale.ROOT, "%s", percentile)) + " " + metric;
-        return budget(actual.percentile(percentile), name);
+        return budget(actual.percentile(percentile), name)
+                .withIntervals(confidence -> actual.percentileInterval(percentile, confidence));
     }
 
     /** The mean of the samples; fails at once (even with soft budgets) when there is none. */

@@ -70,6 +70,29 @@ public final class LatencyDistribution {
     }
 
     /**
+     * The 95 % distribution-free confidence interval of a percentile from the exact samples (see
+     * {@link QuantileInterval} for the definition and its source).
+     *
+     * @param p the percentile, 0 to 100
+     * @return the interval, with absent ends where there are too few samples for them to exist
+     * @throws IllegalArgumentException when p is outside [0, 100]
+     */
+    public QuantileInterval percentileInterval(double p) {
+        return percentileInterval(p, QuantileInterval.DEFAULT_CONFIDENCE);
+    }
+
+    /**
+     * @param p          the percentile, 0 to 100
+     * @param confidence the coverage, in (0, 1), e.g. 0.95
+     * @return the distribution-free confidence interval of the percentile ({@link QuantileInterval})
+     * @throws IllegalArgumentException when p is outside [0, 100] or confidence outside (0, 1)
+     */
+    public QuantileInterval percentileInterval(double p, double confidence) {
+        checkPercentile(p);
+        return QuantileInterval.of(sortedNanos, p, confidence);
+    }
+
+    /**
      * numpy's default ({@code method="linear"}) percentile over the raw samples, as {@code vllm bench serve}
      * reports it.
      *

@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.metrics.QuantileInterval;
 import dev.profiledrollout.metrics.ScheduleReport;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategories;
@@ -36,6 +37,7 @@ import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -72,8 +74,10 @@ import org.apiguardian.api.API;
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>
  *   <li>{@link LatencyReport}: {@code summary.json}'s {@code latency}, see {@link RunReport}; per metric
- *       ({@link LatencyDistribution}) {@code {"definition","count","meanMs","p50Ms","p90Ms","p99Ms","maxMs"}}, the
- *       statistics only when {@code count > 0} (written only).</li>
+ *       ({@link LatencyDistribution}) {@code {"definition","count","meanMs","p50Ms","p90Ms","p99Ms","maxMs","p50CiMs","p90CiMs",
+ *       "p99CiMs"}}, the statistics only when {@code count > 0} (written only); {@code pXXCiMs} is the 95 %
+ *       {@link QuantileInterval} {@code [low, high]} in ms from the exact samples, an end null where too few samples
+ *       bound it, the whole field null when neither end exists.</li>
  *   <li>{@link TemporalBreakdown} without {@code htaCompatible} (the enclosing field says which) and with
  *       {@code overlapPercent} (null without communication); {@link LaunchStats} with {@code graphKernelsMissing}
  *       after {@code graphKernels}; {@link StepStats} without {@code batchSize}/{@code tokens}; {@link OptionalInt}
@@ -385,8 +389,29 @@ public final class ResultsModule extends SimpleModule {
                     json.writeNumberField("p" + (int) p + "Ms", d.percentile(p).toNanos() / 1e6);
                 }
                 json.writeNumberField("maxMs", d.max().toNanos() / 1e6);
+                for (double p : PERCENTILES) {
+                    QuantileInterval ci = d.percentileInterval(p);
+                    json.writeFieldName("p" + (int) p + "CiMs");
+                    if (ci.low().isEmpty() && ci.high().isEmpty()) {
+                        json.writeNull();
+                        continue;
+                    }
+                    json.writeStartArray();
+                    writeMsOrNull(json, ci.low());
+                    writeMsOrNull(json, ci.high());
+                    json.writeEndArray();
+                }
             }
             json.writeEndObject();
+        }
+    }
+
+    private static void writeMsOrNull(JsonGenerator json, Optional<Duration> value)
+            throws IOException {
+        if (value.isPresent()) {
+            json.writeNumber(value.get().toNanos() / 1e6);
+        } else {
+            json.writeNull();
         }
     }
 
