@@ -103,14 +103,14 @@ public record ThresholdResult(
         return text + " %";
     }
 
+    /** Whole numbers from 100 up, else 3 significant digits without trailing zeros (24, 15.5, 0.312). */
     static String number(double value) {
-        double magnitude = Math.abs(value);
-        if (magnitude >= 100 || magnitude == 0) {
+        if (!Double.isFinite(value)) {
+            return String.valueOf(value);
+        }
+        if (Math.abs(value) >= 100) {
             return String.format(Locale.ROOT, "%.0f", value);
         }
-        if (magnitude >= 10) {
-            return String.format(Locale.ROOT, "%.1f", value);
-        }
-        return String.format(Locale.ROOT, "%.3g", value);
+        return new java.math.BigDecimal(value).round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
     }
 }
