@@ -16,7 +16,7 @@ import org.apiguardian.api.API;
  * approximation with tie correction, {@code σ² = n₁n₂/12 · ((N+1) − Σ(t³−t)/(N(N−1)))}, and a continuity correction of
  * ½ towards the mean {@code n₁n₂/2}: {@code z = sign(U − μ)·max(0, |U − μ| − ½)/σ}. These are the definitions of
  * {@code scipy.stats.mannwhitneyu(..., method="asymptotic")} (scipy/scipy {@code scipy/stats/_mannwhitneyu.py}) and
- * of Hollander &amp; Wolfe, <i>Nonparametric Statistical Methods</i>, §4.1.
+ * of the source scipy follows (Wikipedia, "Mann–Whitney U test", section "Normal approximation and tie correction").
  *
  * <p>Boundaries are cumulative probabilities in {@code [0.5, 1)}: an upper boundary {@code b} flags
  * {@code z > Φ⁻¹(b)} (a one-sided test at level {@code 1 − b} that the current samples are larger), a lower one

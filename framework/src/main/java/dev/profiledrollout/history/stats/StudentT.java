@@ -7,7 +7,8 @@ import org.apiguardian.api.API;
  * Student's t test of one new value against the last {@code window} runs: with mean {@code m} and sample standard
  * deviation {@code s} of {@code n} runs, {@code t = (current − m) / (s·√(1 + 1/n))} follows Student's t with
  * {@code n − 1} degrees of freedom when runs are independent draws from one normal distribution (the prediction
- * interval for a new observation; NIST/SEMATECH e-Handbook of Statistical Methods, §7.2.2 and §2.3.5). Flagged when
+ * interval for a new observation from a normal sample with unknown mean and variance; Wikipedia, "Prediction
+ * interval", section "Normal distribution"). Flagged when
  * {@code t} lies beyond the t quantile of a boundary. Bencher offers a "t-test" model with cumulative-probability
  * boundaries in {@code [0.5, 1)} (https://bencher.dev/docs/explanation/thresholds/); the {@code √(1 + 1/n)} factor
  * here makes the false-alarm rate on normal noise equal the nominal one at every history length. Needs at least 2
