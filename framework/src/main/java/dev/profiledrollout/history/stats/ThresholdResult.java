@@ -7,13 +7,14 @@ import org.apiguardian.api.API;
 /**
  * What a threshold model found. Values are in the measure's unit unless stated.
  *
- * @param model the model's name: {@code "relative change"}, {@code "z-score"}, {@code "t-test"}, {@code "Mann-Whitney U"}
+ * @param model the model's name: {@code "relative change"}, {@code "z-score"}, {@code "t-test"}, {@code "Mann-Whitney U"},
+ *     {@code "Welch's t"}
  * @param measure what was compared
  * @param change the verdict
- * @param current the current value (for Mann–Whitney the median of the current samples)
- * @param baseline the history's figure compared against (mean or median; for Mann–Whitney the previous samples' median)
+ * @param current the current value (for the two-sample tests the current samples' median or mean)
+ * @param baseline the history's figure compared against (mean or median; for the two-sample tests the previous samples' median or mean)
  * @param baselineKind {@code "mean"} or {@code "median"}
- * @param n how many history runs (Mann–Whitney: previous samples) the model used
+ * @param n how many history runs (two-sample tests: previous samples) the model used
  * @param currentCount how many current samples (1 for the single-value models)
  * @param statisticName {@code "change"} (fraction of the baseline), {@code "z"} or {@code "t"}
  * @param statistic the statistic; positive when the current value lies above the baseline; NaN if not computed
@@ -21,7 +22,7 @@ import org.apiguardian.api.API;
  *     side's, else the other); NaN if none was computed
  * @param boundary the boundary behind {@code threshold} (fraction or cumulative probability), NaN if none
  * @param pValue one-sided p-value in the direction of the observed move, NaN for the relative model
- * @param minimum the fewest history runs (Mann–Whitney: samples per side) the model needs
+ * @param minimum the fewest history runs (two-sample tests: samples per run) the model needs
  */
 @API(status = API.Status.EXPERIMENTAL)
 public record ThresholdResult(
@@ -58,11 +59,11 @@ public record ThresholdResult(
      * {@code p99 TTFT 312 ms vs mean 250 ms of last 20 runs: z = 3.40 > 2.33 (99 %): REGRESSION}.
      */
     public String describe() {
-        boolean samples = currentCount > 1 || model.equals(MannWhitney.NAME);
+        boolean samples = currentCount > 1 || model.equals(MannWhitney.NAME) || model.equals(Welch.NAME);
         String unit = measure.unit().isEmpty() ? "" : " " + measure.unit();
         StringBuilder line = new StringBuilder(measure.name()).append(' ');
         if (samples) {
-            line.append("median ").append(number(current)).append(unit).append(" (").append(currentCount)
+            line.append(baselineKind).append(' ').append(number(current)).append(unit).append(" (").append(currentCount)
                     .append(" samples)");
         } else {
             line.append(number(current)).append(unit);

@@ -6,7 +6,8 @@
  * ({@link dev.profiledrollout.history.stats.RelativeChange}, at least 1 run of history), z-score
  * ({@link dev.profiledrollout.history.stats.ZScore}, at least 2), Student's t
  * ({@link dev.profiledrollout.history.stats.StudentT}, at least 2) and, on raw samples, Mann–Whitney U
- * ({@link dev.profiledrollout.history.stats.MannWhitney}, at least 8 samples per run). Definitions and sources:
+ * ({@link dev.profiledrollout.history.stats.MannWhitney}, at least 8 samples per run) and Welch's t
+ * ({@link dev.profiledrollout.history.stats.Welch}, at least 2 samples per run). Definitions and sources:
  * {@code docs/METRICS.md} §8. Pure functions of their inputs: no storage, thread-safe, inputs are not modified.
  *
  * <h2>Usage</h2>

@@ -44,6 +44,12 @@ class FalseAlarmRateTest {
     }
 
     @Test
+    void welch_on_equal_distributions_alarms_at_the_nominal_rate() {
+        assertThat(alarms(random -> new Welch(DEFAULT).evaluate(TTFT, noise(random, 10), noise(random, 30))))
+                .isBetween(25, 58);
+    }
+
+    @Test
     void the_same_models_catch_a_real_shift() {
         // Current run 4 sd slower than the history: t flags it unless the noise pulls it back by about 1 sd, most of the time.
         int caught = alarms(random -> new StudentT(20, DEFAULT).evaluate(TTFT, 20 + noise(random), noise(random, 20)));

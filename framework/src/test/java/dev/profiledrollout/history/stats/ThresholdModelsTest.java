@@ -142,6 +142,25 @@ class ThresholdModelsTest {
     }
 
     @Test
+    void welch_matches_scipy_ttest_ind_with_unequal_variances() {
+        double[] current = {312, 298, 305, 330, 301, 322, 315, 309};
+        double[] previous = {290, 301, 285, 297, 293, 288, 299};
+        // Means 311.5 and 293.285714; variances 115.142857 and 35.571429, so v/n = 14.392857 and 5.081633;
+        // t = 18.214286/√19.474490 = 4.127424; df = 19.474490²/(14.392857²/7 + 5.081633²/6) = 11.188374;
+        // one-sided p = 8.10467e-4 and t₀.₉₉ = 2.710515 — scipy.stats.ttest_ind(current, previous, equal_var=False,
+        // alternative="greater") and scipy.stats.t.ppf(0.99, 11.188374).
+        ThresholdResult r = new Welch(Boundaries.upper(0.99)).evaluate(TTFT, current, previous);
+        assertThat(r.statistic()).isCloseTo(4.127424, within(1e-6));
+        assertThat(r.threshold()).isCloseTo(2.710515, within(1e-6));
+        assertThat(r.pValue()).isCloseTo(8.10467e-4, within(1e-9));
+        assertThat(r.change()).isEqualTo(Change.REGRESSION);
+        assertThat(r.describe()).isEqualTo(
+                "p99 TTFT mean 312 ms (8 samples) vs mean 293 ms of the previous run (7 samples): t = 4.13 > 2.71 (99 %), p = 0.000810: REGRESSION");
+        assertThat(new Welch(Boundaries.upper(0.99)).evaluate(TTFT, new double[] {1}, previous).change())
+                .isEqualTo(Change.INSUFFICIENT_HISTORY);
+    }
+
+    @Test
     void mann_whitney_needs_eight_samples_per_run_and_all_ties_are_no_change() {
         double[] seven = {1, 2, 3, 4, 5, 6, 7};
         double[] eight = {1, 2, 3, 4, 5, 6, 7, 8};
