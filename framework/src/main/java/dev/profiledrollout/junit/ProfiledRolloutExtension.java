@@ -122,7 +122,13 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
      * attempted, and why it failed (see {@link CaptureAttempt}).
      */
     private static void reportAttempt(ExtensionContext context, Throwable failure) {
-        Settings settings = settings(context);
+        Settings settings;
+        try {
+            // the class's engine profile, as the window would have used it
+            settings = EngineProfiles.apply(settings(context), closest(context, EngineProfile.class), System.getenv());
+        } catch (RuntimeException invalid) {
+            settings = settings(context); // the profile itself is what failed
+        }
         List<RolloutPhase> phases = phases(context);
         CaptureAttempt attempt = CaptureAttempt.of(profiledRollout(context).orElseThrow(), phases, settings,
                 () -> spec(context));
