@@ -72,6 +72,13 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *   <li>After each capture, the engine steps of every rank trace are counted ({@code steps} in {@code summary.json})
  *       and, with {@code numSteps}, compared with it in a {@code CAPTURE} verdict {@code "steps captured"}: a warning,
  *       or a failure with {@code @ProfiledRollout(strictSteps = true)} / {@link ProfiledRolloutKeys#STEPS_STRICT}.</li>
+ *   <li>With {@link ProfiledRolloutKeys#HISTORY_ENABLED} (the default) the result gets its history access
+ *       ({@code RolloutResult#history()}); after the body the class's {@code @RegressionCheck} metrics are checked
+ *       against the earlier runs of the same test and configuration ({@code HISTORY} verdicts, a REGRESSION fails with
+ *       the budgets), the run is recorded with the outcome it ends with (one record per phase) in the store of
+ *       {@link ProfiledRolloutKeys#HISTORY_URL}, opened once per test class and closed after it, and
+ *       {@code summary.json} gets its {@code history} block. A store that cannot be used is a warning, never a
+ *       failure.</li>
  *   <li>A test that fails before or while opening its window (engine unreachable, configuration error, profiler
  *       start refused) still gets {@code summary.json} with what it {@code attempted}, the {@code error} and an
  *       {@code ERROR} {@code outcome}, and {@code report.html}.</li>
