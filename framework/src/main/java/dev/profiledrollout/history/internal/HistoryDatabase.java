@@ -34,10 +34,13 @@ import org.sqlite.SQLiteException;
 /**
  * Opens a history database: checks the URL, connects, migrates the schema with Flyway and explains what went wrong.
  *
- * <p>Flyway serialises concurrent migrations of one PostgreSQL database itself (an advisory lock), but not of a SQLite
- * file, so two processes that open the same fresh file at once would both create the tables. Migrating a SQLite
- * file therefore holds an exclusive lock on {@code <file>.lock} beside it (and a lock within this JVM, since a JVM
- * holds a file lock once). The lock file is left in place: deleting it would race with the next opener.
+ * <p>Flyway serialises concurrent migrations of one PostgreSQL database itself (an advisory lock), but its lock of the
+ * schema history table is a no-op on SQLite (flyway/flyway,
+ * {@code flyway-core/src/main/java/org/flywaydb/core/internal/database/sqlite/SQLiteTable.java}, {@code doLock}), so
+ * nothing but SQLite's own write lock would stand between two processes migrating the same fresh file. Migrating a
+ * SQLite file therefore holds an exclusive lock on {@code <file>.lock} beside it (and a lock within this JVM, since a
+ * JVM holds a file lock once), so one process migrates and the others find the schema current. The lock file is left
+ * in place: deleting it would race with the next opener.
  */
 final class HistoryDatabase {
 
