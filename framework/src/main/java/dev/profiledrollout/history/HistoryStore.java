@@ -1,5 +1,7 @@
 package dev.profiledrollout.history;
 
+import dev.profiledrollout.history.internal.JdbcHistoryStore;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -16,9 +18,37 @@ import org.apiguardian.api.API;
 public interface HistoryStore extends AutoCloseable {
 
     /**
-     * Stores a run with its metrics and histograms in one transaction.
+     * Opens the store at a JDBC URL, creating its tables or migrating them to this version's schema (Flyway, one
+     * migration at a time even when several processes open a fresh database at once).
      *
-     * @return the run with its new id
+     * @param jdbcUrl  {@code jdbc:sqlite:<file>} (parent directories are created; the file runs in WAL mode and a
+     *                 {@code <file>.lock} beside it serialises migrations) or
+     *                 {@code jdbc:postgresql://<host>[:<port>]/<database>} (the database must exist)
+     * @param user     the database user, null or empty for none (SQLite needs none)
+     * @param password the password, null or empty for none
+     * @throws HistoryStoreException naming the store without credentials and the fix, when the URL is not a JDBC URL
+     *                               or names no driver or database this supports, the server cannot be reached or
+     *                               refuses the login, the file or directory is not writable, or the database holds a
+     *                               newer schema than this version knows
+     */
+    static HistoryStore open(String jdbcUrl, String user, String password) {
+        return JdbcHistoryStore.open(jdbcUrl, user, password);
+    }
+
+    /**
+     * Opens (or creates) the SQLite store in a file, as {@link #open open("jdbc:sqlite:" + file, null, null)}.
+     *
+     * @throws HistoryStoreException as {@link #open}
+     */
+    static HistoryStore sqlite(Path file) {
+        return open("jdbc:sqlite:" + file, null, null);
+    }
+
+    /**
+     * Stores a run with its metrics and histograms in one transaction. Metric values that are not finite are not
+     * stored (SQLite has no NaN, and no threshold model can use one).
+     *
+     * @return the run with its new id and the metrics stored
      * @throws HistoryStoreException if the database cannot be written
      */
     RunRecord record(RunRecord run);
