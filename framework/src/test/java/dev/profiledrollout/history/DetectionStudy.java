@@ -55,8 +55,14 @@ public final class DetectionStudy {
     /** The metrics a check scores by default ({@link HistoryMetrics#KEY_METRICS}). */
     static final List<String> METRICS = HistoryMetrics.KEY_METRICS;
     /** The metrics recorded per run: the scored ones and a few to look at. */
-    static final List<String> RECORDED = List.of("ttft.p99", "itl.p99", "tpot.p99", "tpot.mean", "e2e.p99",
-            "e2e.mean", "throughput.output_tokens");
+    static final List<String> RECORDED = List.of("ttft.p99", "ttft.mean", "itl.p99", "itl.mean", "tpot.p99",
+            "tpot.mean", "e2e.p99", "e2e.mean", "throughput.output_tokens");
+    /** The recommended defaults the study picks: Student's t at 0.9999 on the regression side, window 20. */
+    static final Detector RECOMMENDED = single("t-test 0.9999", 20, b -> new StudentT(20, b)::evaluate, 0.9999);
+    /** The metrics the recommended defaults check. */
+    static final List<String> RECOMMENDED_METRICS = List.of("tpot.mean", "e2e.mean");
+    /** The second metric set the study scores: the mean latencies, which a slow request moves much less. */
+    static final List<String> MEANS = List.of("ttft.mean", "tpot.mean", "e2e.mean");
 
     /** The fixed load of every run: a Poisson schedule fixed by the seed, fixed prompt and output lengths. */
     record Load(int requests, double rate, int concurrency, int inputTokens, int outputTokens) {
@@ -163,7 +169,7 @@ public final class DetectionStudy {
         for (double p : new double[] {0.99, 0.999, 0.9999}) {
             out.add(single("z-score " + p, window, b -> new ZScore(window, b)::evaluate, p));
         }
-        for (double p : new double[] {0.95, 0.99, 0.999, 0.9999}) {
+        for (double p : new double[] {0.95, 0.99, 0.999, 0.9999, 0.99999}) {
             out.add(single("t-test " + p, window, b -> new StudentT(window, b)::evaluate, p));
         }
         for (double p : new double[] {0.99, 0.9999}) {
@@ -249,7 +255,7 @@ public final class DetectionStudy {
                 alarmsByMetric);
     }
 
-    private static List<String> flagged(Detector detector, Run current, List<Run> earlier, List<String> metrics) {
+    static List<String> flagged(Detector detector, Run current, List<Run> earlier, List<String> metrics) {
         List<String> out = new ArrayList<>();
         for (String m : metrics) {
             if (detector.verdict().judge(m, current, earlier) == Change.REGRESSION) {
@@ -384,14 +390,18 @@ public final class DetectionStudy {
                 load.requests(), load.rate(), load.concurrency(), load.inputTokens(), load.outputTokens(), shift,
                 base + 1, count, base, noise, shifted, String.join(", ", METRICS));
         out.printf(Locale.ROOT, "cost: %d runs in %.0f s, %.2f s per run%n%n", runs, seconds, seconds / runs);
-        List<Score> scores = new ArrayList<>();
-        for (Detector d : detectors(20)) {
-            scores.add(score(d, histories, METRICS));
+        for (List<String> metrics : List.of(METRICS, MEANS)) {
+            List<Score> scores = new ArrayList<>();
+            for (Detector d : detectors(20)) {
+                scores.add(score(d, histories, metrics));
+            }
+            out.println("Flagged = any of " + String.join(", ", metrics) + " got REGRESSION:");
+            out.println();
+            out.println(table(scores, shifted));
+            out.println("Per metric: first-shifted-run detections / false alarms");
+            out.println();
+            out.println(metricTable(scores, metrics));
         }
-        out.println(table(scores, shifted));
-        out.println("Per metric: first-shifted-run detections / false alarms");
-        out.println();
-        out.println(metricTable(scores, METRICS));
         out.println(noiseTable(histories));
     }
 }
