@@ -44,7 +44,7 @@ import java.util.function.Function;
  * between runs is what the simulator and the machine really give (thread wake-ups, the HTTP stack, other processes).
  *
  * <p>A run is flagged by a model when any of the scored metrics gets {@link Change#REGRESSION}. Detection rate: the
- * fraction of seeds whose first shifted run is flagged (and whose first {@code min(3, shifted)} are not all unflagged).
+ * fraction of seeds whose first shifted run is flagged, and the fraction with any of its shifted runs flagged.
  * False-alarm rate: the fraction of noise runs flagged.
  *
  * <p>Run by {@code bench/history-study}: {@code main(histories, shift, base, noise, shifted, csv)}; prints a markdown
