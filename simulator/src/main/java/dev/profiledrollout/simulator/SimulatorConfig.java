@@ -45,6 +45,7 @@ public final class SimulatorConfig {
     private final GpuSpec gpu;
     private final Map<String, Double> kernelSlowdowns;
     private final Map<Integer, Double> rankSlowdowns;
+    private final double decodeSlowdown;
     private final long seed;
     private final VllmProfilerConfig vllmProfilerConfig;
     private final VllmNamingEra vllmNamingEra;
@@ -67,6 +68,7 @@ public final class SimulatorConfig {
         this.gpu = b.gpu;
         this.kernelSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.kernelSlowdowns));
         this.rankSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.rankSlowdowns));
+        this.decodeSlowdown = b.decodeSlowdown;
         this.seed = b.seed;
         this.vllmProfilerConfig = b.vllmProfilerConfig;
         this.vllmNamingEra = b.vllmNamingEra;
@@ -92,6 +94,7 @@ public final class SimulatorConfig {
         b.gpu = gpu;
         b.kernelSlowdowns.putAll(kernelSlowdowns);
         b.rankSlowdowns.putAll(rankSlowdowns);
+        b.decodeSlowdown = decodeSlowdown;
         b.seed = seed;
         b.vllmProfilerConfig = vllmProfilerConfig;
         b.vllmNamingEra = vllmNamingEra;
@@ -172,6 +175,11 @@ public final class SimulatorConfig {
         return rankSlowdowns;
     }
 
+    /** Factor every decode step's kernel durations are multiplied by (see {@link Builder#slowDecode}). Default 1. */
+    public double decodeSlowdown() {
+        return decodeSlowdown;
+    }
+
     /** Seed for every random choice (output lengths without {@code ignore_eos}, token ids). Default 0. */
     public long seed() {
         return seed;
@@ -250,7 +258,9 @@ public final class SimulatorConfig {
         return "SimulatorConfig{backend=" + backend + ", host=" + host + ", port=" + port + ", tpSize=" + tpSize
                 + ", maxRunningRequests=" + maxRunningRequests + ", model=" + model.name() + ", gpu=" + gpu.name()
                 + ", profilerDir=" + profilerDir + ", kernelSlowdowns=" + kernelSlowdowns
-                + ", rankSlowdowns=" + rankSlowdowns + ", seed=" + seed + ", dpSize=" + dpSize + ", dpRank=" + dpRank
+                + ", rankSlowdowns=" + rankSlowdowns
+                + (decodeSlowdown != 1.0 ? ", decodeSlowdown=" + decodeSlowdown : "")
+                + ", seed=" + seed + ", dpSize=" + dpSize + ", dpRank=" + dpRank
                 + (dpController ? ", dpController" : "") + (apiKey() != null ? ", apiKey=set" : "")
                 + (vllmProfilerConfig != null ? ", vllmProfilerConfig=" + vllmProfilerConfig : "")
                 + (failStartProfileStatus != 0 ? ", failStartProfile=" + failStartProfileStatus : "") + "}";
@@ -269,6 +279,7 @@ public final class SimulatorConfig {
         private GpuSpec gpu = GpuSpec.H100_SXM;
         private final Map<String, Double> kernelSlowdowns = new LinkedHashMap<>();
         private final Map<Integer, Double> rankSlowdowns = new LinkedHashMap<>();
+        private double decodeSlowdown = 1.0;
         private long seed = 0;
         private VllmProfilerConfig vllmProfilerConfig;
         private VllmNamingEra vllmNamingEra = VllmNamingEra.NEWEST;
@@ -450,6 +461,20 @@ public final class SimulatorConfig {
             Require.atLeast(tp, 0, "slowRank tp");
             checkFactor(factor);
             rankSlowdowns.put(tp, factor);
+            return this;
+        }
+
+        /**
+         * Multiplies the duration of every kernel of every decode step (not of prefill steps), on top of
+         * {@link #slowKernel} and {@link #slowRank}; the scheduler's CPU overhead per step is not scaled. Models a
+         * change that makes decode slower (or, below 1, faster), e.g. to inject a known shift into a history of runs.
+         * Default 1.
+         *
+         * @throws IllegalArgumentException if the factor is not positive and finite
+         */
+        public Builder slowDecode(double factor) {
+            checkFactor(factor);
+            this.decodeSlowdown = factor;
             return this;
         }
 

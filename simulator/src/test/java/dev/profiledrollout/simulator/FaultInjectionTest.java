@@ -46,4 +46,37 @@ class FaultInjectionTest {
             assertThat(kernelNs(rank1, "nvjet")).isBetween(2 * gemmNs - 200, 2 * gemmNs + 200);
         }
     }
+
+    @Test
+    void should_slow_every_decode_kernel_and_no_prefill_kernel() throws Exception {
+        // GIVEN decode twice as slow
+        SimulatorConfig config = SimulatorConfig.builder().profilerDir(dir).slowDecode(2.0).build();
+        assertThat(config.decodeSlowdown()).isEqualTo(2.0);
+        try (EngineSimulator sim = EngineSimulator.start(config)) {
+            SimClient client = new SimClient(sim);
+            // WHEN the prefill step and the first decode step of one request are captured
+            client.post("/start_profile", "{\"num_steps\":2,\"profile_id\":\"d\"}");
+            client.complete(3);
+            JsonNode trace = SimClient.readTrace(SimClient.awaitTraceFiles(dir, 1).get(0));
+            // THEN the LM head, whose cost is the same in both steps (one row per request), takes twice as long in
+            // the decode step, which comes second
+            CostModel model = new CostModel(ModelSpec.LLAMA_3_1_8B, GpuSpec.H100_SXM, 1);
+            long lmHeadNs = model.extendStep(new int[] {8}).stream().filter(k -> k.name().contains("cutlass"))
+                    .mapToLong(KernelCost::durationNs).sum();
+            List<Long> lmHeads = SimClient.events(trace, "kernel").stream()
+                    .filter(k -> k.get("name").asText().contains("cutlass"))
+                    .sorted(java.util.Comparator.comparingDouble(k -> k.get("ts").asDouble()))
+                    .map(k -> SimClient.ns(k.get("dur"))).toList();
+            assertThat(lmHeads).hasSize(2);
+            assertThat(lmHeads.get(0)).isBetween(lmHeadNs - 2, lmHeadNs + 2);
+            assertThat(lmHeads.get(1)).isBetween(2 * lmHeadNs - 2, 2 * lmHeadNs + 2);
+        }
+    }
+
+    @Test
+    void should_reject_a_decode_slowdown_that_is_not_positive() {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> SimulatorConfig.builder().slowDecode(0))
+                .withMessageContaining("positive and finite");
+    }
 }

@@ -219,7 +219,7 @@ public final class Scheduler {
         List<KernelCost> kernels = extend ? costModel.extendStep(shape) : costModel.decodeStep(shape);
         long[][] durations = new long[config.tpSize()][kernels.size()];
         for (int tp = 0; tp < durations.length; tp++) {
-            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0);
+            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0) * (extend ? 1.0 : config.decodeSlowdown());
             for (int k = 0; k < kernels.size(); k++) {
                 KernelCost kc = kernels.get(k);
                 durations[tp][k] = Math.max(1, Math.round(kc.durationNs() * rankFactor * kernelFactor(kc.name())));
