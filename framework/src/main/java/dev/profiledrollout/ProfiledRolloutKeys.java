@@ -246,7 +246,8 @@ public final class ProfiledRolloutKeys {
 
     /**
      * The threshold's boundary on each metric's regression side: a fraction of the baseline for {@code relative}
-     * (e.g. {@code 0.10}), else a cumulative probability in {@code [0.5, 1)}. Default {@code 0.99}.
+     * (e.g. {@code 0.10}), else a cumulative probability in {@code [0.5, 1)}. Default {@code 0.9999} ({@code 0.10} for
+     * {@code relative}).
      */
     public static final String HISTORY_BOUNDARY = "profiledrollout.history.boundary";
 
@@ -396,7 +397,7 @@ public final class ProfiledRolloutKeys {
             key(HISTORY_WINDOW, "20", Scope.EXTENSION, "earlier runs a regression check compares with"),
             key(HISTORY_THRESHOLD, "t-test", Scope.EXTENSION,
                     "regression threshold model: relative, z-score, t-test, mann-whitney or welch"),
-            key(HISTORY_BOUNDARY, "0.99", Scope.EXTENSION,
+            key(HISTORY_BOUNDARY, "0.9999", Scope.EXTENSION,
                     "threshold boundary: a fraction for relative, else a cumulative probability"),
             key(REPORT_ATTACH_TRACES, "false", Scope.EXTENSION, "attach the trace files to Allure"),
             key(REPORT_ATTACH_MAX_BYTES, String.valueOf(20L << 20), Scope.EXTENSION,

@@ -33,8 +33,8 @@ import org.apiguardian.api.API;
 public @interface RegressionCheck {
 
     /**
-     * Metric names ({@code dev.profiledrollout.history.HistoryMetrics}); empty: {@code HistoryMetrics.KEY_METRICS}
-     * (the p99 latencies and the output token throughput). A metric the run has no figure of is skipped.
+     * Metric names ({@code dev.profiledrollout.history.HistoryMetrics}); empty: {@code HistoryMetrics.CHECKED_METRICS}
+     * (mean TPOT and mean E2E latency, the steadiest from run to run). A metric the run has no figure of is skipped.
      */
     String[] metrics() default {};
 

@@ -228,7 +228,7 @@ public final class HistoryRecorder {
         if (declared == null) {
             return failures;
         }
-        List<String> metrics = declared.metrics().length == 0 ? HistoryMetrics.KEY_METRICS
+        List<String> metrics = declared.metrics().length == 0 ? HistoryMetrics.CHECKED_METRICS
                 : List.of(declared.metrics());
         try {
             for (RunRecord current : records()) {
