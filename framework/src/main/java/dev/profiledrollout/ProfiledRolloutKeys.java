@@ -217,6 +217,39 @@ public final class ProfiledRolloutKeys {
      */
     public static final String BASELINE_UPDATE = "profiledrollout.baseline.update";
 
+    /**
+     * {@code true}: record every profiled run in the history store ({@link #HISTORY_URL}), evaluate the declared
+     * regression checks and write {@code summary.json} {@code history}. Default {@code true}.
+     */
+    public static final String HISTORY_ENABLED = "profiledrollout.history.enabled";
+
+    /**
+     * The history store's JDBC URL: a SQLite file ({@code jdbc:sqlite:<path>}, relative to the working directory) or
+     * any JDBC database (e.g. {@code jdbc:postgresql://host/db}). Default {@code jdbc:sqlite:.profiled-rollout/history.db}.
+     */
+    public static final String HISTORY_URL = "profiledrollout.history.url";
+
+    /** The history database's user; default none. */
+    public static final String HISTORY_USER = "profiledrollout.history.user";
+
+    /** The history database's password; default none. */
+    public static final String HISTORY_PASSWORD = "profiledrollout.history.password";
+
+    /** How many earlier runs of the same test and configuration a regression check uses. Default {@code 20}. */
+    public static final String HISTORY_WINDOW = "profiledrollout.history.window";
+
+    /**
+     * The regression threshold model: {@code relative}, {@code z-score}, {@code t-test}, {@code mann-whitney} or
+     * {@code welch} (docs/METRICS.md §8). Default {@code t-test}.
+     */
+    public static final String HISTORY_THRESHOLD = "profiledrollout.history.threshold";
+
+    /**
+     * The threshold's boundary on each metric's regression side: a fraction of the baseline for {@code relative}
+     * (e.g. {@code 0.10}), else a cumulative probability in {@code [0.5, 1)}. Default {@code 0.99}.
+     */
+    public static final String HISTORY_BOUNDARY = "profiledrollout.history.boundary";
+
     /** {@code true}: attach the trace files to the Allure test case. Default {@code false}. */
     public static final String REPORT_ATTACH_TRACES = "profiledrollout.report.attach.traces";
 
@@ -355,6 +388,16 @@ public final class ProfiledRolloutKeys {
             key(OUTPUT_DIR, "target/profiled-rollout", Scope.EXTENSION, "where results go"),
             key(BASELINE_DIR, null, Scope.EXTENSION, "per-test kernel baselines to compare with"),
             key(BASELINE_UPDATE, "false", Scope.EXTENSION, "record the baselines instead of comparing"),
+            key(HISTORY_ENABLED, "true", Scope.EXTENSION, "record each profiled run in the history store"),
+            key(HISTORY_URL, "jdbc:sqlite:.profiled-rollout/history.db", Scope.EXTENSION,
+                    "the history store's JDBC URL"),
+            key(HISTORY_USER, null, Scope.EXTENSION, "the history database's user"),
+            key(HISTORY_PASSWORD, null, Scope.EXTENSION, "the history database's password"),
+            key(HISTORY_WINDOW, "20", Scope.EXTENSION, "earlier runs a regression check compares with"),
+            key(HISTORY_THRESHOLD, "t-test", Scope.EXTENSION,
+                    "regression threshold model: relative, z-score, t-test, mann-whitney or welch"),
+            key(HISTORY_BOUNDARY, "0.99", Scope.EXTENSION,
+                    "threshold boundary: a fraction for relative, else a cumulative probability"),
             key(REPORT_ATTACH_TRACES, "false", Scope.EXTENSION, "attach the trace files to Allure"),
             key(REPORT_ATTACH_MAX_BYTES, String.valueOf(20L << 20), Scope.EXTENSION,
                     "the largest trace file attached, bytes"),

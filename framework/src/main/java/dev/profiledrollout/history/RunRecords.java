@@ -1,0 +1,414 @@
+package dev.profiledrollout.history;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+import org.apiguardian.api.API;
+
+/**
+ * Builds {@link RunRecord}s from a profiled test's output directory, as the extension writes it: the one source both
+ * the extension (after each run) and {@code profiled-rollout history import} (for directories of earlier runs) use.
+ *
+ * <h2>What is read</h2>
+ * <ul>
+ *   <li>{@code summary.json}: the configuration ({@code engine}, {@code load}, {@code profileRequest.num_steps},
+ *       {@code profiled}), the latency figures ({@code latency}), the trace figures ({@code trace}) and the outcome
+ *       ({@code outcome.status}, {@code PASSED} when absent). A phased test's {@code summary.json} lists its phases in
+ *       {@code phases[]}; each phase is read from its own directory.</li>
+ *   <li>{@code latency.hlog}: the raw TTFT, ITL, TPOT and E2E histograms in ns, stored as they are. Without it, the
+ *       TTFT, TPOT and E2E histograms are rebuilt from {@code requests.jsonl} ({@code ttftNs}, {@code e2eNs},
+ *       {@code completionTokens}); ITL needs the per-chunk times only the log keeps.</li>
+ *   <li>{@code traces/**}{@code .json.gz} / {@code .json}: the GPU name, the {@code name} of the first entry of
+ *       {@code deviceProperties}, which the PyTorch profiler (Kineto) writes from {@code cudaGetDeviceProperties} /
+ *       {@code hipGetDeviceProperties} (pytorch/kineto {@code libkineto/src/DeviceProperties.cpp}).</li>
+ * </ul>
+ * The engine version is {@code engine.version} of {@code summary.json} when present (the extension sets it from
+ * SGLang's {@code /server_info} {@code version} or vLLM's {@code GET /version}). A figure the directory does not hold
+ * is simply absent from {@link RunRecord#metrics()}.
+ *
+ * <h2>Metrics</h2>
+ * Named as {@link HistoryMetrics} lists them: {@code <ttft|itl|tpot|e2e>.<p50|p90|p99|mean|max>} (ms),
+ * {@code throughput.requests}, {@code throughput.output_tokens}, {@code goodput.requests} (with a goodput SLO),
+ * {@code errors.fraction} (failed / sent), {@code trace.kernel_ms} (kernel time summed over ranks),
+ * {@code trace.gpu_busy_fraction} (busy time / trace span of every rank's devices), {@code trace.rank_imbalance},
+ * {@code kernel.category.<CATEGORY>.ms}, {@code kernel.<extend|decode|mixed>.ms_per_step} (mean kernel time of one
+ * rank's engine step of that stage) and {@code kernel.top.<name>.ms} for the {@value #TOP_KERNELS} kernels with the
+ * most time.
+ */
+@API(status = API.Status.EXPERIMENTAL)
+public final class RunRecords {
+
+    /** How many of the kernels with the most time are recorded as {@code kernel.top.<name>.ms}. */
+    public static final int TOP_KERNELS = 5;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final double NS_PER_MS = 1e6;
+
+    private RunRecords() {
+    }
+
+    /**
+     * The records of one test run: one for a test without phases, one per phase (in the order they ran, test id
+     * {@code <base test id>/<PHASE>}, configuration {@code phase} set) for a phased test.
+     *
+     * @param testDirectory the test's output directory, holding {@code summary.json}
+     * @param base          the run's identity; its test id is the test's ({@code <class>#<method>})
+     * @return the records, each with id 0 (not yet recorded)
+     * @throws IllegalArgumentException naming the directory when it holds no readable {@code summary.json}, or a
+     *                                  phase's directory is missing
+     * @throws UncheckedIOException     when a file cannot be read
+     */
+    public static List<RunRecord> fromDirectory(Path testDirectory, RunIdentity base) {
+        JsonNode summary = summary(testDirectory);
+        JsonNode phases = summary.path("phases");
+        if (!phases.isArray() || phases.isEmpty()) {
+            return List.of(record(testDirectory, summary, base, null));
+        }
+        List<RunRecord> records = new ArrayList<>();
+        for (JsonNode phase : phases) {
+            String name = phase.path("phase").asText();
+            Path dir = testDirectory.resolve(phase.path("directory").asText(name.toLowerCase(Locale.ROOT)));
+            RunIdentity identity = new RunIdentity(base.testId() + "/" + name, base.startedAt(), base.commit(),
+                    base.branch(), base.buildId(), base.buildUrl(), base.host());
+            JsonNode phaseSummary = summary(dir);
+            records.add(record(dir, withDefaults(phaseSummary, summary), identity, name));
+        }
+        return records;
+    }
+
+    /** A phase's summary with the combined summary's outcome and engine version where the phase has none. */
+    private static JsonNode withDefaults(JsonNode phase, JsonNode combined) {
+        com.fasterxml.jackson.databind.node.ObjectNode copy = phase.deepCopy();
+        if (!copy.has("outcome") && combined.has("outcome")) {
+            copy.set("outcome", combined.get("outcome"));
+        }
+        if (!copy.path("engine").has("version") && combined.path("engine").has("version")
+                && copy.path("engine").isObject()) {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) copy.get("engine")).set("version",
+                    combined.path("engine").get("version"));
+        }
+        return copy;
+    }
+
+    private static JsonNode summary(Path directory) {
+        Path file = directory.resolve("summary.json");
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(directory + " holds no summary.json: pass a profiled test's output "
+                    + "directory (<profiledrollout.output.dir>/<TestClass>/<method>)");
+        }
+        try {
+            JsonNode node = JSON.readTree(file.toFile());
+            if (node == null || !node.isObject()) {
+                throw new IllegalArgumentException(file + " is not a JSON object: it is not a Profiled Rollout summary");
+            }
+            return node;
+        } catch (IOException e) {
+            throw new IllegalArgumentException(file + " cannot be read as JSON (" + e.getMessage()
+                    + "): re-run the test to rewrite it", e);
+        }
+    }
+
+    private static RunRecord record(Path directory, JsonNode summary, RunIdentity identity, String phase) {
+        RunConfiguration configuration = configuration(directory, summary, phase);
+        String outcome = summary.path("outcome").path("status").asText("PASSED");
+        return new RunRecord(0, identity, configuration, outcome, metrics(summary), histograms(directory));
+    }
+
+    static RunConfiguration configuration(Path directory, JsonNode summary, String phase) {
+        JsonNode engine = summary.path("engine");
+        JsonNode load = summary.path("load");
+        JsonNode profiled = summary.path("profiled");
+        String kind = profiled.path("kind").asText(engine.path("kind").asText("unknown"));
+        SortedMap<String, String> extra = new TreeMap<>();
+        putText(extra, "endpoint", load.path("endpoint"));
+        putText(extra, "requests", load.path("requests"));
+        if (load.path("rangeRatio").asDouble(0) != 0) {
+            putText(extra, "rangeRatio", load.path("rangeRatio"));
+        }
+        if (load.path("prefixTokens").asInt(0) != 0) {
+            putText(extra, "prefixTokens", load.path("prefixTokens"));
+        }
+        if (profiled.path("workers").asInt(1) != 1) {
+            putText(extra, "workers", profiled.path("workers"));
+        }
+        JsonNode rate = load.path("arrival").path("requestRate");
+        double requestRate = rate.isNumber() ? rate.asDouble()
+                : rate.isTextual() && !rate.asText().equals("Infinity") ? parse(rate.asText()) : Double.POSITIVE_INFINITY;
+        return new RunConfiguration(engine.path("backend").asText("UNKNOWN"), kind, text(engine.path("version")),
+                text(engine.path("model")), gpuName(directory), engine.path("tpSize").asInt(1),
+                engine.path("dpSize").asInt(1), engine.path("ppSize").asInt(1), engine.path("epSize").asInt(1),
+                load.path("inputTokens").asInt(0), load.path("outputTokens").asInt(0), load.path("concurrency").asInt(0),
+                requestRate, summary.path("profileRequest").path("num_steps").asInt(0), phase, extra);
+    }
+
+    private static double parse(String text) {
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            return Double.POSITIVE_INFINITY;
+        }
+    }
+
+    private static void putText(Map<String, String> extra, String key, JsonNode value) {
+        if (value.isValueNode() && !value.isNull()) {
+            extra.put(key, value.asText());
+        }
+    }
+
+    private static String text(JsonNode node) {
+        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
+    }
+
+    /** The metrics of one summary (one window or one phase), by {@link HistoryMetrics} name. */
+    static SortedMap<String, Double> metrics(JsonNode summary) {
+        SortedMap<String, Double> metrics = new TreeMap<>();
+        JsonNode latency = summary.path("latency");
+        for (String distribution : HistoryMetrics.DISTRIBUTIONS) {
+            JsonNode d = latency.path(distribution);
+            if (d.path("count").asLong(0) == 0) {
+                continue;
+            }
+            for (String stat : List.of("p50", "p90", "p99", "mean", "max")) {
+                put(metrics, distribution + "." + stat, d.path(stat + "Ms"));
+            }
+        }
+        if (latency.isObject()) {
+            put(metrics, "throughput.requests", latency.path("requestThroughput"));
+            put(metrics, "throughput.output_tokens", latency.path("outputTokenThroughput"));
+            put(metrics, "goodput.requests", latency.path("requestGoodput"));
+            long completed = latency.path("completed").asLong(0);
+            long failed = latency.path("failed").asLong(0);
+            if (completed + failed > 0) {
+                metrics.put("errors.fraction", (double) failed / (completed + failed));
+            }
+        }
+        JsonNode trace = summary.path("trace");
+        if (trace.path("kernelTotalNs").isNumber()) {
+            metrics.put("trace.kernel_ms", trace.path("kernelTotalNs").asDouble() / NS_PER_MS);
+        }
+        put(metrics, "trace.rank_imbalance", trace.path("busyImbalance"));
+        double busy = 0;
+        double span = 0;
+        Map<String, Double> categories = new LinkedHashMap<>();
+        Map<String, double[]> perStep = new LinkedHashMap<>();
+        for (JsonNode rank : trace.path("ranks")) {
+            for (JsonNode device : rank.path("devices")) {
+                busy += device.path("busyNs").asDouble(0);
+                span += device.path("spanNs").asDouble(0);
+            }
+            for (JsonNode c : rank.path("categories")) {
+                categories.merge(c.path("category").asText(), c.path("totalNs").asDouble(0), Double::sum);
+            }
+            for (JsonNode step : rank.path("steps")) {
+                String kind = switch (step.path("stage").asText("")) {
+                    case "PREFILL" -> "extend";
+                    case "DECODE" -> "decode";
+                    case "MIXED" -> "mixed";
+                    default -> null;
+                };
+                if (kind != null && step.path("kernelNs").isNumber()) {
+                    double[] sum = perStep.computeIfAbsent(kind, k -> new double[2]);
+                    sum[0] += step.path("kernelNs").asDouble();
+                    sum[1]++;
+                }
+            }
+        }
+        if (span > 0) {
+            metrics.put("trace.gpu_busy_fraction", busy / span);
+        }
+        categories.forEach((category, ns) -> {
+            if (category.matches("[A-Za-z0-9_]+")) {
+                metrics.put("kernel.category." + category + ".ms", ns / NS_PER_MS);
+            }
+        });
+        perStep.forEach((kind, sum) -> metrics.put("kernel." + kind + ".ms_per_step", sum[0] / sum[1] / NS_PER_MS));
+        List<JsonNode> kernels = new ArrayList<>();
+        trace.path("kernels").forEach(kernels::add);
+        kernels.sort(Comparator.comparingDouble((JsonNode k) -> k.path("totalNs").asDouble(0)).reversed());
+        kernels.stream().limit(TOP_KERNELS).forEach(k -> metrics.put("kernel.top." + k.path("name").asText() + ".ms",
+                k.path("totalNs").asDouble(0) / NS_PER_MS));
+        return metrics;
+    }
+
+    private static void put(Map<String, Double> metrics, String name, JsonNode value) {
+        if (value.isNumber() && Double.isFinite(value.asDouble())) {
+            metrics.put(name, value.asDouble());
+        }
+    }
+
+    /** The raw latency histograms in ns, compressed, by distribution name. */
+    static Map<String, byte[]> histograms(Path directory) {
+        Map<String, Histogram> histograms = new LinkedHashMap<>();
+        Path log = directory.resolve("latency.hlog");
+        if (Files.isRegularFile(log)) {
+            try (InputStream in = Files.newInputStream(log)) {
+                HistogramLogReader reader = new HistogramLogReader(in);
+                for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
+                    if (h instanceof Histogram histogram && h.getTag() != null) {
+                        String name = h.getTag().toLowerCase(Locale.ROOT);
+                        if (HistoryMetrics.DISTRIBUTIONS.contains(name)) {
+                            histograms.merge(name, histogram, (a, b) -> {
+                                a.add(b);
+                                return a;
+                            });
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not read " + log, e);
+            }
+        }
+        if (histograms.isEmpty()) {
+            histograms.putAll(fromRequests(directory.resolve("requests.jsonl")));
+        }
+        Map<String, byte[]> encoded = new LinkedHashMap<>();
+        histograms.forEach((name, h) -> {
+            if (h.getTotalCount() > 0) {
+                encoded.put(name, encode(h));
+            }
+        });
+        return encoded;
+    }
+
+    private static Map<String, Histogram> fromRequests(Path requests) {
+        Map<String, Histogram> histograms = new HashMap<>();
+        if (!Files.isRegularFile(requests)) {
+            return histograms;
+        }
+        try (BufferedReader reader = Files.newBufferedReader(requests, StandardCharsets.UTF_8)) {
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonNode r = JSON.readTree(line);
+                if (!r.path("error").isNull() && !r.path("error").isMissingNode()) {
+                    continue;
+                }
+                long ttft = r.path("ttftNs").asLong(-1);
+                long e2e = r.path("e2eNs").asLong(-1);
+                int tokens = r.path("completionTokens").asInt(-1);
+                if (ttft >= 0) {
+                    histograms.computeIfAbsent("ttft", k -> new Histogram(3)).recordValue(ttft);
+                }
+                if (e2e >= 0) {
+                    histograms.computeIfAbsent("e2e", k -> new Histogram(3)).recordValue(e2e);
+                    if (ttft >= 0 && tokens > 1) {
+                        histograms.computeIfAbsent("tpot", k -> new Histogram(3)).recordValue((e2e - ttft) / (tokens - 1));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read " + requests, e);
+        }
+        return histograms;
+    }
+
+    /** A histogram in HdrHistogram's compressed form, as {@link RunRecord#histograms()} holds it. */
+    public static byte[] encode(Histogram histogram) {
+        ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+        int length = histogram.encodeIntoCompressedByteBuffer(buffer);
+        return Arrays.copyOf(buffer.array(), length);
+    }
+
+    /**
+     * A histogram from its compressed form.
+     *
+     * @throws IllegalArgumentException when the bytes are not a compressed HdrHistogram
+     */
+    public static Histogram decode(byte[] compressed) {
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(compressed), 0);
+        } catch (java.util.zip.DataFormatException | RuntimeException e) {
+            throw new IllegalArgumentException("not an HdrHistogram in compressed form: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Every recorded value of a histogram, each repeated by its count, in ms: the samples the two-sample threshold
+     * models compare. Values are HdrHistogram's recorded-value equivalents (3 significant digits).
+     */
+    public static double[] samplesMs(Histogram histogram) {
+        double[] samples = new double[(int) Math.min(Integer.MAX_VALUE - 8, histogram.getTotalCount())];
+        int i = 0;
+        for (org.HdrHistogram.HistogramIterationValue v : histogram.recordedValues()) {
+            double ms = histogram.highestEquivalentValue(v.getValueIteratedTo()) / NS_PER_MS;
+            for (long c = 0; c < v.getCountAtValueIteratedTo() && i < samples.length; c++) {
+                samples[i++] = ms;
+            }
+        }
+        return i == samples.length ? samples : Arrays.copyOf(samples, i);
+    }
+
+    /**
+     * The GPU name of the first trace file under {@code <directory>/traces} that has a {@code deviceProperties} entry,
+     * or null.
+     */
+    static String gpuName(Path directory) {
+        Path traces = directory.resolve("traces");
+        if (!Files.isDirectory(traces)) {
+            return null;
+        }
+        try (Stream<Path> files = Files.walk(traces)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".json.gz")
+                    || f.getFileName().toString().endsWith(".json")).sorted().toList()) {
+                String name = deviceName(file);
+                if (name != null) {
+                    return name;
+                }
+            }
+        } catch (IOException e) {
+            return null;
+        }
+        return null;
+    }
+
+    /** Streams the trace only up to {@code deviceProperties}: the files can be hundreds of MB. */
+    private static String deviceName(Path file) {
+        try (InputStream raw = Files.newInputStream(file);
+                InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
+                com.fasterxml.jackson.core.JsonParser parser = JSON.getFactory().createParser(in)) {
+            if (parser.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (parser.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String field = parser.getCurrentName();
+                parser.nextToken();
+                if (field.equals("deviceProperties")) {
+                    JsonNode devices = parser.readValueAsTree();
+                    for (JsonNode device : devices) {
+                        if (device.path("name").isTextual() && !device.path("name").asText().isBlank()) {
+                            return device.path("name").asText();
+                        }
+                    }
+                    return null;
+                }
+                parser.skipChildren();
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null; // an unreadable trace has no GPU name; its analysis reports the problem
+        }
+    }
+}
