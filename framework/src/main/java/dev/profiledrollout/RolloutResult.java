@@ -5,6 +5,7 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.history.RunHistory;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.TraceSet;
@@ -35,6 +36,7 @@ public final class RolloutResult {
     private final List<Path> frontendTraceFiles;
     private final Map<Phase, RolloutResult> phases;
     private final BaselineDiff baselineDiff;
+    private final RunHistory history;
 
     private RolloutResult(Builder b) {
         this.latency = require(b.latency, "latency");
@@ -47,6 +49,7 @@ public final class RolloutResult {
         this.frontendTraceFiles = List.copyOf(b.frontendTraceFiles);
         this.phases = Collections.unmodifiableMap(new LinkedHashMap<>(b.phases));
         this.baselineDiff = b.baselineDiff;
+        this.history = b.history;
     }
 
     private static <T> T require(T value, String name) {
@@ -68,7 +71,7 @@ public final class RolloutResult {
     public Builder toBuilder() {
         return new Builder().latency(latency).trace(trace).traceFiles(traceFiles).outputDirectory(outputDirectory)
                 .serverInfo(serverInfo).stopOutcome(stopOutcome).workers(workers)
-                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff);
+                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history);
     }
 
     /**
@@ -156,6 +159,15 @@ public final class RolloutResult {
         return Optional.ofNullable(baselineDiff);
     }
 
+    /**
+     * @return this run's history (store, current record, configured threshold) when the extension records runs
+     *         ({@code profiledrollout.history.enabled}); for a phased test each {@link #phase(Phase)} has its own.
+     *         Assert on it with {@code assertThat(result).history().metric("ttft.p99").hasNoRegression()}
+     */
+    public Optional<RunHistory> history() {
+        return Optional.ofNullable(history);
+    }
+
     /** @return this result with {@code diff} as its baseline comparison */
     public RolloutResult withBaseline(BaselineDiff diff) {
         return toBuilder().baseline(diff).build();
@@ -200,6 +212,7 @@ public final class RolloutResult {
         private List<Path> frontendTraceFiles = List.of();
         private Map<Phase, RolloutResult> phases = Map.of();
         private BaselineDiff baselineDiff;
+        private RunHistory history;
 
         private Builder() {
         }
@@ -261,6 +274,12 @@ public final class RolloutResult {
         /** @param diff the baseline comparison, or null for none (the default); see {@link RolloutResult#baseline()} */
         public Builder baseline(BaselineDiff diff) {
             this.baselineDiff = diff;
+            return this;
+        }
+
+        /** @param runHistory the run's history access, or null for none (the default); see {@link RolloutResult#history()} */
+        public Builder history(RunHistory runHistory) {
+            this.history = runHistory;
             return this;
         }
 

@@ -45,6 +45,11 @@ public class ProfiledRolloutAssertions extends Assertions {
         return new TraceSummaryAssert(actual);
     }
 
+    /** A whole run; {@code assertThat(result).history().metric("ttft.p99").hasNoRegression()} checks its history. */
+    public static RolloutResultAssert assertThat(dev.profiledrollout.RolloutResult actual) {
+        return new RolloutResultAssert(actual);
+    }
+
     /** A run compared with a baseline; see {@link dev.profiledrollout.trace.TraceBaseline#diff}. */
     public static BaselineDiffAssert assertThat(dev.profiledrollout.trace.BaselineDiff actual) {
         return new BaselineDiffAssert(actual);

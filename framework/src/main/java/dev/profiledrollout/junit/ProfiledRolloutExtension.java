@@ -6,6 +6,7 @@ import dev.profiledrollout.Backend;
 import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutRecipe;
@@ -17,6 +18,7 @@ import dev.profiledrollout.junit.internal.ConfigurationProblems;
 import dev.profiledrollout.junit.internal.EngineProfiles;
 import dev.profiledrollout.junit.internal.CaptureAttempt;
 import dev.profiledrollout.junit.internal.EngineHandle;
+import dev.profiledrollout.junit.internal.HistoryRecorder;
 import dev.profiledrollout.junit.internal.ManagedEngines;
 import dev.profiledrollout.junit.internal.ProfileWindow;
 import dev.profiledrollout.junit.internal.RecipeWindows;
@@ -70,6 +72,13 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *   <li>After each capture, the engine steps of every rank trace are counted ({@code steps} in {@code summary.json})
  *       and, with {@code numSteps}, compared with it in a {@code CAPTURE} verdict {@code "steps captured"}: a warning,
  *       or a failure with {@code @ProfiledRollout(strictSteps = true)} / {@link ProfiledRolloutKeys#STEPS_STRICT}.</li>
+ *   <li>With {@link ProfiledRolloutKeys#HISTORY_ENABLED} (the default) the result gets its history access
+ *       ({@code RolloutResult#history()}); after the body the class's {@code @RegressionCheck} metrics are checked
+ *       against the earlier runs of the same test and configuration ({@code HISTORY} verdicts, a REGRESSION fails with
+ *       the budgets), the run is recorded with the outcome it ends with (one record per phase) in the store of
+ *       {@link ProfiledRolloutKeys#HISTORY_URL}, opened once per test class and closed after it, and
+ *       {@code summary.json} gets its {@code history} block. A store that cannot be used is a warning, never a
+ *       failure.</li>
  *   <li>A test that fails before or while opening its window (engine unreachable, configuration error, profiler
  *       start refused) still gets {@code summary.json} with what it {@code attempted}, the {@code error} and an
  *       {@code ERROR} {@code outcome}, and {@code report.html}.</li>
@@ -180,6 +189,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             return;
         }
         ProfileWindow window = window(extensionContext);
+        Optional<HistoryRecorder> history = history(extensionContext, window);
+        history.ifPresent(h -> window.onCompletion(h::attach));
         try {
             window.open();
         } catch (RuntimeException | Error openFailure) {
@@ -198,6 +209,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             } catch (Throwable bodyFailure) {
                 Throwable reported = withBudgetFailures(verdicts, bodyFailure);
                 window.abort(reported);
+                history.ifPresent(h -> h.record(TestOutcome.of(verdicts.verdicts(), reported, true)));
                 window.finishReport(verdicts.verdicts(), options, reported,
                         TestOutcome.of(verdicts.verdicts(), reported, true));
                 throw reported;
@@ -209,9 +221,21 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 if (budgets != null) {
                     budgets.getFailures().forEach(windowFailure::addSuppressed);
                 }
+                if (window.completedResult() != null) {
+                    history.ifPresent(h -> h.record(TestOutcome.of(verdicts.verdicts(), windowFailure, false)));
+                }
                 window.finishReport(verdicts.verdicts(), options, windowFailure,
                         TestOutcome.of(verdicts.verdicts(), windowFailure, false));
                 throw windowFailure;
+            }
+            if (history.isPresent()) {
+                List<AssertionError> regressions = history.get().check();
+                if (!regressions.isEmpty()) {
+                    List<Throwable> failures = new ArrayList<>(verdicts.failures());
+                    failures.addAll(regressions);
+                    budgets = BudgetFailuresError.of(verdicts.verdicts(), failures, null);
+                }
+                history.get().record(TestOutcome.of(verdicts.verdicts(), budgets, false));
             }
             window.finishReport(verdicts.verdicts(), options, budgets,
                     TestOutcome.of(verdicts.verdicts(), budgets, false));
@@ -242,6 +266,22 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             return BudgetFailuresError.of(verdicts.verdicts(), all, null);
         }
         return BudgetFailuresError.of(verdicts.verdicts(), collected, thrown);
+    }
+
+    /**
+     * The test's history recorder ({@link ProfiledRolloutKeys#HISTORY_ENABLED}), with the class's stores (opened once
+     * per class, closed after it), its {@code @RegressionCheck} and its test id {@code <class name>#<method>}.
+     */
+    private static Optional<HistoryRecorder> history(ExtensionContext context, ProfileWindow window) {
+        HistoryRecorder.Stores stores = classContext(context).getStore(NAMESPACE).getOrComputeIfAbsent(
+                HistoryRecorder.Stores.class, key -> new HistoryRecorder.Stores(), HistoryRecorder.Stores.class);
+        String testId = context.getRequiredTestClass().getName() + "#" + context.getRequiredTestMethod().getName();
+        try {
+            return HistoryRecorder.of(stores, settings(context)::get,
+                    closest(context, RegressionCheck.class).orElse(null), testId, window.outputDirectory());
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException(e.getMessage(), e);
+        }
     }
 
     private static ProfileWindow window(ExtensionContext context) {

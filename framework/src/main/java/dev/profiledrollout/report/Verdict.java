@@ -58,7 +58,12 @@ public record Verdict(Kind kind, String scope, String measure, String relation, 
         /** Comparison with a recorded baseline. */
         BASELINE,
         /** What the profile window captured: steps captured against {@code numSteps}, workers profiled. */
-        CAPTURE
+        CAPTURE,
+        /**
+         * A metric against the history of earlier runs of the same test and configuration (a regression check); a
+         * REGRESSION fails, INSUFFICIENT_HISTORY and a history store that could not be used are warnings.
+         */
+        HISTORY
     }
 
     /** How a verdict ended, as reports print it. */

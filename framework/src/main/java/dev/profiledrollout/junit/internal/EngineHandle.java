@@ -197,6 +197,10 @@ public final class EngineHandle implements AutoCloseable {
             raw.put("engine", "simulator");
         }
         raw.put("tp_size", settings.engineRanks().orElse(embeddedTp));
+        // The engine version the history records (RunConfiguration.engineVersion); vLLM reports it on GET /version.
+        if (first instanceof dev.profiledrollout.engine.VllmClient vllm) {
+            vllm.version().ifPresent(v -> raw.put("version", v));
+        }
         return ServerInfo.fromJson(raw);
     }
 

@@ -54,6 +54,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     private RolloutResult result;
     private RuntimeException failure;
     private AssertionFailedError stepsFailure;
+    private java.util.function.UnaryOperator<RolloutResult> completion = java.util.function.UnaryOperator.identity();
 
     public ProfileWindow(EngineHandle engine, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName) {
@@ -125,6 +126,16 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
                 .trace(phaseResult.trace().withScope(phase.name())).build();
     }
 
+    /** Applied to the completed result before the body sees it (the extension adds the run's history access). */
+    public void onCompletion(java.util.function.UnaryOperator<RolloutResult> then) {
+        this.completion = java.util.Objects.requireNonNull(then, "then");
+    }
+
+    /** @return the completed result, or null when the window did not complete */
+    public RolloutResult completedResult() {
+        return result;
+    }
+
     @Override
     public RolloutResult awaitResult() {
         if (stepsFailure != null) {
@@ -141,7 +152,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         }
         try {
             RolloutResult completed = spec.phases().isEmpty() ? current.complete() : completePhases();
-            result = Baselines.apply(completed, settings, testName);
+            result = completion.apply(Baselines.apply(completed, settings, testName));
         } catch (RuntimeException e) {
             failure = e;
             throw e;

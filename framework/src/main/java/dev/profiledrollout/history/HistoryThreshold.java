@@ -1,0 +1,174 @@
+package dev.profiledrollout.history;
+
+import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.history.stats.Boundaries;
+import dev.profiledrollout.history.stats.Direction;
+import dev.profiledrollout.history.stats.MannWhitney;
+import dev.profiledrollout.history.stats.Measure;
+import dev.profiledrollout.history.stats.RelativeChange;
+import dev.profiledrollout.history.stats.StudentT;
+import dev.profiledrollout.history.stats.ThresholdModel;
+import dev.profiledrollout.history.stats.ThresholdResult;
+import dev.profiledrollout.history.stats.Welch;
+import dev.profiledrollout.history.stats.ZScore;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apiguardian.api.API;
+
+/**
+ * How a regression check decides: the threshold model, its boundary on each metric's regression side (an upper one
+ * for latency, a lower one for throughput, see {@link Boundaries#regressionSide}) and how many earlier runs it uses.
+ * The models are those of docs/METRICS.md §8.
+ *
+ * @param model    which threshold model
+ * @param boundary a fraction of the baseline for {@link Model#RELATIVE} (e.g. {@code 0.10}), else a cumulative
+ *                 probability in {@code [0.5, 1)} (e.g. {@code 0.99})
+ * @param window   how many earlier runs of the same test and configuration are compared with, at least 1
+ */
+@API(status = API.Status.EXPERIMENTAL)
+public record HistoryThreshold(Model model, double boundary, int window) {
+
+    /** The defaults of the configuration keys: t-test, 0.99, 20 runs. */
+    public static final HistoryThreshold DEFAULT = new HistoryThreshold(Model.T_TEST, Boundaries.DEFAULT_PROBABILITY, 20);
+
+    /** A threshold model by its configuration name. */
+    @API(status = API.Status.EXPERIMENTAL)
+    public enum Model {
+        /** {@link RelativeChange} against the mean of the window. */
+        RELATIVE("relative"),
+        /** {@link ZScore}. */
+        Z_SCORE("z-score"),
+        /** {@link StudentT}, a prediction interval from the window's mean and spread. */
+        T_TEST("t-test"),
+        /**
+         * {@link MannWhitney} on raw samples: this run's requests against the previous run's, decoded from its stored
+         * histogram. Metrics without per-request samples (throughput, trace figures) use {@link #T_TEST}.
+         */
+        MANN_WHITNEY("mann-whitney"),
+        /** {@link Welch}'s two-sample t on raw samples, like {@link #MANN_WHITNEY}. */
+        WELCH("welch");
+
+        private final String key;
+
+        Model(String key) {
+            this.key = key;
+        }
+
+        /** The name in {@link ProfiledRolloutKeys#HISTORY_THRESHOLD} and in {@code summary.json}. */
+        public String key() {
+            return key;
+        }
+
+        /** Whether the model compares raw samples of two runs rather than one value per run. */
+        public boolean twoSample() {
+            return this == MANN_WHITNEY || this == WELCH;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the key and the accepted names
+         */
+        public static Model of(String name) {
+            String n = name.trim().toLowerCase(Locale.ROOT).replace('_', '-');
+            for (Model m : values()) {
+                if (m.key.equals(n)) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_THRESHOLD + " is \"" + name
+                    + "\": use one of " + Arrays.stream(values()).map(Model::key).toList());
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException when the window is below 1 or the boundary does not suit the model (a relative
+     *                                  boundary must be a fraction {@code > 0}; the others a probability in
+     *                                  {@code [0.5, 1)}), naming the configuration key
+     */
+    public HistoryThreshold {
+        Objects.requireNonNull(model, "model");
+        if (window < 1) {
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_WINDOW + " is " + window
+                    + ": use the number of earlier runs to compare with, at least 1 (default 20)");
+        }
+        if (model == Model.RELATIVE ? !(boundary > 0) || Double.isInfinite(boundary)
+                : !(boundary >= 0.5 && boundary < 1)) {
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_BOUNDARY + " is " + boundary + " for "
+                    + model.key() + (model == Model.RELATIVE
+                    ? ": use a fraction of the baseline above 0, e.g. 0.10 for 10 %"
+                    : ": use a cumulative probability in [0.5, 1), e.g. 0.99 to flag the outer 1 %"));
+        }
+    }
+
+    /**
+     * The threshold the configuration keys {@link ProfiledRolloutKeys#HISTORY_THRESHOLD},
+     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY} and {@link ProfiledRolloutKeys#HISTORY_WINDOW} give, each key's
+     * default where it is unset. Without a boundary, {@code relative} uses {@link RelativeChange#DEFAULT_FRACTION}.
+     *
+     * @param lookup a key's value, empty when unset
+     * @throws IllegalArgumentException naming the key of an invalid value
+     */
+    public static HistoryThreshold from(Function<String, Optional<String>> lookup) {
+        Model model = lookup.apply(ProfiledRolloutKeys.HISTORY_THRESHOLD).filter(s -> !s.isBlank()).map(Model::of)
+                .orElse(DEFAULT.model());
+        double boundary = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank())
+                .map(s -> number(ProfiledRolloutKeys.HISTORY_BOUNDARY, s))
+                .orElse(model == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT.boundary());
+        int window = lookup.apply(ProfiledRolloutKeys.HISTORY_WINDOW).filter(s -> !s.isBlank())
+                .map(s -> (int) number(ProfiledRolloutKeys.HISTORY_WINDOW, s)).orElse(DEFAULT.window());
+        return new HistoryThreshold(model, boundary, window);
+    }
+
+    private static double number(String key, String value) {
+        try {
+            return Double.parseDouble(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " is \"" + value + "\", not a number", e);
+        }
+    }
+
+    /** This threshold with another model, and the boundary that model takes by default when the boundary does not fit it. */
+    public HistoryThreshold withModel(Model newModel) {
+        boolean fits = newModel == Model.RELATIVE ? boundary > 0 && boundary < 0.5 : boundary >= 0.5 && boundary < 1;
+        double b = fits ? boundary
+                : newModel == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : Boundaries.DEFAULT_PROBABILITY;
+        return new HistoryThreshold(newModel, b, window);
+    }
+
+    /** This threshold with another window. */
+    public HistoryThreshold withWindow(int newWindow) {
+        return new HistoryThreshold(model, boundary, newWindow);
+    }
+
+    /** This threshold with another boundary. */
+    public HistoryThreshold withBoundary(double newBoundary) {
+        return new HistoryThreshold(model, newBoundary, window);
+    }
+
+    /** The boundaries for a measure: only on its regression side. */
+    public Boundaries boundaries(Direction direction) {
+        return Boundaries.regressionSide(direction, boundary);
+    }
+
+    /**
+     * The single-value model: this model, or {@link Model#T_TEST} for the two-sample models (used for metrics without
+     * raw samples).
+     */
+    ThresholdModel singleValueModel(Direction direction) {
+        Boundaries b = boundaries(direction);
+        return switch (model) {
+            case RELATIVE -> new RelativeChange(RelativeChange.Baseline.MEAN, window, b);
+            case Z_SCORE -> new ZScore(window, b);
+            case T_TEST, MANN_WHITNEY, WELCH -> new StudentT(window, b);
+        };
+    }
+
+    /** Runs the two-sample model on samples; only for {@link Model#twoSample()} models. */
+    ThresholdResult twoSample(Measure measure, double[] current, double[] previous) {
+        Boundaries b = boundaries(measure.direction());
+        return model == Model.WELCH ? new Welch(b).evaluate(measure, current, previous)
+                : new MannWhitney(b).evaluate(measure, current, previous);
+    }
+}
