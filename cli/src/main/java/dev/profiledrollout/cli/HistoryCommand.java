@@ -10,10 +10,12 @@ import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.cli.AnalyzeCommand.Format;
 import dev.profiledrollout.cli.internal.HistoryImport;
 import dev.profiledrollout.cli.internal.TextTable;
-import dev.profiledrollout.cli.internal.ThresholdModels;
+import dev.profiledrollout.history.HistoryCheck;
 import dev.profiledrollout.history.HistoryMetrics;
 import dev.profiledrollout.history.HistoryStore;
 import dev.profiledrollout.history.HistoryStoreException;
+import dev.profiledrollout.history.HistoryThreshold;
+import dev.profiledrollout.history.HistoryVerdict;
 import dev.profiledrollout.history.RunConfiguration;
 import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
@@ -399,10 +401,12 @@ public final class HistoryCommand implements Runnable {
     // --------------------------------------------------------------------------------------------------------- trend
 
     @Command(name = "trend", mixinStandardHelpOptions = true,
-            description = {"One metric of one test over its latest runs, oldest first, each with the threshold "
-                    + "model's verdict against the runs before it: REGRESSION and IMPROVEMENT mark change points.",
+            description = {"One metric of one test over its latest runs, oldest first, each with the regression "
+                    + "check's verdict for that run against the runs before it, as the test got it (REGRESSION and "
+                    + "IMPROVEMENT mark change points).",
                     "Uses the series (test id and configuration fingerprint) of the test's latest run unless "
-                            + "--fingerprint is given."})
+                            + "--fingerprint is given. --threshold, --boundary and --window default to "
+                            + "$PROFILEDROLLOUT_HISTORY_THRESHOLD, _BOUNDARY and _WINDOW, else t-test, 0.99 and 20."})
     static final class Trend extends Sub {
 
         @Parameters(paramLabel = "METRIC", description = "A metric name, e.g. ttft.p99 (`history show ID` lists a "
@@ -421,36 +425,28 @@ public final class HistoryCommand implements Runnable {
                 + "(default 20).")
         int limit;
 
-        @Option(names = "--threshold", defaultValue = "t-test", paramLabel = "MODEL", description = "relative, "
-                + "z-score, t-test (default), mann-whitney or welch (the last two: latency metrics, each run's "
-                + "samples against the previous run's).")
+        @Option(names = "--threshold", paramLabel = "MODEL", description = "relative, z-score, t-test, mann-whitney "
+                + "or welch (the last two: each run's latency samples against the previous run's; other metrics "
+                + "use t-test).")
         String threshold;
 
-        @Option(names = "--boundary", paramLabel = "B", description = "Boundary on both sides: a fraction of the "
-                + "baseline for relative (default 0.10), else a cumulative probability in [0.5, 1) (default 0.99).")
+        @Option(names = "--boundary", paramLabel = "B", description = "Boundary on the regression side: a fraction "
+                + "of the baseline for relative (default 0.10), else a cumulative probability in [0.5, 1).")
         Double boundary;
 
-        @Option(names = "--window", defaultValue = "20", paramLabel = "N",
-                description = "Earlier runs each verdict uses (default 20).")
-        int window;
-
-        private static final Pattern LATENCY = Pattern.compile("(ttft|itl|tpot|e2e)\\.(p50|p90|p99|mean|max)");
+        @Option(names = "--window", paramLabel = "N", description = "Earlier runs each verdict uses.")
+        Integer window;
 
         @Override
         int run(HistoryStore store) {
             requirePositive("--limit", limit);
-            ThresholdModels models;
+            HistoryThreshold chosenThreshold;
             Measure measure;
             try {
-                models = ThresholdModels.of(threshold, window, boundary == null ? Double.NaN : boundary);
+                chosenThreshold = threshold();
                 measure = HistoryMetrics.measure(metric);
             } catch (IllegalArgumentException e) {
                 throw new UsageError(e.getMessage());
-            }
-            Matcher latency = LATENCY.matcher(metric);
-            if (models.twoSample() && !latency.matches()) {
-                throw new UsageError("--threshold " + models.name() + " compares raw latency samples, which only "
-                        + "ttft|itl|tpot|e2e.<statistic> metrics have; use relative, z-score or t-test for " + metric);
             }
             List<HistoryStore.SeriesInfo> series = store.series().stream()
                     .filter(s -> s.testId().equals(testId)).toList();
@@ -466,7 +462,7 @@ public final class HistoryCommand implements Runnable {
                         + "fingerprints: " + series.stream().map(s -> s.fingerprint() + " (" + s.runs() + " runs)")
                         .reduce((x, y) -> x + ", " + y).orElse(""));
             }
-            List<RunRecord> runs = store.history(testId, chosen, limit + window, Long.MAX_VALUE).stream()
+            List<RunRecord> runs = store.history(testId, chosen, limit, Long.MAX_VALUE).stream()
                     .filter(r -> r.metrics().containsKey(metric)).toList();
             if (runs.isEmpty()) {
                 TreeSet<String> known = new TreeSet<>();
@@ -479,7 +475,8 @@ public final class HistoryCommand implements Runnable {
             json.put("store", store.location());
             json.put("testId", testId).put("fingerprint", chosen).put("metric", metric).put("label", measure.name())
                     .put("unit", measure.unit()).put("direction", measure.direction().name())
-                    .put("model", models.name()).put("window", window);
+                    .put("model", chosenThreshold.model().key()).put("boundary", chosenThreshold.boundary())
+                    .put("window", chosenThreshold.window());
             if (series.size() > 1 && fingerprint == null) {
                 String note = "note: test " + testId + " has " + series.size() + " configuration fingerprints; "
                         + "showing " + chosen + " (its latest run's), choose another with --fingerprint";
@@ -491,37 +488,49 @@ public final class HistoryCommand implements Runnable {
             ArrayNode points = json.putArray("points");
             TextTable table = new TextTable(List.of("run", "started", "commit", metric + unitSuffix(measure),
                     "verdict", "detail"));
-            int from = Math.max(0, runs.size() - limit);
-            Histogram previous = null;
-            if (models.twoSample() && from > 0) {
-                previous = store.histogram(runs.get(from - 1).id(), latency.group(1)).orElse(null);
-            }
-            for (int i = from; i < runs.size(); i++) {
-                RunRecord r = runs.get(i);
+            for (RunRecord listed : runs) {
+                // the run with its histograms, which the two-sample models compare
+                RunRecord r = store.run(listed.id()).orElse(listed);
+                HistoryVerdict verdict = HistoryCheck.of(store, r, chosenThreshold).check(metric).orElseThrow();
+                Change change = verdict.change();
                 double value = r.metrics().get(metric);
-                ThresholdResult result;
-                if (models.twoSample()) {
-                    Measure distribution = new Measure(latency.group(1).toUpperCase(Locale.ROOT) + " distribution",
-                            "ms", measure.direction());
-                    Histogram current = store.histogram(r.id(), latency.group(1)).orElse(null);
-                    result = models.samples(distribution, current == null ? new double[0] : RunRecords.samplesMs(current),
-                            previous == null ? new double[0] : RunRecords.samplesMs(previous));
-                    previous = current;
-                } else {
-                    double[] before = runs.subList(Math.max(0, i - window), i).stream()
-                            .mapToDouble(x -> x.metrics().get(metric)).toArray();
-                    result = models.single().evaluate(measure, value, before);
-                }
-                Change change = result.change();
                 points.addObject().put("runId", r.id()).put("startedAt", r.identity().startedAt().toString())
                         .put("commit", r.identity().commit()).put("value", value).put("change", change.name())
-                        .put("model", result.model()).put("description", result.describe());
+                        .put("model", verdict.result().model()).put("description", verdict.describe());
                 String marker = change == Change.REGRESSION || change == Change.IMPROVEMENT ? " <- change point" : "";
                 table.row(List.of(r.id(), started(r.identity().startedAt()), shortCommit(r.identity().commit()),
-                        number(value), change.name() + marker, result.model() + ": " + result.describe()));
+                        number(value), change.name() + marker, verdict.result().model() + ": " + verdict.describe()));
             }
             print(table, json);
             return 0;
+        }
+
+        /** The configuration keys' threshold (from the environment, else their defaults) with the options applied. */
+        private HistoryThreshold threshold() {
+            HistoryThreshold t = HistoryThreshold.from(key -> Optional.ofNullable(
+                    System.getenv(ProfiledRolloutKeys.environmentVariable(key))));
+            if (threshold != null) {
+                HistoryThreshold.Model model;
+                try {
+                    model = HistoryThreshold.Model.of(threshold);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageError("--threshold '" + threshold + "' is not a threshold model: use one of "
+                            + Arrays.stream(HistoryThreshold.Model.values()).map(HistoryThreshold.Model::key)
+                            .reduce((a, b) -> a + ", " + b).orElse(""));
+                }
+                t = t.withModel(model);
+            }
+            if (boundary != null) {
+                try {
+                    t = t.withBoundary(boundary);
+                } catch (IllegalArgumentException e) {
+                    throw new UsageError("--boundary: " + e.getMessage());
+                }
+            }
+            if (window != null) {
+                t = t.withWindow(window);
+            }
+            return t;
         }
     }
 

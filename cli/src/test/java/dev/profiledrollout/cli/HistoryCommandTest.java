@@ -229,7 +229,7 @@ class HistoryCommandTest {
     }
 
     @Test
-    void should_print_a_trend_table_with_mann_whitney_on_the_samples() {
+    void should_print_a_trend_table_with_mann_whitney_on_the_samples_and_the_t_test_without_samples() {
         // WHEN
         int exit = run("history", "--db", db, "trend", "ttft.p99", "--test", TEST, "--fingerprint",
                 configuration(8).fingerprint(), "--threshold", "mann-whitney", "--limit", "3");
@@ -238,10 +238,15 @@ class HistoryCommandTest {
         List<String> lines = out.toString().lines().toList();
         assertThat(lines).hasSize(4);
         assertThat(lines.get(0)).contains("run", "started", "commit", "ttft.p99 (ms)", "verdict", "detail");
-        assertThat(lines.get(1)).startsWith(ids.get(7) + " ").contains("NO_CHANGE", "Mann-Whitney U: TTFT distribution median").doesNotContain("change point");
+        assertThat(lines.get(1)).startsWith(ids.get(7) + " ").contains("NO_CHANGE", "Mann-Whitney U: p99 TTFT median").doesNotContain("change point");
         assertThat(lines.get(2)).startsWith(ids.get(8) + " ").contains("REGRESSION <- change point",
                 "Mann-Whitney U");
         assertThat(lines.get(3)).startsWith(ids.get(9) + " ").contains("NO_CHANGE");
+        // AND a metric without samples gets the t-test, as a test's regression check would
+        assertThat(run("history", "--db", db, "trend", "throughput.output_tokens", "--test", TEST, "--fingerprint",
+                configuration(8).fingerprint(), "--threshold", "welch", "--limit", "1")).as(err.toString()).isZero();
+        assertThat(out.toString().lines().skip(1).findFirst().orElseThrow()).startsWith(ids.get(9) + " ")
+                .contains("499", "NO_CHANGE", "t-test: output token throughput 499 tok/s vs mean");
     }
 
     @Test
@@ -258,12 +263,11 @@ class HistoryCommandTest {
                 + TEST + ", com.acme.PrefillTest#prefill");
 
         assertThat(run("history", "--db", db, "trend", "ttft.p99", "--test", TEST, "--threshold", "sigma")).isEqualTo(2);
-        assertThat(err.toString()).contains("unknown threshold model 'sigma': use one of relative, z-score, t-test, "
-                + "mann-whitney, welch");
+        assertThat(err.toString()).contains("--threshold 'sigma' is not a threshold model: use one of relative, "
+                + "z-score, t-test, mann-whitney, welch");
+        assertThat(run("history", "--db", db, "trend", "ttft.p99", "--test", TEST, "--boundary", "1.5")).isEqualTo(2);
+        assertThat(err.toString()).contains("--boundary: ", "use a cumulative probability in [0.5, 1)");
 
-        assertThat(run("history", "--db", db, "trend", "throughput.output_tokens", "--test", TEST, "--threshold",
-                "welch")).isEqualTo(2);
-        assertThat(err.toString()).contains("compares raw latency samples");
     }
 
     @Test
