@@ -5,11 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.Activity;
+import dev.profiledrollout.Phase;
+import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutPhase;
+import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.history.HistoryStore;
 import dev.profiledrollout.history.RunConfiguration;
 import dev.profiledrollout.history.RunIdentity;
 import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
+import dev.profiledrollout.junit.ProfiledTestKit;
 import dev.profiledrollout.report.GoldenJson;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
@@ -358,5 +365,59 @@ class HistoryCommandTest {
         // AND a directory without any summary.json is named
         assertThat(run("history", "--db", db, "import", dir.resolve("db").toString())).isEqualTo(2);
         assertThat(err.toString()).contains("no summary.json in or below " + dir.resolve("db"));
+    }
+
+    @ProfiledRollout(numSteps = 4, activities = Activity.GPU)
+    @RolloutLoad(concurrency = 4, requests = 8, inputTokens = 64, outputTokens = 8, warmupRequests = 1)
+    static class OneWindowCase {
+        @org.junit.jupiter.api.Test
+        void run(RolloutSession session) {
+            session.awaitResult();
+        }
+    }
+
+    @ProfiledRollout(numSteps = 4, activities = Activity.GPU)
+    @RolloutPhase(phase = Phase.PREFILL, inputTokens = 256, outputTokens = 1, concurrency = 4, requests = 4)
+    @RolloutPhase(phase = Phase.DECODE, inputTokens = 16, outputTokens = 12, concurrency = 2, requests = 6)
+    static class TwoPhasesCase {
+        @org.junit.jupiter.api.Test
+        void phases(RolloutSession session) {
+            session.awaitResult();
+        }
+    }
+
+    @Test
+    void should_import_profiled_test_directories_and_skip_the_runs_the_extension_recorded() throws Exception {
+        // GIVEN a phased test the extension recorded in this store, and a test run with the history off
+        Path output = dir.resolve("target/profiled-rollout");
+        ProfiledTestKit.run(TwoPhasesCase.class, output, "profiledrollout.history.url", db)
+                .testEvents().assertStatistics(s -> s.succeeded(1));
+        ProfiledTestKit.run(OneWindowCase.class, output, "profiledrollout.history.enabled", "false")
+                .testEvents().assertStatistics(s -> s.succeeded(1));
+        String phased = TwoPhasesCase.class.getName() + "#phases";
+        // WHEN the output directory is imported
+        int exit = run("history", "--db", db, "--format", "json", "import", output.toString());
+        // THEN the test run with the history off is recorded, with its GPU trace's figures; the phased one is not
+        // recorded again (its phase directories are read with it, not as tests of their own)
+        assertThat(exit).as(err.toString()).isZero();
+        JsonNode result = json.readTree(out.toString());
+        assertThat(result.path("imported").asInt()).isEqualTo(1);
+        assertThat(result.path("skipped").asInt()).isEqualTo(1);
+        assertThat(result.path("directories").findValuesAsText("testId"))
+                .containsExactlyInAnyOrder("OneWindowCase#run", phased);
+        try (HistoryStore store = HistoryStore.open(db, null, null)) {
+            assertThat(store.list(phased + "/%", 10)).extracting(r -> r.identity().testId())
+                    .containsExactlyInAnyOrder(phased + "/PREFILL", phased + "/DECODE");
+            RunRecord imported = store.list("OneWindowCase#run", 10).get(0);
+            assertThat(imported.configuration().numSteps()).isEqualTo(4);
+            assertThat(imported.configuration().concurrency()).isEqualTo(4);
+            assertThat(imported.metrics()).containsKeys("ttft.p99", "trace.kernel_ms", "trace.gpu_busy_fraction");
+            assertThat(store.run(imported.id()).orElseThrow().histograms()).containsKeys("ttft", "itl");
+        }
+        // WHEN imported again
+        assertThat(run("history", "--db", db, "import", output.toString())).as(err.toString()).isZero();
+        // THEN nothing is recorded twice
+        assertThat(out.toString()).contains("skipped: recorded by the test as run", "skipped: already imported as run",
+                "0 imported, 2 already in");
     }
 }

@@ -26,7 +26,8 @@ import org.apiguardian.api.API;
  *
  * <h2>Identity of an imported run</h2>
  * <ul>
- *   <li>Test id: {@code history.testId} of {@code summary.json} when the extension wrote one; else from
+ *   <li>Test id: {@code history.testId} of {@code summary.json} (a phased test's: of {@code phases[0].history},
+ *       without its {@code /<PHASE>}) when the extension wrote one; else from
  *       {@code summary.json} {@code test}: {@code <Class>.<method>} becomes {@code [<package>.]<Class>#<method>},
  *       {@code bench <name>} (a {@code bench --save-result} details directory) becomes {@code bench:<name>}.</li>
  *   <li>Start: the earliest last-modified time of the directory's {@code latency.hlog}, {@code requests.jsonl} and
@@ -36,9 +37,10 @@ import org.apiguardian.api.API;
  * </ul>
  *
  * <h2>Idempotence</h2>
- * A directory is skipped when the store already holds a run of the same test id and start (an earlier import), or
- * when its {@code summary.json} {@code history} block says the extension recorded it in this store
- * ({@code recorded}, the same {@code store} location, and a run {@code runId} with that test id exists).
+ * A directory is skipped when its {@code summary.json} {@code history} blocks (the test's, or each phase's in
+ * {@code phases[i].history}) say the extension recorded it and this store holds each {@code runId} with that test id
+ * and configuration fingerprint; or when the store already holds a run of the same test id and start (an earlier
+ * import).
  */
 @API(status = INTERNAL)
 public final class HistoryImport {
@@ -113,17 +115,13 @@ public final class HistoryImport {
     public Result importDirectory(Path directory) {
         JsonNode summary = read(directory);
         String testId = testId(directory, summary);
-        JsonNode history = summary.path("history");
-        if (history.path("recorded").asBoolean(false) && history.path("runId").canConvertToLong()
-                && store.location().equals(history.path("store").asText())) {
-            long runId = history.path("runId").asLong();
-            if (store.run(runId).filter(r -> r.identity().testId().startsWith(testId)).isPresent()) {
-                return new Result(testId, false, List.of(runId), "recorded by the test as run " + runId);
-            }
-        }
         Instant startedAt = startedAt(directory);
         RunIdentity identity = new RunIdentity(testId, startedAt, null, null, null, null, null);
         List<RunRecord> records = RunRecords.fromDirectory(directory, identity);
+        List<Long> recordedByTest = recordedByTest(summary, records);
+        if (recordedByTest.size() == records.size()) {
+            return new Result(testId, false, recordedByTest, "recorded by the test as run " + join(recordedByTest));
+        }
         List<Long> existing = new ArrayList<>();
         for (RunRecord record : records) {
             String id = record.identity().testId();
@@ -131,9 +129,8 @@ public final class HistoryImport {
                     .filter(r -> r.identity().testId().equals(id) && r.identity().startedAt().equals(startedAt))
                     .findFirst().ifPresent(r -> existing.add(r.id()));
         }
-        if (!existing.isEmpty() && existing.size() == records.size()) {
-            return new Result(testId, false, existing, "already imported as run "
-                    + existing.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse(""));
+        if (existing.size() == records.size()) {
+            return new Result(testId, false, existing, "already imported as run " + join(existing));
         }
         List<Long> ids = new ArrayList<>();
         for (RunRecord record : records) {
@@ -142,12 +139,47 @@ public final class HistoryImport {
         return new Result(testId, true, ids, null);
     }
 
+    /**
+     * The ids of the runs the extension recorded in this store for the records, as the {@code history} blocks say
+     * (the test's, or each phase's in {@code phases[i].history}): a block counts when the store holds its
+     * {@code runId} with its test id and the record's fingerprint.
+     */
+    private List<Long> recordedByTest(JsonNode summary, List<RunRecord> records) {
+        List<JsonNode> blocks = new ArrayList<>();
+        JsonNode phases = summary.path("phases");
+        if (phases.isArray() && !phases.isEmpty()) {
+            phases.forEach(phase -> blocks.add(phase.path("history")));
+        } else {
+            blocks.add(summary.path("history"));
+        }
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < blocks.size() && i < records.size(); i++) {
+            JsonNode block = blocks.get(i);
+            if (!block.path("recorded").asBoolean(false) || !block.path("runId").canConvertToLong()) {
+                continue;
+            }
+            long runId = block.path("runId").asLong();
+            String fingerprint = records.get(i).fingerprint();
+            String blockTestId = block.path("testId").asText();
+            if (store.run(runId).filter(r -> r.identity().testId().equals(blockTestId)
+                    && r.fingerprint().equals(fingerprint)).isPresent()) {
+                ids.add(runId);
+            }
+        }
+        return ids;
+    }
+
+    private static String join(List<Long> ids) {
+        return ids.stream().map(String::valueOf).reduce((a, b) -> a + ", " + b).orElse("");
+    }
+
     private String testId(Path directory, JsonNode summary) {
-        String recorded = summary.path("history").path("testId").asText("");
+        JsonNode phases = summary.path("phases");
+        boolean phased = phases.isArray() && !phases.isEmpty();
+        String recorded = (phased ? phases.get(0) : summary).path("history").path("testId").asText("");
         if (!recorded.isBlank()) {
-            // a phased test's block names the phase's id; the test's id is the part before it
-            return summary.path("phases").isArray() && !summary.path("phases").isEmpty() && recorded.contains("/")
-                    ? recorded.substring(0, recorded.lastIndexOf('/')) : recorded;
+            // a phase's block names the phase's id, <test id>/<PHASE>
+            return phased && recorded.contains("/") ? recorded.substring(0, recorded.lastIndexOf('/')) : recorded;
         }
         String test = summary.path("test").asText("");
         if (test.startsWith("bench ")) {
