@@ -67,6 +67,7 @@ public final class HistoryImport {
      * @param runIds   the run ids recorded now, or those already stored when skipped
      * @param reason   why it was skipped, or null
      */
+    @API(status = INTERNAL)
     public record Result(String testId, boolean imported, List<Long> runIds, String reason) {
     }
 
