@@ -28,6 +28,7 @@ import dev.profiledrollout.history.stats.ThresholdResult;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.reflect.RecordComponent;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,11 +110,41 @@ public final class HistoryCommand implements Runnable {
                 "Missing subcommand: list, show, compare, trend, import or prune");
     }
 
-    /** The store the options name. */
-    HistoryStore open() {
+    /** Flyway logs every migration step at INFO (through JUL when no SLF4J provider is bound, as in the jar). */
+    private static final java.util.logging.Logger FLYWAY_LOG = java.util.logging.Logger.getLogger("org.flywaydb");
+
+    /**
+     * The store the options name.
+     *
+     * @param create whether a SQLite file that does not exist yet may be created (only {@code import} records runs)
+     */
+    HistoryStore open(boolean create) {
+        // The commands print their own results: no migration log lines, no SLF4J "no providers" notice (SLF4J 2.0.10+).
+        FLYWAY_LOG.setLevel(java.util.logging.Level.WARNING);
+        if (System.getProperty("slf4j.internal.verbosity") == null) {
+            System.setProperty("slf4j.internal.verbosity", "ERROR");
+        }
         String url = db != null ? db : setting(ProfiledRolloutKeys.HISTORY_URL);
+        Path file = sqliteFile(url);
+        if (!create && file != null && !Files.exists(file)) {
+            throw new UsageError("no history store at " + url + " (" + file.toAbsolutePath() + " does not exist): run "
+                    + "from the directory the tests ran in (the Maven module), pass --db, or record runs first "
+                    + "(profiled tests, or `history import target/profiled-rollout`)");
+        }
         return HistoryStore.open(url, user != null ? user : setting(ProfiledRolloutKeys.HISTORY_USER),
                 password != null ? password : setting(ProfiledRolloutKeys.HISTORY_PASSWORD));
+    }
+
+    /** The file of a {@code jdbc:sqlite:} URL, null for other URLs and in-memory databases. */
+    static Path sqliteFile(String url) {
+        if (url == null || !url.startsWith("jdbc:sqlite:")) {
+            return null;
+        }
+        String path = url.substring("jdbc:sqlite:".length());
+        int query = path.indexOf('?');
+        path = query < 0 ? path : path.substring(0, query);
+        path = path.startsWith("file:") ? path.substring("file:".length()) : path;
+        return path.isEmpty() || path.startsWith(":memory:") ? null : Path.of(path);
     }
 
     private static String setting(String key) {
@@ -145,7 +176,7 @@ public final class HistoryCommand implements Runnable {
             out = spec.commandLine().getOut();
             err = spec.commandLine().getErr();
             String name = "history " + spec.name();
-            try (HistoryStore store = parent.open()) {
+            try (HistoryStore store = parent.open(this instanceof Import)) {
                 return run(store);
             } catch (UsageError e) {
                 err.println(name + ": " + e.getMessage());

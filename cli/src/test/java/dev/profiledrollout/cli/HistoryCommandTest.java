@@ -304,6 +304,11 @@ class HistoryCommandTest {
         // THEN
         assertThat(exit).isEqualTo(1);
         assertThat(err.toString()).startsWith("history list: ").contains("127.0.0.1:1");
+        // AND a SQLite file that does not exist is not created by a command that only reads
+        Path missing = dir.resolve("elsewhere/history.db");
+        assertThat(run("history", "--db", "jdbc:sqlite:" + missing, "list")).isEqualTo(2);
+        assertThat(err.toString()).contains("no history store at jdbc:sqlite:" + missing, "pass --db");
+        assertThat(missing.getParent()).doesNotExist();
         // AND a URL that is not JDBC
         assertThat(run("history", "--db", "history.db", "list")).isEqualTo(1);
         assertThat(err.toString()).startsWith("history list: ").contains("history.db");
