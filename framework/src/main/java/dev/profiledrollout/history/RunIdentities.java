@@ -74,12 +74,10 @@ public final class RunIdentities {
             buildUrl = first(env, "BUILD_URL");
         }
         if (commit == null && workingDirectory != null) {
-            commit = git(workingDirectory, "rev-parse", "HEAD");
-            if (branch == null && commit != null) {
-                branch = git(workingDirectory, "rev-parse", "--abbrev-ref", "HEAD");
-                if ("HEAD".equals(branch)) {
-                    branch = null; // detached
-                }
+            String[] fromGit = GIT.computeIfAbsent(workingDirectory.toAbsolutePath().normalize(), RunIdentities::git);
+            commit = fromGit[0];
+            if (branch == null) {
+                branch = fromGit[1];
             }
         }
         return new RunIdentity(testId, startedAt, commit, branch, buildId, buildUrl, host());
@@ -97,6 +95,18 @@ public final class RunIdentities {
             }
         }
         return null;
+    }
+
+    /**
+     * Commit and branch of a working directory, asked once per JVM and directory: every test of a build runs on the
+     * same checkout, and a process per test would cost more than the lookup is worth.
+     */
+    private static final java.util.Map<Path, String[]> GIT = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static String[] git(Path directory) {
+        String commit = git(directory, "rev-parse", "HEAD");
+        String branch = commit == null ? null : git(directory, "rev-parse", "--abbrev-ref", "HEAD");
+        return new String[] {commit, "HEAD".equals(branch) ? null : branch}; // HEAD: detached
     }
 
     /** One line of git's output, or null when git is missing, fails or takes longer than 5 s. */

@@ -266,6 +266,22 @@ class HistoryExtensionTest {
     }
 
     @Test
+    void should_turn_an_assertion_on_an_unusable_store_into_a_warning() throws Exception {
+        Path notADirectory = Files.writeString(storeDir.resolve("file"), "x");
+
+        run(AssertingTestCase.class, "profiledrollout.history.url", "jdbc:sqlite:" + notADirectory.resolve("h.db"))
+                .testEvents().assertStatistics(s -> s.succeeded(1));
+
+        JsonNode summary = ProfiledTestKit.summary(output.resolve("HistoryExtensionTest$AssertingTestCase/run"));
+        Assertions.assertThat(summary.path("verdicts")).anySatisfy(v -> {
+            Assertions.assertThat(v.path("measure").asText()).isEqualTo("p50 E2E vs history");
+            Assertions.assertThat(v.path("outcome").asText()).isEqualTo("WARN");
+            Assertions.assertThat(v.path("detail").asText()).contains("profiledrollout.history.url");
+        });
+        Assertions.assertThat(summary.path("history").path("recorded").asBoolean()).isFalse();
+    }
+
+    @Test
     void should_record_and_check_each_phase_under_its_own_test_id() {
         run(PhasedTestCase.class).testEvents().assertStatistics(s -> s.succeeded(1));
 
