@@ -16,13 +16,15 @@ import picocli.CommandLine.Command;
  *   <li>{@code bench …}: a load test with {@code vllm bench serve}'s flags, table and result file</li>
  *   <li>{@code workers --router-url URL}, {@code profile --router-url URL --action start|stop …}: what slime's
  *       {@code tools/profile_rollout.py} does, for both backends</li>
+ *   <li>{@code report PATH...}: charts and {@code report.html} from summary directories</li>
+ *   <li>{@code history list|show|compare|trend|import|prune}: the run history store</li>
  * </ul>
  * ({@code engine-shim} is hidden: the simulator image's launch shims call it.)
  */
 @Command(name = "profiled-rollout", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Profile LLM inference engines (SGLang, vLLM): analyse traces, run the engine simulator.",
         subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, WorkersCommand.class,
-                ProfileCommand.class, EngineShimCommand.class, ReportCommand.class,
+                ProfileCommand.class, EngineShimCommand.class, ReportCommand.class, HistoryCommand.class,
                 CommandLine.HelpCommand.class})
 @API(status = INTERNAL, since = "0.1")
 public final class Main implements Runnable {
