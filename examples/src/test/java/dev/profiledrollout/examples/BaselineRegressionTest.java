@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Test;
  * adding {@code -Dprofiledrollout.engine=attach -Dprofiledrollout.engine.url=http://gpu-node:30000
  * -Dprofiledrollout.profiles.baselines.baseline.dir=…} to both runs.
  */
+@RegressionCheck
 @ProfiledRollout(numSteps = 16, activities = {GPU, CPU}) // CPU: the engine-step annotations
 @RolloutLoad(concurrency = 1, requests = 2, inputTokens = 1024, outputTokens = 64)
 @EngineProfile("baselines") // junit-platform.properties: the checked-in baseline directory

@@ -39,5 +39,10 @@ class DecodeBudgetTest {
         assertThat(result.trace()).kernels(matching(".*(gemm|nvjet).*")).isNotEmpty().share().isLessThan(0.92);
         assertThat(result.trace()).kernels(matching(".*BatchDecode.*")).isNotEmpty();
         assertThat(result.trace()).gpuBusyFraction().isGreaterThan(0.5);
+
+        // Against the earlier runs of this test and configuration in the history store (a t-test over the last 20
+        // runs by default; a warning until the store holds two of them).
+        assertThat(result).history().metric("tpot.mean").hasNoRegression();
+        assertThat(result).history().metric("e2e.mean").hasNoRegression();
     }
 }

@@ -6,6 +6,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
  */
 @EnabledIf(value = "dev.profiledrollout.containers.SimulatorImage#dockerAvailable",
         disabledReason = "no Docker engine is reachable (install docker.io and start dockerd, or set DOCKER_HOST)")
+@RegressionCheck
 @ProfiledRollout(numSteps = 8, activities = {GPU, CPU})
 @RolloutLoad(concurrency = 8, requests = 24, inputTokens = 256, outputTokens = 32)
 class GpuRunnerContainerTest {

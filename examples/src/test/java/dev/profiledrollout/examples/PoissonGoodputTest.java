@@ -5,6 +5,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.glob;
 
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * simulator; {@code -Dprofiledrollout.engine=attach -Dprofiledrollout.engine.url=http://gpu-node:30000} runs it
  * against a real SGLang server unchanged (size the rate and the SLO for your GPU and model).
  */
+@RegressionCheck
 @ProfiledRollout(activities = GPU)
 @RolloutLoad(requestRate = 8, burstiness = 1.0, requests = 32, inputTokens = 512, outputTokens = 32,
         goodput = {"ttft:1500", "tpot:80"})

@@ -9,6 +9,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.glob;
 
 import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * when the router does not list them).
  */
 // CPU too: the engine-step annotations (step[EXTEND …], step[DECODE …]) are CPU-side events.
+@RegressionCheck
 @ProfiledRollout(activities = {GPU, CPU})
 @EngineProfile(value = "pd-router", optional = true) // undefined: the embedded simulator
 @RolloutPhase(phase = PREFILL, inputTokens = 2048, outputTokens = 1, concurrency = 4, requests = 8)

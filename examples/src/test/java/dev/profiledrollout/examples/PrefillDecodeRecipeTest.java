@@ -8,6 +8,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 
 import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutResult;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * -Dprofiledrollout.profiles.pd-router.router.url=http://router:8000}), each window profiles the router's workers of
  * its {@code worker_type}, while the build's other classes keep their engines.
  */
+@RegressionCheck
 @ProfiledRollout(activities = GPU)
 @EngineProfile(value = "pd-router", optional = true) // undefined: the embedded simulator
 @RolloutRecipe(resource = "/recipes/disagg-profiling.yaml")

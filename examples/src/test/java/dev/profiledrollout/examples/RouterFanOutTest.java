@@ -5,6 +5,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 
 import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * Each SGLang worker writes its traces to its own {@code output_dir} on its own host; read them through a shared
  * filesystem with {@code profiledrollout.trace.dir} and {@code .trace.dir.server}.
  */
+@RegressionCheck
 @ProfiledRollout(activities = GPU)
 @EngineProfile(value = "router", optional = true) // undefined: the stand-in below
 @RolloutLoad(concurrency = 8, requests = 32, inputTokens = 256, outputTokens = 32)

@@ -4,6 +4,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.glob;
 
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * -Dprofiledrollout.engine.url=http://gpu-node:30000} runs it against a real SGLang server unchanged. Keep such a
  * capture short there: without {@code num_steps} the engine records every step until the stop.
  */
+@RegressionCheck
 @ProfiledRollout
 @RolloutLoad(concurrency = 4, requests = 8, inputTokens = 1024, outputTokens = 16)
 class StopProfileWindowTest {

@@ -5,6 +5,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * {@code -Dprofiledrollout.trace.dir=…} and {@code .trace.dir.server=…} when its ranks write to a filesystem this
  * machine mounts elsewhere.
  */
+@RegressionCheck
 @ProfiledRollout(numSteps = 8, activities = GPU)
 @SimulatedEngine(tpSize = 2)
 @RolloutLoad(concurrency = 8, requests = 32, inputTokens = 256, outputTokens = 32)

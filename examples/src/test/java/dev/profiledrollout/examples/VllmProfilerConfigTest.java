@@ -6,6 +6,7 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 
 import dev.profiledrollout.EngineProfile;
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutEngine;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  * ({@code engine.ranks}: vLLM cannot report how many rank files a capture writes.)
  */
+@RegressionCheck
 @ProfiledRollout(backend = VLLM, numSteps = 8) // numSteps: the server's max_iterations
 @EngineProfile(value = "vllm", optional = true) // undefined: the stand-in below
 @RolloutLoad(concurrency = 8, requests = 24, inputTokens = 256, outputTokens = 32)
