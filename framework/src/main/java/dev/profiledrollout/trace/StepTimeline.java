@@ -128,7 +128,7 @@ public record StepTimeline(List<String> ranks, List<Step> steps, int matchedStep
             steps.add(step(i, rows.get(i)));
         }
         StringBuilder note = new StringBuilder();
-        note.append(rows.size()).append(" steps matched across ").append(n).append(n == 1 ? " rank" : " ranks")
+        note.append(rows.size()).append(rows.size() == 1 ? " step matched across " : " steps matched across ").append(n).append(n == 1 ? " rank" : " ranks")
                 .append(byNumber ? " by ProfilerStep number" : " by order");
         int fewest = perRank.stream().mapToInt(List::size).min().orElse(0);
         int most = perRank.stream().mapToInt(List::size).max().orElse(0);
