@@ -289,7 +289,10 @@ public final class TraceMerger {
         }
 
         Process process(JsonNode pid) {
-            String key = pid == null || pid.isNull() ? "" : pid.asText();
+            return process(pid == null || pid.isNull() ? "" : pid.asText());
+        }
+
+        Process process(String key) {
             return processes.computeIfAbsent(key, k -> new Process(k, nextPid[0]++, processes.size()));
         }
     }
@@ -369,7 +372,24 @@ public final class TraceMerger {
                 p.skipChildren(); // not an event; Chrome ignores it too
                 continue;
             }
-            ObjectNode event = (ObjectNode) EVENTS.readTree(p);
+            ObjectNode event;
+            JsonToken first = p.nextToken();
+            if (first == JsonToken.END_OBJECT) {
+                event = EVENTS.createObjectNode();
+            } else if (p.currentName().equals("ph")) {
+                if (p.nextToken() == JsonToken.VALUE_STRING && !p.getText().equals("M")) {
+                    streamEvent(p.getText(), p, json, copy);
+                    continue;
+                }
+                event = EVENTS.createObjectNode();
+                event.set("ph", EVENTS.readTree(p));
+                if (p.nextToken() == JsonToken.FIELD_NAME) {
+                    event.setAll((ObjectNode) EVENTS.readTree(p)); // the remaining fields
+                }
+            } else {
+                // metadata, or fields in an unusual order: the event as a tree, read from its first field
+                event = (ObjectNode) EVENTS.readTree(p);
+            }
             Process process = copy.process(event.get("pid"));
             String ph = event.path("ph").asText("");
             String name = event.path("name").asText("");
@@ -401,6 +421,60 @@ public final class TraceMerger {
             }
             EVENTS.writeTree(json, event);
             copy.events++;
+        }
+    }
+
+    /**
+     * Copies one event whose first field, {@code "ph"}, was just read and is not metadata, token by token: the common
+     * case, without building a tree. Numbers keep their text ({@link JsonGenerator#copyCurrentEventExact}).
+     */
+    private static void streamEvent(String ph, JsonParser p, JsonGenerator json, Copy copy) throws IOException {
+        boolean flow = ph.equals("s") || ph.equals("t") || ph.equals("f");
+        boolean pid = false;
+        json.writeStartObject();
+        json.writeStringField("ph", ph);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            if (field.equals("pid")) {
+                pid = true;
+                json.writeNumberField("pid", copy.process(value == JsonToken.VALUE_NULL ? "" : p.getText()).pid);
+            } else if (flow && field.equals("id") && value == JsonToken.VALUE_NUMBER_INT) {
+                json.writeFieldName("id");
+                json.writeNumber(p.getBigIntegerValue().multiply(BigInteger.valueOf(copy.inputs))
+                        .add(BigInteger.valueOf(copy.index)));
+            } else if (flow && field.equals("id") && value == JsonToken.VALUE_STRING) {
+                json.writeStringField("id", "r" + copy.index + ":" + p.getText());
+            } else if (copy.shiftUs != null && field.equals("ts") && value.isNumeric() && !p.isNaN()) {
+                json.writeFieldName("ts");
+                json.writeNumber(p.getDecimalValue().add(copy.shiftUs));
+            } else {
+                json.writeFieldName(field);
+                copyExact(p, json);
+            }
+        }
+        if (!pid) {
+            json.writeNumberField("pid", copy.process("").pid);
+        }
+        json.writeEndObject();
+        copy.events++;
+    }
+
+    /** Copies the current value (a scalar, or a whole object or array) keeping number text. */
+    private static void copyExact(JsonParser p, JsonGenerator json) throws IOException {
+        int depth = 0;
+        while (true) {
+            JsonToken t = p.currentToken();
+            if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                depth++;
+            } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                depth--;
+            }
+            json.copyCurrentEventExact(p);
+            if (depth == 0) {
+                return;
+            }
+            p.nextToken();
         }
     }
 

@@ -147,6 +147,36 @@ class TraceMergerTest {
     }
 
     @Test
+    void events_in_any_field_order_keep_their_fields_and_metadata_is_replaced_in_any_order() throws IOException {
+        String events = "{\"name\":\"k\",\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":3,\"tid\":7,\"ts\":1.250,\"dur\":1e1},"
+                + "{\"ph\":\"X\",\"name\":\"no pid\",\"ts\":2,\"args\":{\"a\":[1,{\"b\":null}]}},"
+                + "{\"ph\":null,\"name\":\"odd\",\"pid\":3},"
+                + "{},"
+                + "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":3,\"args\":{\"name\":\"python\"}},"
+                + "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":3,\"args\":{\"labels\":\"GPU 3\"}},"
+                + "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":3,\"tid\":7,\"args\":{\"name\":\"stream 7\"}}";
+        Path in = gz("o-TP-0.trace.json.gz", "{\"traceEvents\":[" + events + "]}");
+        Path out = dir.resolve("o.json");
+
+        TraceMerger.Result result = TraceMerger.merge(TraceMerger.byRank(List.of(in), f -> ""), out);
+
+        List<JsonNode> merged = list(read(out).get("traceEvents"));
+        int gpu = result.ranks().get(0).pids().get("3");
+        int none = result.ranks().get(0).pids().get("");
+        assertThat(result.metadataDropped()).isEqualTo(2);
+        assertThat(merged.get(0).toString()).isEqualTo(
+                "{\"name\":\"k\",\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":" + gpu + ",\"tid\":7,\"ts\":1.250,\"dur\":1E+1}");
+        assertThat(merged.get(1).toString()).isEqualTo(
+                "{\"ph\":\"X\",\"name\":\"no pid\",\"ts\":2,\"args\":{\"a\":[1,{\"b\":null}]},\"pid\":" + none + "}");
+        assertThat(merged.get(2).toString()).isEqualTo("{\"ph\":null,\"name\":\"odd\",\"pid\":" + gpu + "}");
+        assertThat(merged.get(3).toString()).isEqualTo("{\"pid\":" + none + "}");
+        assertThat(merged.get(4).toString()).isEqualTo("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + gpu
+                + ",\"tid\":7,\"args\":{\"name\":\"stream 7\"}}");
+        assertThat(merged.subList(5, merged.size())).filteredOn(e -> e.get("name").asText().equals("process_name"))
+                .extracting(e -> e.get("args").get("name").asText()).containsExactly("TP-0 · GPU 3", "TP-0");
+    }
+
+    @Test
     void workers_prefix_the_labels_and_group_the_ranks() throws IOException {
         Path a = gz("w1-TP-1.trace.json.gz", "{\"traceEvents\":[]}");
         Path b = gz("w2-TP-0.trace.json.gz", "{\"traceEvents\":[]}");
