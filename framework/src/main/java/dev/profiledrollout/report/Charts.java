@@ -487,7 +487,9 @@ public final class Charts {
         for (com.fasterxml.jackson.databind.JsonNode set : sets) {
             com.fasterxml.jackson.databind.JsonNode steps = set.path("steps");
             List<String> ranks = new ArrayList<>();
-            set.path("ranks").forEach(r -> ranks.add(r.asText()));
+            // series names must be unique: a repeated label (hand-edited file) gets its position
+            set.path("ranks").forEach(r -> ranks.add(ranks.contains(r.asText()) ? r.asText() + " #" + (ranks.size() + 1)
+                    : r.asText()));
             if (steps.isEmpty() || ranks.isEmpty()) {
                 continue;
             }

@@ -32,7 +32,9 @@ import org.apiguardian.api.API;
  *       has no GPU-side span): non-zero offsets mean the ranks' clocks (or launch times) differ.</li>
  * </ul>
  *
- * @param ranks          rank labels ({@link TraceSet#rankLabel}), in rank order; ranks without steps are left out
+ * @param ranks          rank labels ({@link TraceSet#rankLabel}), in rank order; ranks without steps are left out, and
+ *                       so is a trace whose label an earlier trace already has (the same rank in another capture
+ *                       window, as the phases of a phased test are merged)
  * @param steps          the matched steps in order, at most {@value #MAX_STEPS}
  * @param matchedSteps   number of matched steps before the {@value #MAX_STEPS} cut
  * @param matching       {@code "profilerStepNumber"} or {@code "order"}
@@ -91,9 +93,14 @@ public record StepTimeline(List<String> ranks, List<Step> steps, int matchedStep
         List<String> labels = new ArrayList<>();
         List<List<StepStats>> perRank = new ArrayList<>();
         int withoutSteps = 0;
+        int repeated = 0;
         for (TraceSummary t : set.traces()) {
             if (t.details().steps().isEmpty()) {
                 withoutSteps++;
+                continue;
+            }
+            if (labels.contains(set.rankLabel(t))) {
+                repeated++; // the same rank in another window (the phases of a phased test): not a peer
                 continue;
             }
             labels.add(set.rankLabel(t));
@@ -138,6 +145,11 @@ public record StepTimeline(List<String> ranks, List<Step> steps, int matchedStep
         if (withoutSteps > 0) {
             note.append("; ").append(withoutSteps).append(withoutSteps == 1 ? " rank has" : " ranks have")
                     .append(" no steps and is left out");
+        }
+        if (repeated > 0) {
+            note.append("; ").append(repeated).append(repeated == 1 ? " trace repeats" : " traces repeat")
+                    .append(" a rank of another capture window and ").append(repeated == 1 ? "is" : "are")
+                    .append(" left out");
         }
         if (n > 1) {
             note.append("; ranks aligned on their own step boundaries");

@@ -154,6 +154,21 @@ class StepTimelineTest {
     }
 
     @Test
+    void the_same_rank_from_another_window_is_not_a_peer() throws Exception {
+        TraceSet first = TraceSet.read(simulate(1, 2, SimulatorConfig.builder()));
+        Path again = dir.resolve("again");
+        Files.createDirectories(again);
+        Path copy = Files.copy(first.traces().get(0).file(), again.resolve(first.traces().get(0).file().getFileName()));
+        TraceSet phases = TraceSet.merge(List.of(first, TraceSet.read(List.of(copy))));
+
+        StepTimeline timeline = phases.stepTimeline();
+
+        assertThat(phases.traces()).hasSize(2);
+        assertThat(timeline.ranks()).containsExactly("TP-0");
+        assertThat(timeline.note()).contains("1 trace repeats a rank of another capture window and is left out");
+    }
+
+    @Test
     void traces_without_steps_give_an_empty_timeline_that_says_why() throws IOException {
         Path file = gz("t.json.gz", trace(x("kernel", "a", 0, 7, "10", "5")));
 
