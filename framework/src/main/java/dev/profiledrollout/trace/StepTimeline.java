@@ -23,7 +23,7 @@ import org.apiguardian.api.API;
  *       for k below the smallest step count.</li>
  *   <li><b>busy</b>: {@link StepStats#gpuBusyNs()}, the union of the step's kernel intervals cut to its GPU-side
  *       span; <b>span</b>: {@link StepStats#gpuSpanNs()}.</li>
- *   <li><b>straggler</b> of a step: the rank with the largest busy time in it (ties: the first in rank order), the
+ *   <li><b>straggler</b> of a step: the rank with the largest busy time in it (ties: the first in rank order; none when every rank was equally busy), the
  *       same rule as {@link TraceSet#straggler()} applied per step; <b>gap</b> of a rank = straggler's busy − its busy
  *       (0 for the straggler).</li>
  *   <li><b>clock alignment</b>: each quantity is measured from the rank's own step boundary, so ranks are aligned on
@@ -64,7 +64,8 @@ public record StepTimeline(List<String> ranks, List<Step> steps, int matchedStep
      * @param busyNs     per rank (same order as {@link StepTimeline#ranks()}), GPU busy ns
      * @param spanNs     per rank, GPU-side span ns
      * @param gapNs      per rank, straggler's busy − this rank's busy, ns
-     * @param straggler  index into {@link StepTimeline#ranks()} of the busiest rank; −1 with fewer than two ranks
+     * @param straggler  index into {@link StepTimeline#ranks()} of the busiest rank; −1 with fewer than two ranks or
+     *                   when every rank was equally busy
      */
     public record Step(int index, String name, List<Long> busyNs, List<Long> spanNs, List<Long> gapNs,
                        int straggler) {
@@ -185,7 +186,8 @@ public record StepTimeline(List<String> ranks, List<Step> steps, int matchedStep
         for (int r = 0; r < row.length; r++) {
             gaps.add(row[straggler].gpuBusyNs() - row[r].gpuBusyNs());
         }
-        return new Step(index, row[0].name(), busy, span, gaps, row.length < 2 ? -1 : straggler);
+        boolean even = gaps.stream().allMatch(g -> g == 0);
+        return new Step(index, row[0].name(), busy, span, gaps, row.length < 2 || even ? -1 : straggler);
     }
 
     private static List<StepStats[]> matchByOrder(List<List<StepStats>> perRank) {
@@ -246,7 +248,9 @@ public record StepTimeline(List<String> ranks, List<Step> steps, int matchedStep
         }
         ranks.forEach(r -> counts.put(r, 0));
         for (Step s : steps) {
-            counts.merge(ranks.get(s.straggler()), 1, Integer::sum);
+            if (s.straggler() >= 0) {
+                counts.merge(ranks.get(s.straggler()), 1, Integer::sum);
+            }
         }
         return java.util.Collections.unmodifiableMap(counts);
     }
