@@ -12,6 +12,7 @@ import dev.profiledrollout.trace.TraceFileName;
 import dev.profiledrollout.trace.TraceFiles;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceFormatException;
+import dev.profiledrollout.trace.TraceMerger;
 import dev.profiledrollout.trace.TraceSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -36,7 +37,11 @@ import org.apiguardian.api.API;
 
 /**
  * {@code analyze [--format table|json|csv] [--by kernel|category|operator|step|stage] [--all-ranks]
- * [--baseline FILE] [--write-baseline FILE] PATH...}: kernel and GPU time analysis of trace files.
+ * [--baseline FILE] [--write-baseline FILE] [--merge OUT] PATH...}: kernel and GPU time analysis of trace files.
+ *
+ * <p>{@code --merge OUT} analyses nothing: it writes the Kineto JSON inputs as one trace ({@link TraceMerger}: every
+ * event kept, pids unique per rank, processes named {@code "TP-1 · GPU 1"} and sorted by rank; ranks from different
+ * directories labelled {@code worker-1/TP-0}) and prints one line per rank.
  *
  * <p>Inputs: Kineto JSON ({@code .json}, {@code .json.gz}; SGLang {@code merged-*} files are split into ranks), ROCm RPD
  * and nsys SQLite exports ({@code .rpd}, {@code .sqlite}, {@code .db}) and {@code nsys stats} kernel summary CSV
@@ -68,7 +73,9 @@ import org.apiguardian.api.API;
  *
  * <h2>Exit codes</h2>
  * 0 when every file was summarised; 1 when a file named on the command line is not a trace or cannot be
- * read; 2 for usage errors, including a PATH that does not exist or cannot be read.
+ * read; 2 for usage errors, including a PATH that does not exist or cannot be read. With {@code --merge}: 0 when OUT
+ * was written, 1 when an input is not a JSON trace or OUT cannot be written (no partial OUT is left), 2 when no input
+ * is a Kineto JSON trace.
  */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
         description = "Summarise kernels and GPU busy time of PyTorch profiler (Kineto) traces.")
@@ -111,6 +118,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Option(names = "--write-baseline", paramLabel = "FILE", description = "Write the inputs' kernels as a baseline.")
     private Path writeBaseline;
+
+    @Option(names = "--merge", paramLabel = "OUT", description = "Write the rank traces as one Perfetto-ready trace "
+            + "(gzip when OUT ends in .gz): processes renamed and ordered by rank. No analysis is printed.")
+    private Path merge;
 
     static final class ByConverter implements ITypeConverter<AnalysisViews.By> {
         @Override
@@ -155,6 +166,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 inputs.add(new Input(path, false));
             }
         }
+        if (merge != null) {
+            return merge(inputs.stream().map(Input::file).toList(), out, err);
+        }
         int exit = 0;
         List<Labeled> read = new ArrayList<>();
         List<Labeled> frontends = new ArrayList<>();
@@ -191,6 +205,56 @@ public final class AnalyzeCommand implements Callable<Integer> {
         out.flush();
         err.flush();
         return exit;
+    }
+
+    /**
+     * {@code --merge OUT}: the Kineto JSON inputs (frontend traces and non-JSON files left out, with a note) as one
+     * trace ({@link TraceMerger}); files from several directories are labelled and grouped by directory as
+     * {@code --all-ranks} does.
+     */
+    private Integer merge(List<Path> files, PrintWriter out, PrintWriter err) {
+        List<Path> json = new ArrayList<>();
+        for (Path f : files) {
+            String name = String.valueOf(f.getFileName());
+            if (TraceFileName.isFrontend(name)) {
+                err.println("analyze: " + f + " is vLLM's frontend (API server) trace, not a rank: not merged");
+            } else if (!name.toLowerCase(Locale.ROOT).endsWith(".json") && !name.toLowerCase(Locale.ROOT)
+                    .endsWith(".json.gz")) {
+                err.println("analyze: " + f + " is not a Kineto JSON trace (.json, .json.gz): not merged");
+            } else if (f.toAbsolutePath().normalize().equals(merge.toAbsolutePath().normalize())) {
+                err.println("analyze: " + f + " is the --merge output itself: not merged");
+            } else {
+                json.add(f);
+            }
+        }
+        if (json.isEmpty()) {
+            err.println("analyze: --merge found no Kineto JSON trace among the inputs");
+            err.flush();
+            return 2;
+        }
+        try {
+            Map<Path, String> directories = directoryLabels(json);
+            TraceMerger.Result result = TraceMerger.merge(
+                    TraceMerger.byRank(json, f -> directories.getOrDefault(directory(f), "")), merge);
+            for (TraceMerger.Rank rank : result.ranks()) {
+                out.printf(Locale.ROOT, "%-20s %9d events  %2d processes  %s%n", rank.label(), rank.events(),
+                        rank.pids().size(), rank.file());
+            }
+            out.printf(Locale.ROOT, "wrote %s: %d ranks, %d events%n", merge, result.ranks().size(), result.events());
+            if (result.shiftedNs().stream().anyMatch(s -> s != 0)) {
+                out.println("note: the ranks' baseTimeNanoseconds differ; timestamps were moved onto the earliest "
+                        + "base so the ranks line up");
+            }
+            out.flush();
+            err.flush();
+            return 0;
+        } catch (TraceFormatException e) {
+            err.println("analyze: --merge: " + e.getMessage() + "; leave that file out or repair it");
+        } catch (IOException e) {
+            err.println("analyze: --merge " + merge + " failed: " + e);
+        }
+        err.flush();
+        return 1;
     }
 
     private record Input(Path file, boolean fromDirectory) {
@@ -249,15 +313,27 @@ public final class AnalyzeCommand implements Callable<Integer> {
      * two directories share a name. Traces all from one directory keep their plain labels.
      */
     static TraceSet byDirectory(TraceSet set) {
-        Map<Path, String> names = new LinkedHashMap<>();
-        set.traces().forEach(t -> names.put(directory(t.file()), ""));
-        if (names.size() < 2) {
+        Map<Path, String> names = directoryLabels(set.traces().stream().map(TraceSummary::file).toList());
+        if (names.isEmpty()) {
             return set;
+        }
+        return set.withWorkers(file -> names.getOrDefault(directory(file), ""), Map.of());
+    }
+
+    /**
+     * The label of each directory holding {@code files}: its name, or its whole path when two share a name; empty
+     * when the files are all in one directory.
+     */
+    private static Map<Path, String> directoryLabels(List<Path> files) {
+        Map<Path, String> names = new LinkedHashMap<>();
+        files.forEach(f -> names.put(directory(f), ""));
+        if (names.size() < 2) {
+            return Map.of();
         }
         Set<String> seen = new HashSet<>();
         boolean unique = names.keySet().stream().allMatch(d -> seen.add(String.valueOf(d.getFileName())));
         names.replaceAll((d, none) -> unique ? String.valueOf(d.getFileName()) : d.toString());
-        return set.withWorkers(file -> names.getOrDefault(directory(file), ""), Map.of());
+        return names;
     }
 
     private static Path directory(Path file) {

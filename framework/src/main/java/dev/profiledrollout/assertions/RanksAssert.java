@@ -87,6 +87,35 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
                 + Formats.duration(Duration.ofNanos(worst.minNs())));
     }
 
+    /**
+     * The largest gap to a step's straggler ({@link dev.profiledrollout.trace.StepTimeline}): over every engine step
+     * matched across the ranks of each {@linkplain TraceSet#rankSets() rank set}, the straggler's GPU busy time minus
+     * another rank's. Zero without steps or with one rank per set (the detail says so). The message names the step,
+     * the straggler and the rank furthest behind it.
+     */
+    public DurationBudgetAssert maxStepGap() {
+        long worstGap = 0;
+        String detail = "no step matched on two or more ranks";
+        for (TraceSet set : actual.rankSets().values()) {
+            dev.profiledrollout.trace.StepTimeline timeline = set.stepTimeline();
+            var step = timeline.worstStep().orElse(null);
+            if (step != null && step.maxGapNs() > worstGap) {
+                worstGap = step.maxGapNs();
+                int least = step.gapNs().indexOf(step.maxGapNs());
+                detail = "step " + step.index() + " (" + step.name() + "): straggler "
+                        + timeline.ranks().get(step.straggler()) + " busy "
+                        + Formats.duration(Duration.ofNanos(step.busyNs().get(step.straggler()))) + ", "
+                        + timeline.ranks().get(least) + " busy "
+                        + Formats.duration(Duration.ofNanos(step.busyNs().get(least))) + "; " + timeline.note();
+            } else if (worstGap == 0 && !timeline.steps().isEmpty()) {
+                detail = timeline.note();
+            }
+        }
+        String context = detail;
+        return new DurationBudgetAssert(Duration.ofNanos(worstGap), Verdict.Kind.RANKS, actual.scope(),
+                "largest per-step GPU busy gap to the step's straggler", budget -> context);
+    }
+
     private String labels() {
         return actual.traces().stream().map(this::label).collect(Collectors.joining(", ", "[", "]"));
     }

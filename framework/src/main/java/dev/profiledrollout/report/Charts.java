@@ -33,7 +33,9 @@ import org.knowm.xchart.style.Styler;
  * all ranks, bars labelled {@code K1}… as the kernel table numbers its rows), {@code time-by-category} (when the
  * trace summary has categories), {@code baseline-diff} (when a baseline was compared, bars labelled {@code B1}…),
  * {@code rank-busy} (GPU busy time per rank, labelled with {@code trace.ranks[].label}; with two or more ranks the
- * straggler as its own series).
+ * straggler as its own series), {@code step-timeline} (per rank set of {@code trace.stepTimeline}: GPU busy time per
+ * step, one line per rank, each step's straggler marked; {@code step-timeline-<worker>} for the sets of several
+ * workers).
  *
  * <p>Every chart is {@value #WIDTH} × {@value #HEIGHT} px with padding for its axis titles and explicit tick
  * formats (no tick label carries more decimals than its axis's range needs).
@@ -95,6 +97,7 @@ public final class Charts {
         topKernels(data).ifPresent(charts::add);
         categories(data).ifPresent(charts::add);
         rankBusy(data).ifPresent(charts::add);
+        charts.addAll(stepTimelines(data));
         baselineDiff(data).ifPresent(charts::add);
         return charts;
     }
@@ -469,6 +472,68 @@ public final class Charts {
             chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         }
         return java.util.Optional.of(new NamedChart("rank-busy", chart));
+    }
+
+    /** Straggler markers of the step timeline. */
+    private static final Color STRAGGLER = new Color(0xC44E52);
+
+    /**
+     * Steps × ranks, one chart per rank set of {@code trace.stepTimeline}: x the matched step's index, y its GPU busy
+     * time on each rank (a line per rank), and a marker on each step's straggler.
+     */
+    private static List<NamedChart> stepTimelines(ReportData data) {
+        com.fasterxml.jackson.databind.JsonNode sets = data.summary().path("trace").path("stepTimeline");
+        List<NamedChart> charts = new ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode set : sets) {
+            com.fasterxml.jackson.databind.JsonNode steps = set.path("steps");
+            List<String> ranks = new ArrayList<>();
+            // series names must be unique: a repeated label (hand-edited file) gets its position
+            set.path("ranks").forEach(r -> ranks.add(ranks.contains(r.asText()) ? r.asText() + " #" + (ranks.size() + 1)
+                    : r.asText()));
+            if (steps.isEmpty() || ranks.isEmpty()) {
+                continue;
+            }
+            String worker = set.path("worker").asText("");
+            XYChart chart = xy("GPU busy time per step and rank" + (worker.isEmpty() ? "" : " (" + worker + ")")
+                    + (ranks.size() > 1 ? ", straggler marked" : ""), "step", "GPU busy time (ms)");
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+            List<Double> x = new ArrayList<>();
+            List<List<Double>> busy = new ArrayList<>();
+            ranks.forEach(r -> busy.add(new ArrayList<>()));
+            List<Double> stragglerX = new ArrayList<>();
+            List<Double> stragglerY = new ArrayList<>();
+            double max = 0;
+            for (com.fasterxml.jackson.databind.JsonNode step : steps) {
+                double index = step.path("index").asDouble();
+                x.add(index);
+                for (int r = 0; r < ranks.size(); r++) {
+                    double ms = step.path("busyNs").path(r).asLong() / 1e6;
+                    busy.get(r).add(ms);
+                    max = Math.max(max, ms);
+                }
+                int straggler = ranks.indexOf(step.path("straggler").asText(""));
+                if (straggler >= 0) {
+                    stragglerX.add(index);
+                    stragglerY.add(busy.get(straggler).get(busy.get(straggler).size() - 1));
+                }
+            }
+            yPattern(chart, max);
+            xPattern(chart, x.get(x.size() - 1));
+            chart.getStyler().setMarkerSize(steps.size() > 200 ? 2 : 4);
+            for (int r = 0; r < ranks.size(); r++) {
+                chart.addSeries(ranks.get(r), x, busy.get(r));
+            }
+            if (!stragglerX.isEmpty()) {
+                XYSeries marks = chart.addSeries("straggler of the step", stragglerX, stragglerY);
+                marks.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+                marks.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.DIAMOND);
+                marks.setMarkerColor(STRAGGLER);
+            }
+            charts.add(new NamedChart(worker.isEmpty() ? "step-timeline"
+                    : "step-timeline-" + worker.replaceAll("[^A-Za-z0-9._-]", "_"), chart));
+        }
+        return charts;
     }
 
     private static XYChart xy(String title, String xTitle, String yTitle) {

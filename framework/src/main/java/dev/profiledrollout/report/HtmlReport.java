@@ -443,6 +443,29 @@ final class HtmlReport {
         return html.append("</table>").toString();
     }
 
+    /**
+     * @return per rank set of {@code trace.stepTimeline}: how steps were matched and aligned, the largest gap to a
+     *         step's straggler and how often each rank was the straggler; "" without step timelines
+     */
+    static String stepTimelineNotes(ReportData data) {
+        StringBuilder html = new StringBuilder();
+        for (JsonNode set : data.summary().path("trace").path("stepTimeline")) {
+            String worker = set.path("worker").asText("");
+            html.append("<p class=\"steps\">Step timeline").append(worker.isEmpty() ? "" : " of " + escape(worker))
+                    .append(": ").append(escape(set.path("clockAlignment").path("note").asText("")));
+            if (set.path("ranks").size() > 1) {
+                html.append("; largest gap to a step's straggler ").append(ms(set.path("maxGapNs").asLong() / 1e6))
+                        .append(" ms; straggler in");
+                StringBuilder counts = new StringBuilder();
+                set.path("stragglerSteps").properties().forEach(e -> counts.append(counts.isEmpty() ? " " : ", ")
+                        .append(escape(e.getKey())).append(": ").append(e.getValue().asInt()));
+                html.append(counts).append(" steps");
+            }
+            html.append(".</p>");
+        }
+        return html.toString();
+    }
+
     /** @return every kernel over all ranks as CSV: {@code name,count,total_ns,min_ns,max_ns,mean_ns,share} */
     public static String kernelCsv(ReportData data) {
         long total = data.kernelTotalNs();
@@ -514,7 +537,8 @@ final class HtmlReport {
         }
         boolean traced = !data.trace().ranks().isEmpty() || !data.trace().kernels().isEmpty();
         if (traced) {
-            html.append("<h2>Ranks</h2>").append(rankTable(data)).append("<h2>Kernels</h2>").append(kernelTable(data));
+            html.append("<h2>Ranks</h2>").append(rankTable(data)).append(stepTimelineNotes(data))
+                    .append("<h2>Kernels</h2>").append(kernelTable(data));
         }
         html.append(baselineTable(s.path("baseline")));
         html.append("<p>").append(traced ? "All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "

@@ -33,6 +33,7 @@ import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.LaunchStats;
 import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.StepTimeline;
 import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
@@ -65,7 +66,11 @@ import org.apiguardian.api.API;
  *       {@code straggler} the busiest rank's label, null with fewer than two ranks; {@code workerImbalance} max/mean
  *       of per-worker busy time, null with fewer than two workers; {@code rankSets} one object per worker
  *       ({@link TraceSet#rankSets()}) {@code {"worker","url" (no credentials),"ranks":[labels],"busyImbalance",
- *       "straggler"}}, imbalance and straggler null with fewer than two ranks (written only).</li>
+ *       "straggler"}}, imbalance and straggler null with fewer than two ranks; {@code stepTimeline} one object per
+ *       rank set with steps ({@link StepTimeline}) {@code {"worker","ranks":[labels],"matching","matchedSteps",
+ *       "clockAlignment":{"alignedOn":"stepBoundaries","offsetsNs":[per rank],"note"},"maxGapNs",
+ *       "stragglerSteps":{label: steps},"steps":[{"index","name","busyNs":[per rank],"spanNs":[per rank],
+ *       "gapNs":[per rank],"straggler" (label, null with one rank)}]}} (written only).</li>
  *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
  *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
  *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
@@ -289,6 +294,7 @@ public final class ResultsModule extends SimpleModule {
                 json.writeEndObject();
             }
             json.writeEndArray();
+            writeStepTimelines(json, trace);
             provider.defaultSerializeField("kernels", trace.kernels(), json);
             json.writeArrayFieldStart("ranks");
             for (TraceSummary t : trace.traces()) {
@@ -300,6 +306,68 @@ public final class ResultsModule extends SimpleModule {
             }
             json.writeEndArray();
             json.writeEndObject();
+        }
+
+        /** {@code stepTimeline}: one {@link StepTimeline} per rank set that has steps. */
+        private static void writeStepTimelines(JsonGenerator json, TraceSet trace) throws IOException {
+            json.writeArrayFieldStart("stepTimeline");
+            for (Map.Entry<String, TraceSet> set : trace.rankSets().entrySet()) {
+                StepTimeline timeline = set.getValue().stepTimeline();
+                if (timeline.steps().isEmpty()) {
+                    continue;
+                }
+                json.writeStartObject();
+                json.writeStringField("worker", set.getKey());
+                json.writeArrayFieldStart("ranks");
+                for (String rank : timeline.ranks()) {
+                    json.writeString(rank);
+                }
+                json.writeEndArray();
+                json.writeStringField("matching", timeline.matching());
+                json.writeNumberField("matchedSteps", timeline.matchedSteps());
+                json.writeObjectFieldStart("clockAlignment");
+                json.writeStringField("alignedOn", "stepBoundaries");
+                json.writeArrayFieldStart("offsetsNs");
+                for (long offset : timeline.clockOffsetsNs()) {
+                    json.writeNumber(offset);
+                }
+                json.writeEndArray();
+                json.writeStringField("note", timeline.note());
+                json.writeEndObject();
+                json.writeNumberField("maxGapNs", timeline.maxGapNs());
+                json.writeObjectFieldStart("stragglerSteps");
+                for (Map.Entry<String, Integer> e : timeline.stragglerCounts().entrySet()) {
+                    json.writeNumberField(e.getKey(), e.getValue());
+                }
+                json.writeEndObject();
+                json.writeArrayFieldStart("steps");
+                for (StepTimeline.Step step : timeline.steps()) {
+                    json.writeStartObject();
+                    json.writeNumberField("index", step.index());
+                    json.writeStringField("name", step.name());
+                    writeLongs(json, "busyNs", step.busyNs());
+                    writeLongs(json, "spanNs", step.spanNs());
+                    writeLongs(json, "gapNs", step.gapNs());
+                    if (step.straggler() < 0) {
+                        json.writeNullField("straggler");
+                    } else {
+                        json.writeStringField("straggler", timeline.ranks().get(step.straggler()));
+                    }
+                    json.writeEndObject();
+                }
+                json.writeEndArray();
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        }
+
+        private static void writeLongs(JsonGenerator json, String field, java.util.List<Long> values)
+                throws IOException {
+            json.writeArrayFieldStart(field);
+            for (long v : values) {
+                json.writeNumber(v);
+            }
+            json.writeEndArray();
         }
 
         /** The straggler's {@link TraceSet#rankLabel label}, null with fewer than two ranks. */

@@ -34,10 +34,18 @@ import org.apiguardian.api.API;
  * @param gpuDurationNs duration of the matching {@code gpu_user_annotation} window, or −1 when there is none
  * @param kernels      number of kernel events attributed
  * @param kernelNs     Σ {@code dur} of those kernels, ns
+ * @param gpuStartNs   start of the step's GPU-side span, ns: the matching {@code gpu_user_annotation} window's start,
+ *                     else the earliest start of the attributed kernels; 0 when the step has neither
+ * @param gpuSpanNs    length of the GPU-side span, ns: the window's duration, else last end − first start of the
+ *                     attributed kernels; 0 when the step has neither
+ * @param gpuBusyNs    GPU busy time of the step, ns: length of the union of the attributed kernels'
+ *                     {@code [ts, ts + dur)} intervals, each cut to the GPU-side span (kernels overlapping on several
+ *                     streams count once); at most {@code gpuSpanNs} and at most {@code kernelNs}
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record StepStats(String name, Stage stage, OptionalInt batchSize, OptionalInt tokens, long startNs,
-                        long durationNs, long gpuDurationNs, long kernels, long kernelNs) {
+                        long durationNs, long gpuDurationNs, long kernels, long kernelNs, long gpuStartNs,
+                        long gpuSpanNs, long gpuBusyNs) {
 
     /** Prefill (SGLang EXTEND, vLLM context), decode, both, or not known. */
     public enum Stage { PREFILL, DECODE, MIXED, UNKNOWN }
@@ -90,11 +98,28 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
                     : Stage.UNKNOWN;
             bs = parseInt(String.valueOf(fresh + cached));
         }
-        return new StepStats(name, stage, bs, toks, startNs, durationNs, -1, 0, 0);
+        return new StepStats(name, stage, bs, toks, startNs, durationNs, -1, 0, 0, 0, 0, 0);
+    }
+
+    /**
+     * The step number of {@code ProfilerStep#N} annotations, which ranks of one job share; empty for engine step
+     * spans (SGLang, vLLM), whose names carry no number.
+     */
+    public OptionalInt profilerStepNumber() {
+        if (!name.startsWith("ProfilerStep#")) {
+            return OptionalInt.empty();
+        }
+        return parseInt(name.substring("ProfilerStep#".length()));
     }
 
     StepStats withGpu(long gpuDurationNs, long kernels, long kernelNs) {
-        return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs);
+        return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs,
+                gpuStartNs, gpuSpanNs, gpuBusyNs);
+    }
+
+    StepStats withGpuSpan(long gpuStartNs, long gpuSpanNs, long gpuBusyNs) {
+        return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs,
+                gpuStartNs, gpuSpanNs, gpuBusyNs);
     }
 
     private static OptionalInt parseInt(String digits) {

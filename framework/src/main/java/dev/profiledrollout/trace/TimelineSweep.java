@@ -57,6 +57,12 @@ final class TimelineSweep {
     private final long[][] windows; // start, end, step index; sorted by start
     private final long[] stepKernels;
     private final long[] stepKernelNs;
+    /** Per step: GPU window start/end (or first kernel start / last kernel end), running union of its kernels. */
+    private final long[] stepGpuStart;
+    private final long[] stepGpuEnd;
+    private final long[] stepUnionStart;
+    private final long[] stepUnionEnd;
+    private final long[] stepBusy;
     private final boolean byGpuWindow;
 
     TimelineSweep(KinetoAccumulator acc) {
@@ -78,10 +84,18 @@ final class TimelineSweep {
         for (KinetoAccumulator.Span s : cpu) {
             StepStats t = parsedNames.computeIfAbsent(s.name(), n -> StepStats.parse(n, 0, 0));
             steps.add(new StepStats(s.name(), t.stage(), t.batchSize(), t.tokens(), s.start(), s.end() - s.start(),
-                    -1, 0, 0));
+                    -1, 0, 0, 0, 0, 0));
         }
         stepKernels = new long[steps.size()];
         stepKernelNs = new long[steps.size()];
+        stepGpuStart = new long[steps.size()];
+        stepGpuEnd = new long[steps.size()];
+        stepUnionStart = new long[steps.size()];
+        stepUnionEnd = new long[steps.size()];
+        stepBusy = new long[steps.size()];
+        java.util.Arrays.fill(stepGpuStart, Long.MAX_VALUE);
+        java.util.Arrays.fill(stepGpuEnd, Long.MIN_VALUE);
+        java.util.Arrays.fill(stepUnionEnd, Long.MIN_VALUE);
         long[] gpuDur = new long[steps.size()];
         java.util.Arrays.fill(gpuDur, -1);
         List<long[]> w = new ArrayList<>();
@@ -99,6 +113,8 @@ final class TimelineSweep {
                 int step = candidates.get(k);
                 w.add(new long[] {g.start(), g.end(), step});
                 gpuDur[step] = g.end() - g.start();
+                stepGpuStart[step] = g.start();
+                stepGpuEnd[step] = g.end();
             }
         }
         byGpuWindow = !w.isEmpty();
@@ -195,7 +211,34 @@ final class TimelineSweep {
             if (step >= 0) {
                 stepKernels[step]++;
                 stepKernelNs[step] += dur;
+                stepBusy(step, start, end);
             }
+        }
+    }
+
+    /**
+     * Adds a kernel to its step's running union. Kernels arrive in start order, so each step's kernels do too; with
+     * a GPU window the interval is cut to the window (a kernel starting inside may end after it).
+     */
+    private void stepBusy(int step, long start, long end) {
+        if (byGpuWindow) {
+            end = Math.min(end, stepGpuEnd[step]);
+        } else {
+            stepGpuStart[step] = Math.min(stepGpuStart[step], start);
+            stepGpuEnd[step] = Math.max(stepGpuEnd[step], end);
+        }
+        if (end <= start) {
+            return;
+        }
+        if (stepUnionEnd[step] == Long.MIN_VALUE) {
+            stepUnionStart[step] = start;
+            stepUnionEnd[step] = end;
+        } else if (start > stepUnionEnd[step]) {
+            stepBusy[step] += stepUnionEnd[step] - stepUnionStart[step];
+            stepUnionStart[step] = start;
+            stepUnionEnd[step] = end;
+        } else {
+            stepUnionEnd[step] = Math.max(stepUnionEnd[step], end);
         }
     }
 
@@ -339,7 +382,10 @@ final class TimelineSweep {
         List<StepStats> list = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
             StepStats s = steps.get(i);
-            list.add(s.withGpu(s.gpuDurationNs(), stepKernels[i], stepKernelNs[i]));
+            boolean hasSpan = stepGpuStart[i] != Long.MAX_VALUE && stepGpuEnd[i] >= stepGpuStart[i];
+            long busy = stepBusy[i] + (stepUnionEnd[i] == Long.MIN_VALUE ? 0 : stepUnionEnd[i] - stepUnionStart[i]);
+            list.add(s.withGpu(s.gpuDurationNs(), stepKernels[i], stepKernelNs[i]).withGpuSpan(
+                    hasSpan ? stepGpuStart[i] : 0, hasSpan ? stepGpuEnd[i] - stepGpuStart[i] : 0, busy));
         }
         return list;
     }

@@ -362,6 +362,15 @@ public final class TraceSet {
     }
 
     /**
+     * Steps × ranks of this set: per engine step and rank the GPU busy time, span and gap to the step's straggler
+     * ({@link StepTimeline#of}). With several engines use it per {@linkplain #rankSets() rank set}: ranks of different
+     * engines do not step together.
+     */
+    public StepTimeline stepTimeline() {
+        return StepTimeline.of(this);
+    }
+
+    /**
      * Per kernel name, how its total time spreads across the ranks ({@link KernelSpread}), largest spread first.
      * Empty with fewer than two traces.
      */

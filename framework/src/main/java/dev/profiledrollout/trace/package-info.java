@@ -44,7 +44,9 @@
  * HTA's temporal breakdown in exact and HTA-compatible modes ({@link dev.profiledrollout.trace.TemporalBreakdown}),
  * idle gaps, steps and stages ({@link dev.profiledrollout.trace.StepStats}), launches and CUDA-graph coverage
  * ({@link dev.profiledrollout.trace.LaunchStats}) and operators ({@link dev.profiledrollout.trace.OperatorStats}).
- * {@link dev.profiledrollout.trace.TraceSet} adds straggler and per-kernel spread across ranks;
+ * {@link dev.profiledrollout.trace.TraceSet} adds straggler and per-kernel spread across ranks, and steps × ranks
+ * ({@link dev.profiledrollout.trace.StepTimeline}: GPU busy per step and rank, each step's straggler);
+ * {@link dev.profiledrollout.trace.TraceMerger} writes a rank set as one trace for Perfetto;
  * {@link dev.profiledrollout.trace.TraceBaseline} writes and compares baselines; {@link dev.profiledrollout.trace.SqliteTraceReader}
  * reads RPD and nsys exports.
  *

@@ -80,6 +80,22 @@ class TraceAnalysisAssertionsTest {
     }
 
     @Test
+    void the_largest_step_gap_names_the_step_the_straggler_and_the_rank_behind() throws IOException {
+        TraceSet set = TraceSet.read(List.of(TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz"),
+                TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz")));
+        long gap = set.stepTimeline().maxGapNs();
+        Assertions.assertThat(gap).isPositive();
+
+        assertThat(set).ranks().maxStepGap().isLessThanOrEqualTo(Duration.ofNanos(gap));
+        assertThatThrownBy(() -> assertThat(set).ranks().maxStepGap().isLessThan(Duration.ofNanos(gap)))
+                .hasMessageContaining("largest per-step GPU busy gap to the step's straggler")
+                .hasMessageContaining("(ProfilerStep#55").hasMessageContaining(": straggler rank ")
+                .hasMessageContaining("steps matched across 2 ranks by ProfilerStep number");
+        TraceSet one = TraceSet.of(List.of(set.traces().get(0)));
+        assertThat(one).ranks().maxStepGap().isEqualTo(Duration.ZERO);
+    }
+
+    @Test
     void baseline_tolerance_names_each_kernel_outside_it() {
         TraceSummary base = run(new KernelStats("gemm", 10, 1_000_000, 1, 1), new KernelStats("norm", 10, 100_000, 1, 1));
         BaselineDiff same = TraceBaseline.of(base).diff(base);

@@ -52,6 +52,37 @@ class ReportRendererTest {
     }
 
     @Test
+    void should_chart_gpu_busy_per_step_and_rank_with_each_steps_straggler_marked() throws Exception {
+        // GIVEN the step timeline summary.json holds for the two real HTA ranks
+        dev.profiledrollout.trace.TraceSet hta = dev.profiledrollout.trace.TraceSet.read(List.of(
+                dev.profiledrollout.trace.TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz"),
+                dev.profiledrollout.trace.TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz")));
+        JsonNode timeline = ResultsModule.MAPPER.valueToTree(hta).get("stepTimeline").get(0);
+        Path run = RunFixtures.editSummary(RunFixtures.writeRun(dir), s -> ((com.fasterxml.jackson.databind.node
+                .ObjectNode) s.get("trace")).set("stepTimeline", ResultsModule.MAPPER.createArrayNode().add(timeline)));
+        JsonNode steps = timeline.get("steps");
+        // WHEN
+        ReportData data = ReportData.read(run);
+        XYChart chart = (XYChart) Charts.build(data).stream().filter(c -> c.name().equals("step-timeline"))
+                .findFirst().orElseThrow().chart();
+        // THEN one line per rank over the steps, and a marker on each step's straggler at its busy time
+        assertThat(chart.getTitle()).isEqualTo("GPU busy time per step and rank, straggler marked");
+        assertThat(chart.getSeriesMap()).containsOnlyKeys("rank 0", "rank 1", "straggler of the step");
+        assertThat(chart.getSeriesMap().get("rank 1").getYData()).hasSize(steps.size());
+        double[] marks = chart.getSeriesMap().get("straggler of the step").getYData();
+        assertThat(marks).hasSize(steps.size());
+        for (int i = 0; i < steps.size(); i++) {
+            JsonNode step = steps.get(i);
+            int straggler = step.get("straggler").asText().equals("rank 0") ? 0 : 1;
+            assertThat(marks[i]).isEqualTo(step.get("busyNs").get(straggler).asLong() / 1e6);
+            assertThat(step.get("gapNs").get(straggler).asLong()).isZero();
+        }
+        String html = Files.readString(ReportRenderer.render(run).html());
+        assertThat(html).contains("src=\"charts/step-timeline.png\"")
+                .contains("Step timeline: " + steps.size() + " steps matched across 2 ranks by ProfilerStep number");
+    }
+
+    @Test
     void should_plot_the_percentiles_summary_json_reports_on_a_log_axis_up_to_the_maximum() throws Exception {
         // GIVEN
         Path run = RunFixtures.writeRun(dir);
