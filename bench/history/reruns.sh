@@ -4,7 +4,7 @@
 # summary.json holds (the examples declare @RegressionCheck, DecodeBudgetTest asserts history().hasNoRegression()).
 # The issue's check: at the default thresholds, 0 REGRESSION verdicts over at least 20 reruns.
 # Usage: bench/history/reruns.sh [runs]   (default 20; about a minute per run on the 2-core machine; needs python3)
-# Prints one line per run and a closing tally; every REGRESSION verdict is printed with its text.
+# Prints one line per run and a closing tally; every REGRESSION verdict is printed with its text. MVN_OFFLINE=1 adds -o.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-20}
@@ -12,10 +12,9 @@ command -v python3 >/dev/null || { echo "reruns: python3 is needed to read summa
 work=$(mktemp -d)
 export PROFILEDROLLOUT_HISTORY_URL="jdbc:sqlite:$work/history.db"
 echo "history store: $work/history.db; machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-mvn -B -q -o install -DskipTests -DskipExamples=true > "$work/install.log" 2>&1 || true
 for i in $(seq "$runs"); do
   start=$(date +%s)
-  mvn -B -o -P examples verify -Dmaven.test.failure.ignore=true > "$work/run-$i.log" 2>&1 || true
+  mvn -B ${MVN_OFFLINE:+-o} -P examples verify -Dmaven.test.failure.ignore=true > "$work/run-$i.log" 2>&1 || true
   python3 - "$i" "$(( $(date +%s) - start ))" "$work/tally.tsv" <<'PY'
 import glob, json, sys
 run, seconds, tally = sys.argv[1], sys.argv[2], sys.argv[3]
