@@ -4,6 +4,7 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -38,11 +39,13 @@ import org.apiguardian.api.API;
  * @param kernelNs       per-call kernel time, ns
  * @param tflops         per-call achieved TFLOPS/s (10¹² FLOP/s)
  * @param tbps           per-call achieved TB/s (10¹² B/s); NaN figures when {@code bytes} is NaN
+ * @param callKernelNs   the kernel time of each timed call, ns, ascending ({@link #count()} values)
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record OperatorRoofline(String name, String inputDims, String inputTypes, String inputStrides,
                                String concreteInputs, String precision, double flops, double bytes, long calls,
-                               long count, Distribution kernelNs, Distribution tflops, Distribution tbps) {
+                               long count, Distribution kernelNs, Distribution tflops, Distribution tbps,
+                               List<Long> callKernelNs) {
 
     /**
      * Mean, median, min and max of a per-call figure over the {@link #count()} timed calls; all NaN when none.
@@ -88,6 +91,7 @@ public record OperatorRoofline(String name, String inputDims, String inputTypes,
         Objects.requireNonNull(kernelNs, "kernelNs");
         Objects.requireNonNull(tflops, "tflops");
         Objects.requireNonNull(tbps, "tbps");
+        callKernelNs = List.copyOf(callKernelNs);
     }
 
     /** FLOPs of one call / 10⁹ (TraceLens' {@code GFLOPS} column). */

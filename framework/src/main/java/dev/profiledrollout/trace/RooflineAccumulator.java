@@ -202,6 +202,11 @@ final class RooflineAccumulator {
                 continue;
             }
             double[] ns = times[g];
+            Arrays.sort(ns);
+            List<Long> perCall = new ArrayList<>(ns.length);
+            for (double v : ns) {
+                perCall.add((long) v);
+            }
             double[] tflops = new double[ns.length];
             double[] tbps = new double[ns.length];
             for (int i = 0; i < ns.length; i++) {
@@ -212,7 +217,7 @@ final class RooflineAccumulator {
                     work.precision(), work.flops(), work.bytes(), group.calls, ns.length,
                     OperatorRoofline.Distribution.of(ns), OperatorRoofline.Distribution.of(tflops),
                     Double.isNaN(work.bytes()) ? OperatorRoofline.Distribution.NONE
-                            : OperatorRoofline.Distribution.of(tbps)));
+                            : OperatorRoofline.Distribution.of(tbps), perCall));
         }
         out.sort(OperatorRoofline.BY_KERNEL_TIME);
         return out;
