@@ -1,6 +1,7 @@
 """Independent reference for the roofline tests: TraceLens' GEMM FLOP/byte formulas and its kernel attribution
 (kernel -> runtime call by correlation -> every cpu_op on that thread whose [ts, ts+dur) contains the call's ts),
-written without the project's reader. Usage: python3 roofline_reference.py TRACE.json.gz > NAME.roofline.json"""
+written without the project's reader. Usage: python3 roofline_reference.py TRACE.json.gz > NAME.roofline.json
+(an object, not an array, so that trace readers walking this directory skip it)"""
 import collections
 import gzip
 import json
@@ -81,7 +82,7 @@ def main(path):
                         kernelNsMedian=statistics.median(t) if t else None,
                         kernelNsMin=min(t) if t else None, kernelNsMax=max(t) if t else None))
     out.sort(key=lambda r: (r["name"], r["inputDims"]))
-    json.dump(out, sys.stdout, indent=1)
+    json.dump({"file": path.rsplit("/", 1)[-1], "roofline": out}, sys.stdout, indent=1)
 
 
 main(sys.argv[1])

@@ -91,7 +91,7 @@ public record OperatorRoofline(String name, String inputDims, String inputTypes,
         Objects.requireNonNull(kernelNs, "kernelNs");
         Objects.requireNonNull(tflops, "tflops");
         Objects.requireNonNull(tbps, "tbps");
-        callKernelNs = List.copyOf(callKernelNs);
+        callKernelNs = callKernelNs == null ? List.of() : List.copyOf(callKernelNs);
     }
 
     /** FLOPs of one call / 10⁹ (TraceLens' {@code GFLOPS} column). */
