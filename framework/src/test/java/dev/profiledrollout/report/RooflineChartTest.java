@@ -105,6 +105,12 @@ class RooflineChartTest {
             assertThat(mm.getYData()[i]).isPositive().isLessThanOrEqualTo(attainable * (1 + 1e-9));
         }
 
+        // the cost model runs decode GEMMs against HBM and prefill GEMMs against the bf16 peak, below both
+        dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat(trace).operators("aten::mm")
+                .peakFraction().max().isLessThan(1.0);
+        dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat(trace).operators("aten::mm")
+                .peakFraction().max().isGreaterThan(0.5);
+
         ReportRenderer.Rendered rendered = ReportRenderer.render(run);
         Path png = rendered.pngs().stream().filter(p -> p.getFileName().toString().equals("roofline.png"))
                 .findFirst().orElseThrow();
