@@ -2,6 +2,7 @@ package dev.profiledrollout.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.trace.internal.RooflineOps;
 
 import java.io.IOException;
 import java.util.Locale;
@@ -27,16 +28,9 @@ final class RooflineModel {
     private RooflineModel() {
     }
 
-    /** Whether calls of this op name are modelled (checked per event, so cheap). */
+    /** Whether calls of this op name are modelled ({@link RooflineOps#covers}). */
     static boolean covers(String name) {
-        return switch (name) {
-            case "aten::mm", "aten::addmm", "aten::_scaled_mm", "trtllm::cublas_scaled_mm", "aten::bmm",
-                 "aten::baddbmm", "aten::linear", "aten::matmul",
-                 "aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_efficient_attention",
-                 "aten::_scaled_dot_product_cudnn_attention", "aten::scaled_dot_product_attention",
-                 "flash_attn::_flash_attn_forward", "FlashAttnFunc" -> true;
-            default -> false;
-        };
+        return RooflineOps.covers(name);
     }
 
     /**

@@ -244,7 +244,8 @@ public final class EventParser {
                 case "correlation" -> e.correlation = longValue(parser, value);
                 case "External id" -> e.externalId = longValue(parser, value);
                 case "Input Dims", "Input type", "Input Strides", "Concrete Inputs" -> {
-                    if (value == JsonToken.START_ARRAY) {
+                    if (value == JsonToken.START_ARRAY
+                            && (field.equals("Input Dims") || RooflineOps.wantsArguments(e.name))) {
                         dims.setLength(0);
                         writeCompact(parser, value, dims);
                         String text = dims.toString();

@@ -438,9 +438,10 @@ public final class FastEventScanner extends ByteCursor {
             boolean correlation = keyIs(len, K_CORRELATION);
             boolean external = keyIs(len, K_EXTERNAL_ID);
             boolean inputDims = keyIs(len, K_INPUT_DIMS);
-            boolean inputTypes = !inputDims && keyIs(len, K_INPUT_TYPE);
-            boolean inputStrides = !inputDims && keyIs(len, K_INPUT_STRIDES);
-            boolean concrete = !inputDims && keyIs(len, K_CONCRETE_INPUTS);
+            boolean arguments = !inputDims && RooflineOps.wantsArguments(e.name);
+            boolean inputTypes = arguments && keyIs(len, K_INPUT_TYPE);
+            boolean inputStrides = arguments && keyIs(len, K_INPUT_STRIDES);
+            boolean concrete = arguments && keyIs(len, K_CONCRETE_INPUTS);
             expect(':');
             if (correlation) {
                 e.correlation = integer();
