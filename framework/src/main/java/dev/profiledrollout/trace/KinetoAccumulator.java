@@ -25,7 +25,8 @@ import java.util.Set;
  *
  * <p>Memory beyond the bounded timeline: per distinct kernel name four longs and a histogram; per CPU runtime event
  * with a correlation id one {@link LongLongMap} entry (about 48 bytes); per {@code cpu_op} with an
- * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}). Confined
+ * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}); the
+ * roofline join ({@link RooflineAccumulator}). Confined
  * to the reading thread.
  */
 final class KinetoAccumulator implements KinetoTraceReader.Sink {
