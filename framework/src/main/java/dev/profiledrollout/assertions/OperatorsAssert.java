@@ -26,6 +26,7 @@ import org.assertj.core.api.AbstractAssert;
  * <pre>{@code
  * assertThat(result.trace()).operators("aten::mm").achievedTflops().median().isGreaterThan(500);
  * assertThat(result.trace()).operators("aten::mm").peakFraction().isGreaterThan(0.6);   // median
+ * assertThat(result.trace()).operators("aten::mm").rooflineFraction().median().isGreaterThan(0.6);
  * }</pre>
  *
  * Without {@code record_shapes} or without calls of the op that launched kernels, every figure fails at once, even
@@ -71,12 +72,17 @@ public final class OperatorsAssert extends AbstractAssert<OperatorsAssert, Trace
                 v -> String.format("%.1f%%", v * 100));
     }
 
-    /** Shorthand: the median per-call {@link #peakFraction()}. */
-    public NumberBudgetAssert peakFractionMedian() {
-        return peakFraction().median();
+    /**
+     * Per-call achieved TFLOPS/s over the roofline at the op's arithmetic intensity,
+     * {@code min(peak, FLOP/byte × HBM TB/s)}: how close a memory-bound call (a decode GEMM) comes to what the HBM
+     * allows, and a compute-bound one to the peak.
+     */
+    public Spread rooflineFraction() {
+        return new Spread(perCall(Figure.ROOFLINE), "fraction of the roofline of " + name,
+                v -> String.format("%.1f%%", v * 100));
     }
 
-    private enum Figure { TFLOPS, TBPS, MICROS, PEAK }
+    private enum Figure { TFLOPS, TBPS, MICROS, PEAK, ROOFLINE }
 
     private double[] perCall(Figure figure) {
         isNotNull();
@@ -91,8 +97,9 @@ public final class OperatorsAssert extends AbstractAssert<OperatorsAssert, Trace
                     continue;
                 }
                 double peak = Double.NaN;
-                if (figure == Figure.PEAK) {
-                    var p = gpu.map(g -> g.peakTflops(op.precision()));
+                if (figure == Figure.PEAK || figure == Figure.ROOFLINE) {
+                    var p = gpu.map(g -> figure == Figure.PEAK ? g.peakTflops(op.precision())
+                            : g.attainableTflops(op.precision(), op.arithmeticIntensity()));
                     if (p.isEmpty() || p.get().isEmpty()) {
                         missingPeaks.add(trace.details().deviceName().orElse("(no deviceProperties)") + " "
                                 + (op.precision().isEmpty() ? "(unknown precision)" : op.precision()));
@@ -106,7 +113,7 @@ public final class OperatorsAssert extends AbstractAssert<OperatorsAssert, Trace
                         case TFLOPS -> tflops;
                         case TBPS -> op.bytes() / ns / 1e3;
                         case MICROS -> ns / 1e3;
-                        case PEAK -> tflops / peak;
+                        case PEAK, ROOFLINE -> tflops / peak;
                     });
                 }
             }
