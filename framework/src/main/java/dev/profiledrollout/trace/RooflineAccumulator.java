@@ -170,6 +170,7 @@ final class RooflineAccumulator {
         if (sorted == null) {
             prepare();
         }
+        groups.forEach(group -> group.calls = 0);
         for (int c = 0; c < calls; c++) {
             if (!callExcluded[c]) {
                 groups.get(callGroup[c]).calls++;
