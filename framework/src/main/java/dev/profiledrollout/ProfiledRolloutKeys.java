@@ -315,6 +315,12 @@ public final class ProfiledRolloutKeys {
      */
     public static final String LOAD_THREADS = "profiledrollout.load.threads";
 
+    /**
+     * A GPU peaks table (JSON, format in {@code dev.profiledrollout.trace.GpuPeaks}) whose entries are looked up
+     * before the built-in datasheet table: for other parts or clocks. Default: the built-in table only.
+     */
+    public static final String GPU_PEAKS_FILE = "profiledrollout.gpu.peaks.file";
+
     // --- profiledrollout.engine=container --------------------------------------------------------------------
 
     /**
@@ -411,6 +417,7 @@ public final class ProfiledRolloutKeys {
             key(CONNECT_TIMEOUT, "5", Scope.EXTENSION, "how long an engine may refuse connections, seconds"),
             key(SHUTDOWN_TIMEOUT, "15", Scope.EXTENSION, "bound on the shutdown hook's clean-up, seconds"),
             key(LOAD_THREADS, null, Scope.SYSTEM_PROPERTY, "event-loop threads of the load generator"),
+            key(GPU_PEAKS_FILE, null, Scope.SYSTEM_PROPERTY, "a GPU peaks table looked up before the built-in one"),
             key(CONTAINER_IMAGE, null, Scope.CONTAINER, "the engine image"),
             key(CONTAINER_MODEL, "meta-llama/Llama-3.1-8B-Instruct", Scope.CONTAINER, "the model to serve"),
             key(CONTAINER_TP, "1", Scope.CONTAINER, "tensor-parallel size"),

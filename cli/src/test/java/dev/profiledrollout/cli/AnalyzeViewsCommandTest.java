@@ -36,6 +36,25 @@ class AnalyzeViewsCommandTest {
     private static final String DECODE = "tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz";
 
     @Test
+    void by_roofline_lists_gemm_efficiency_with_tracelens_gflops() throws IOException {
+        String trace = TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString();
+        assertThat(run("--by", "roofline", "--format", "csv", trace)).isZero();
+        List<String> csv = out.toString().lines().toList();
+        assertThat(csv.get(0)).isEqualTo("file,operator,inputDims,inputTypes,precision,calls,count,gflops,"
+                + "dataMovedMiB,flopsPerByte,kernelMeanUs,kernelMedianUs,kernelMinUs,kernelMaxUs,tflopsMean,"
+                + "tflopsMedian,tbpsMedian,peakTflops,peakFraction,rooflineFraction,gpu");
+        // aten::mm [2048,110]·[110,18030] fp32: 2·2048·18030·110 FLOPs = 8.1236 GFLOPs in 7 calls, median 264 µs
+        assertThat(csv).anySatisfy(l -> assertThat(l).contains("aten::mm,\"[[2048, 110], [110, 18030]]\"")
+                .contains(",fp32,7,7,8.1236,").contains(",264.000,261.000,360.000,"));
+        // the trace has no deviceProperties: no peak, so the peak columns are empty
+        assertThat(csv.get(1)).endsWith(",,,");
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--by", "roofline", trace)).isZero();
+        assertThat(out.toString()).contains("tflopsMedian").contains("aten::bmm");
+    }
+
+    @Test
     void by_category_prints_ms_and_percent_largest_share_first_in_every_format() throws IOException {
         assertThat(run("--by", "category", TestTraces.resolve(DECODE).toString())).isZero();
         assertThat(out.toString()).contains("temporal (HTA definitions, exact ns)");

@@ -21,6 +21,7 @@ import org.assertj.core.api.AbstractAssert;
  * assertThat(result.trace()).kernels(matching(".*gemm.*")).share().isLessThan(0.60);
  * assertThat(result.trace()).ranks().busyImbalance().isLessThan(1.10);
  * assertThat(result.trace()).gpuBusyFraction().isGreaterThan(0.5);
+ * assertThat(result.trace()).operators("aten::mm").achievedTflops().median().isGreaterThan(500);
  * }</pre>
  */
 @API(status = EXPERIMENTAL, since = "0.1")
@@ -34,6 +35,15 @@ public final class TraceSetAssert extends AbstractAssert<TraceSetAssert, TraceSe
     public KernelSelectionAssert kernels(Predicate<String> nameFilter) {
         requireTraces();
         return new KernelSelectionAssert(actual.kernels(nameFilter), "kernels " + nameFilter, actual.scope());
+    }
+
+    /**
+     * Kernel efficiency (roofline figures) of every call of the op {@code name} (e.g. {@code aten::mm}) over every
+     * rank and recorded shape; KERNEL verdicts. Needs traces captured with {@code record_shapes}.
+     */
+    public OperatorsAssert operators(String name) {
+        requireTraces();
+        return new OperatorsAssert(actual, name);
     }
 
     /** Per-rank comparisons (RANKS verdicts). */

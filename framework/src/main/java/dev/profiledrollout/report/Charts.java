@@ -35,7 +35,10 @@ import org.knowm.xchart.style.Styler;
  * {@code rank-busy} (GPU busy time per rank, labelled with {@code trace.ranks[].label}; with two or more ranks the
  * straggler as its own series), {@code step-timeline} (per rank set of {@code trace.stepTimeline}: GPU busy time per
  * step, one line per rank, each step's straggler marked; {@code step-timeline-<worker>} for the sets of several
- * workers).
+ * workers), {@code roofline} (when {@code trace.ranks[].roofline} has timed GEMM/attention
+ * ops: each op and shape at its arithmetic intensity and median achieved TFLOPS/s, one series per op name, on
+ * log-log axes, under the compute and HBM roofs of the first rank's device from {@code GpuPeaks.defaults()} for the
+ * precision with the most kernel time; without a known device the points alone).
  *
  * <p>Every chart is {@value #WIDTH} × {@value #HEIGHT} px with padding for its axis titles and explicit tick
  * formats (no tick label carries more decimals than its axis's range needs).
@@ -99,6 +102,7 @@ public final class Charts {
         rankBusy(data).ifPresent(charts::add);
         charts.addAll(stepTimelines(data));
         baselineDiff(data).ifPresent(charts::add);
+        roofline(data).ifPresent(charts::add);
         return charts;
     }
 
@@ -534,6 +538,74 @@ public final class Charts {
                     : "step-timeline-" + worker.replaceAll("[^A-Za-z0-9._-]", "_"), chart));
         }
         return charts;
+    }
+
+    /** One timed roofline row of {@code trace.ranks[].roofline}. */
+    private record RooflinePoint(String name, String precision, double intensity, double tflops, double kernelNs) {
+    }
+
+    /** Operators in the roofline chart, most kernel time first. */
+    public static final int MAX_ROOFLINE_POINTS = 60;
+
+    private static java.util.Optional<NamedChart> roofline(ReportData data) {
+        com.fasterxml.jackson.databind.JsonNode ranks = data.summary().path("trace").path("ranks");
+        List<RooflinePoint> points = new ArrayList<>();
+        String device = null;
+        for (com.fasterxml.jackson.databind.JsonNode rank : ranks) {
+            if (device == null && rank.path("deviceName").isTextual()) {
+                device = rank.get("deviceName").asText();
+            }
+            for (com.fasterxml.jackson.databind.JsonNode r : rank.path("roofline")) {
+                double flops = r.path("flops").asDouble();
+                double bytes = r.path("bytes").asDouble(Double.NaN);
+                double tflops = r.path("tflops").path("median").asDouble(Double.NaN);
+                long count = r.path("count").asLong();
+                if (count > 0 && bytes > 0 && flops > 0 && tflops > 0) {
+                    points.add(new RooflinePoint(r.path("name").asText(), r.path("precision").asText(),
+                            flops / bytes, tflops, r.path("kernelNs").path("mean").asDouble() * count));
+                }
+            }
+        }
+        if (points.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        points.sort(java.util.Comparator.comparingDouble(RooflinePoint::kernelNs).reversed());
+        points = points.subList(0, Math.min(MAX_ROOFLINE_POINTS, points.size()));
+        Map<String, Double> timeByPrecision = new java.util.HashMap<>();
+        points.forEach(p -> timeByPrecision.merge(p.precision(), p.kernelNs(), Double::sum));
+        String precision = timeByPrecision.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow()
+                .getKey();
+        java.util.Optional<dev.profiledrollout.trace.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
+                : dev.profiledrollout.trace.GpuPeaks.defaults().find(device);
+        java.util.OptionalDouble peak = gpu.map(g -> g.peakTflops(precision)).orElse(java.util.OptionalDouble.empty());
+        XYChart chart = xy(peak.isPresent() ? "Roofline: " + gpu.get().id() + ", " + precision
+                        : "Roofline (no peak known for " + (device == null ? "this device" : device) + ")",
+                "arithmetic intensity (FLOP/byte)", "achieved TFLOPS/s (median per call)");
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideSE);
+        double minX = points.stream().mapToDouble(RooflinePoint::intensity).min().orElseThrow();
+        double maxX = points.stream().mapToDouble(RooflinePoint::intensity).max().orElseThrow();
+        if (peak.isPresent()) {
+            double bw = gpu.get().hbmTBps();
+            double ridge = peak.getAsDouble() / bw;
+            double from = Math.min(minX, ridge) / 2;
+            double to = Math.max(maxX, ridge) * 2;
+            XYSeries roof = chart.addSeries("roof: " + bw + " TB/s, " + peak.getAsDouble() + " TFLOPS/s", new double[] {from, ridge, to},
+                    new double[] {from * bw, peak.getAsDouble(), peak.getAsDouble()});
+            roof.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+            roof.setLineColor(Color.DARK_GRAY);
+        }
+        Map<String, List<RooflinePoint>> byName = new java.util.LinkedHashMap<>();
+        points.forEach(p -> byName.computeIfAbsent(p.name(), k -> new ArrayList<>()).add(p));
+        for (var e : byName.entrySet()) {
+            XYSeries series = chart.addSeries(e.getKey(),
+                    e.getValue().stream().mapToDouble(RooflinePoint::intensity).toArray(),
+                    e.getValue().stream().mapToDouble(RooflinePoint::tflops).toArray());
+            series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        }
+        chart.getStyler().setMarkerSize(7);
+        return java.util.Optional.of(new NamedChart("roofline", chart));
     }
 
     private static XYChart xy(String title, String xTitle, String yTitle) {

@@ -31,6 +31,7 @@ import dev.profiledrollout.trace.KernelDelta;
 import dev.profiledrollout.trace.KernelSpread;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.LaunchStats;
+import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.StepTimeline;
@@ -41,6 +42,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.List;
 import java.util.OptionalInt;
 import org.apiguardian.api.API;
 
@@ -125,6 +127,7 @@ public final class ResultsModule extends SimpleModule {
         setMixInAnnotation(TemporalBreakdown.class, TemporalBreakdownMixin.class);
         setMixInAnnotation(LaunchStats.class, LaunchStatsMixin.class);
         setMixInAnnotation(StepStats.class, StepStatsMixin.class);
+        setMixInAnnotation(OperatorRoofline.class, OperatorRooflineMixin.class);
         setMixInAnnotation(KernelDelta.class, KernelDeltaMixin.class);
         setMixInAnnotation(KernelSpread.class, KernelSpreadMixin.class);
         setMixInAnnotation(ArrivalProcess.class, ArrivalProcessMixin.class);
@@ -516,6 +519,11 @@ public final class ResultsModule extends SimpleModule {
     private abstract static class LaunchStatsMixin {
         @JsonProperty(value = "graphKernelsMissing", access = JsonProperty.Access.READ_ONLY)
         abstract boolean graphKernelsMissing();
+    }
+
+    private abstract static class OperatorRooflineMixin {
+        @JsonIgnore
+        abstract List<Long> callKernelNs();
     }
 
     private abstract static class StepStatsMixin {

@@ -8,6 +8,7 @@ import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.GpuTimelineBreakdown;
 import dev.profiledrollout.trace.IdleGap;
 import dev.profiledrollout.trace.LaunchStats;
+import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.TemporalBreakdown;
@@ -16,6 +17,7 @@ import dev.profiledrollout.trace.TraceDetails;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
@@ -34,7 +36,12 @@ import java.util.OptionalLong;
  *   <li>{@code steps}: the first {@value #MAX_STEPS} steps {@code {"name","stage","startNs","durationNs",
  *       "gpuDurationNs","kernels","kernelNs"}};</li>
  *   <li>{@code launches}: the {@link LaunchStats} components plus {@code graphKernelsMissing};</li>
- *   <li>{@code operators}: the first {@value #MAX_OPERATORS} {@code {"name","inputDims","count","cpuNs","gpuEvents","gpuNs"}}.</li>
+ *   <li>{@code operators}: the first {@value #MAX_OPERATORS} {@code {"name","inputDims","count","cpuNs","gpuEvents","gpuNs"}};</li>
+ *   <li>{@code deviceName}: {@code deviceProperties[0].name} or null;</li>
+ *   <li>{@code roofline}: the first {@value #MAX_ROOFLINE} {@link dev.profiledrollout.trace.OperatorRoofline}s
+ *       {@code {"name","inputDims","inputTypes","inputStrides","concreteInputs","precision","flops","bytes","calls",
+ *       "count","kernelNs","tflops","tbps"}}, the last three {@code {"mean","median","min","max"}} ("NaN" when
+ *       undefined); per-call times are not written, so read back they are empty.</li>
  * </ul>
  * Read back, a missing field is an empty list or zero row (files written before the field existed).
  */
@@ -44,6 +51,8 @@ final class TraceDetailsJson {
     public static final int MAX_STEPS = 10_000;
     /** Operators written at most (most GPU time first). */
     public static final int MAX_OPERATORS = 200;
+    /** Roofline rows written at most (most kernel time first). */
+    public static final int MAX_ROOFLINE = 200;
 
     private TraceDetailsJson() {
     }
@@ -81,6 +90,14 @@ final class TraceDetailsJson {
         provider.defaultSerializeField("launches", d.launches(), json);
         provider.defaultSerializeField("operators",
                 d.operators().subList(0, Math.min(MAX_OPERATORS, d.operators().size())), json);
+        writeRoofline(d, json, provider);
+    }
+
+    private static void writeRoofline(TraceDetails d, JsonGenerator json, SerializerProvider provider)
+            throws IOException {
+        provider.defaultSerializeField("deviceName", d.deviceName().orElse(null), json);
+        provider.defaultSerializeField("roofline",
+                d.roofline().subList(0, Math.min(MAX_ROOFLINE, d.roofline().size())), json);
     }
 
     static TraceDetails readFields(JsonNode trace, DeserializationContext context) throws IOException {
@@ -98,7 +115,10 @@ final class TraceDetailsJson {
                 TraceSummaryJson.list(trace.path("operators"), OperatorStats.class, context),
                 trace.path("gpuTimeline").isObject()
                         ? context.readTreeAsValue(trace.get("gpuTimeline"), GpuTimelineBreakdown.class)
-                        : GpuTimelineBreakdown.empty());
+                        : GpuTimelineBreakdown.empty(),
+                trace.path("deviceName").isTextual() ? Optional.of(trace.get("deviceName").asText())
+                        : Optional.empty(),
+                TraceSummaryJson.list(trace.path("roofline"), OperatorRoofline.class, context));
     }
 
     /** The JSON leaves out which mode a breakdown is in: the field it sits in says so. */

@@ -25,7 +25,8 @@ import java.util.Set;
  *
  * <p>Memory beyond the bounded timeline: per distinct kernel name four longs and a histogram; per CPU runtime event
  * with a correlation id one {@link LongLongMap} entry (about 48 bytes); per {@code cpu_op} with an
- * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}). Confined
+ * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}); the
+ * roofline join ({@link RooflineAccumulator}). Confined
  * to the reading thread.
  */
 final class KinetoAccumulator implements KinetoTraceReader.Sink {
@@ -72,6 +73,9 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final Map<String, Integer> opIndex = new HashMap<>();
     final List<String[]> opKeys = new ArrayList<>();
     final List<long[]> opAggs = new ArrayList<>(); // count, cpuNs
+    final RooflineAccumulator roofline = new RooflineAccumulator();
+    /** {@code deviceProperties[].name}, first listed device; null when absent. */
+    String deviceName;
     final List<Span> annotations = new ArrayList<>();
     final List<Span> cpuSteps = new ArrayList<>();
     final List<Span> gpuStepWindows = new ArrayList<>();
@@ -119,6 +123,13 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     @Override
     public void baseTimeNanoseconds(long ns) {
         baseTimeNs = OptionalLong.of(ns);
+    }
+
+    @Override
+    public void deviceName(String name) {
+        if (deviceName == null) {
+            deviceName = name;
+        }
     }
 
     @Override
@@ -199,6 +210,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         long end = ts + Math.max(0, dur);
         if (e.correlation != RawEvent.NONE && cat == RawEvent.CAT_RUNTIME) {
             launches.putIfAbsent(e.correlation, ts, end);
+            roofline.runtime(e);
             if (isLaunch(name)) {
                 launchCount++;
                 launchDurations.recordValue(Math.max(0, dur));
@@ -213,6 +225,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         }
         switch (cat) {
             case RawEvent.CAT_CPU_OP -> {
+                roofline.cpuOp(name, e);
                 if (e.externalId != RawEvent.NONE) {
                     operator(name, e.inputDims == null ? "" : e.inputDims, ts, dur, e.externalId);
                 }

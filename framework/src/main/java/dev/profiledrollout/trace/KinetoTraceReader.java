@@ -67,7 +67,9 @@ import org.apiguardian.api.API;
  * Bounded independently of the file size for the GPU timeline (see {@code GpuTimeline}: about 5 MiB in memory, the
  * rest in sorted temporary runs on disk, deleted before returning). What grows with the file: one entry per distinct
  * kernel name (with a small histogram), about 48 bytes per CPU runtime event carrying a correlation id and per
- * {@code cpu_op} with an {@code External id} (the launch and operator joins), and at most 200 000 CPU annotations.
+ * {@code cpu_op} with an {@code External id} (the launch and operator joins), another map entry per runtime event
+ * and six longs per GEMM/attention call with recorded shapes (the roofline join, {@link OperatorRoofline}), and at
+ * most 200 000 CPU annotations.
  *
  * <h2>Thread safety</h2>
  * Stateless; {@link #read(Path)} may be called from several threads at once.
@@ -350,7 +352,7 @@ public final class KinetoTraceReader {
         }
         TraceDetails details = new TraceDetails(acc.distributedRank, acc.baseTimeNs, acc.categoryStats(),
                 sweep.exact(), sweep.htaCompatible(), sweep.idleGaps(), sweep.steps(), launches, sweep.operators(),
-                sweep.gpuTimeline());
+                sweep.gpuTimeline(), Optional.ofNullable(acc.deviceName), acc.roofline.results());
         Path name = file.getFileName();
         Optional<RankIdentity> rank = name == null ? Optional.empty() : RankIdentity.fromFileName(name.toString());
         return new TraceSummary(file, rank, acc.kernelEvents, acc.memoryEvents, kernelStats.size(), kernelTotal,

@@ -22,6 +22,7 @@ final class RankSplitter implements KinetoTraceReader.Sink {
     private long gpuEvents;
     private OptionalInt rank = OptionalInt.empty();
     private long base = RawEvent.NONE;
+    private final List<String> deviceNames = new ArrayList<>();
 
     RankSplitter(KernelCategories categories) {
         this.categories = categories;
@@ -47,6 +48,7 @@ final class RankSplitter implements KinetoTraceReader.Sink {
             acc = new KinetoAccumulator(categories);
             acc.eventsStarted();
             rank.ifPresent(acc::distributedRank);
+            deviceNames.forEach(acc::deviceName);
             if (base != RawEvent.NONE) {
                 acc.baseTimeNanoseconds(base);
             }
@@ -62,6 +64,12 @@ final class RankSplitter implements KinetoTraceReader.Sink {
     public void baseTimeNanoseconds(long ns) {
         base = ns;
         byLabel.values().forEach(a -> a.baseTimeNanoseconds(ns));
+    }
+
+    @Override
+    public void deviceName(String name) {
+        deviceNames.add(name);
+        byLabel.values().forEach(a -> a.deviceName(name));
     }
 
     @Override

@@ -197,6 +197,7 @@ final class TimelineSweep {
                 }
             }
         }
+        acc.roofline.gpuEvent(corr, start, end);
         int op = ext == RawEvent.NONE ? -1 : acc.opsByExternalId.find(ext);
         if (op >= 0) {
             int index = (int) acc.opsByExternalId.a(op);

@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.apiguardian.api.API;
@@ -26,12 +27,17 @@ import org.apiguardian.api.API;
  * @param operators          CPU ops by name and input shapes, most GPU time first ({@link OperatorStats})
  * @param gpuTimeline        TraceLens' GPU timeline: computation, exposed communication and memcpy, busy, idle
  *                           ({@link GpuTimelineBreakdown})
+ * @param deviceName         {@code deviceProperties[0].name} (the GPU model, such as {@code NVIDIA H100 80GB HBM3}),
+ *                           when the trace lists devices
+ * @param roofline           kernel efficiency of GEMM-like and attention ops by name and recorded arguments, most
+ *                           kernel time first ({@link OperatorRoofline}); empty without {@code record_shapes}
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                            TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
                            List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
-                           GpuTimelineBreakdown gpuTimeline) {
+                           GpuTimelineBreakdown gpuTimeline, Optional<String> deviceName,
+                           List<OperatorRoofline> roofline) {
 
     /** How many idle gaps are kept. */
     public static final int MAX_IDLE_GAPS = 20;
@@ -47,6 +53,22 @@ public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs,
         Objects.requireNonNull(launches, "launches");
         operators = List.copyOf(operators);
         Objects.requireNonNull(gpuTimeline, "gpuTimeline");
+        Objects.requireNonNull(deviceName, "deviceName");
+        roofline = List.copyOf(roofline);
+    }
+
+    /** Details without a device name or roofline figures. */
+    public TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
+                        TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
+                        List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
+                        GpuTimelineBreakdown gpuTimeline) {
+        this(distributedRank, baseTimeNs, categories, exact, htaCompatible, idleGaps, steps, launches, operators,
+                gpuTimeline, Optional.empty(), List.of());
+    }
+
+    /** This trace's GPU in {@code peaks}, by {@link #deviceName()}. */
+    public Optional<GpuPeaks.Gpu> gpu(GpuPeaks peaks) {
+        return deviceName.flatMap(peaks::find);
     }
 
     /** Details of a trace that has no events (used by summaries built by hand and by non-Kineto readers). */

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,12 +42,16 @@ class SimulatedTraceAnalysisTest {
     }
 
     private List<Path> capture(int tp, int steps) throws Exception {
+        return capture(tp, steps, "");
+    }
+
+    private List<Path> capture(int tp, int steps, String extraProfileFields) throws Exception {
         Path out = dir.resolve("run");
         try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().tpSize(tp)
                 .profilerDir(dir.resolve("default")).build())) {
             URI base = sim.baseUri();
             assertThat(post(base, "/start_profile", "{\"output_dir\":\"" + out + "\",\"num_steps\":" + steps
-                    + ",\"profile_id\":\"sim\"}").statusCode()).isEqualTo(200);
+                    + ",\"profile_id\":\"sim\"" + extraProfileFields + "}").statusCode()).isEqualTo(200);
             // one request of `steps` tokens: 1 prefill batch + (steps − 1) decode batches
             assertThat(post(base, "/v1/completions", "{\"prompt\":[1,2,3,4,5,6,7,8],\"max_tokens\":" + steps
                     + ",\"ignore_eos\":true}").statusCode()).isEqualTo(200);
@@ -57,6 +62,29 @@ class SimulatedTraceAnalysisTest {
         List<Path> files = traces(out);
         assertThat(files).hasSize(tp);
         return files;
+    }
+
+    @Test
+    void roofline_of_the_simulator_gemms_matches_its_cost_model() throws Exception {
+        TraceSet set = TraceSet.read(capture(1, 4, ",\"record_shapes\":true"));
+        TraceDetails d = set.traces().get(0).details();
+        assertThat(d.deviceName()).contains("NVIDIA H100 80GB HBM3");
+        GpuPeaks.Gpu h100 = d.gpu(GpuPeaks.builtIn()).orElseThrow();
+        List<OperatorRoofline> mm = d.roofline().stream().filter(r -> r.name().equals("aten::mm")).toList();
+        assertThat(mm).isNotEmpty();
+        // aten::linear wraps each aten::mm and launches nothing: it is not reported beside it
+        assertThat(d.roofline()).noneMatch(r -> r.name().equals("aten::linear"));
+        for (OperatorRoofline r : mm) {
+            assertThat(r.precision()).isEqualTo("bf16");
+            assertThat(r.count()).isEqualTo(r.calls());
+            // the cost model times a GEMM at a fraction of the roofline, so no call beats the H100's roofline
+            assertThat(r.rooflineFraction(Optional.of(h100)).orElseThrow().max()).isLessThanOrEqualTo(1.0);
+            assertThat(r.tflops().min()).isPositive();
+        }
+        // prefill GEMMs (M = 8 tokens) move the same weights as decode ones (M = 1) with 8× the FLOPs
+        assertThat(mm.stream().mapToDouble(OperatorRoofline::arithmeticIntensity).max().orElseThrow())
+                .isGreaterThan(mm.stream().mapToDouble(OperatorRoofline::arithmeticIntensity).min().orElseThrow()
+                        * 4);
     }
 
     @Test

@@ -127,11 +127,19 @@ class ProfilerTest {
             end = SimClient.ns(k.get("ts")) + SimClient.ns(k.get("dur"));
         }
         // every launch's correlation matches exactly one kernel
-        List<JsonNode> launches = SimClient.events(trace, "cuda_runtime");
+        List<JsonNode> launches = SimClient.events(trace, "cuda_runtime").stream()
+                .filter(e -> e.get("name").asText().equals("cudaLaunchKernel")).toList();
         assertThat(launches).hasSameSizeAs(kernels);
         assertThat(launches).extracting(l -> l.at("/args/correlation").asLong())
                 .containsExactlyElementsOf(kernels.stream().map(k -> k.at("/args/correlation").asLong()).toList());
         assertThat(SimClient.events(trace, "ac2g")).hasSize(2 * kernels.size());
+        // per step: a memset and an HtoD copy before its kernels, a DtoH copy after them, each from its runtime call
+        List<JsonNode> copies = SimClient.events(trace, "gpu_memcpy");
+        assertThat(copies).hasSize(2 * 3).extracting(e -> e.get("name").asText()).containsOnly(
+                "Memcpy HtoD (Pinned -> Device)", "Memcpy DtoH (Device -> Pinned)");
+        assertThat(SimClient.events(trace, "gpu_memset")).hasSize(3);
+        assertThat(SimClient.events(trace, "cuda_runtime")).filteredOn(e -> e.get("name").asText()
+                .startsWith("cudaMem")).hasSize(3 * 3);
         assertThat(trace.get("traceEvents")).anySatisfy(e -> {
             assertThat(e.get("name").asText()).isEqualTo("thread_name");
             assertThat(e.at("/args/name").asText()).isEqualTo("stream 7 ");

@@ -4,9 +4,11 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.CategoryStats;
+import dev.profiledrollout.trace.GpuPeaks;
 import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KernelDelta;
 import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.TraceSet;
@@ -16,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
 import org.apiguardian.api.API;
 
 /**
@@ -27,7 +31,7 @@ import org.apiguardian.api.API;
 public final class AnalysisViews {
 
     /** {@code --by} choices. */
-    public enum By { KERNEL, CATEGORY, OPERATOR, STEP, STAGE }
+    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE }
 
     /** A header and its rows. */
     public record View(List<String> header, List<List<String>> rows) {
@@ -62,6 +66,7 @@ public final class AnalysisViews {
                 }
                 yield new View(List.of("operator", "inputDims", "count", "cpuNs", "gpuEvents", "gpuNs"), rows);
             }
+            case ROOFLINE -> roofline(s, GpuPeaks.defaults());
             case STEP -> {
                 for (StepStats st : s.details().steps()) {
                     rows.add(List.of(st.name(), st.stage().name(), n(st.startNs()), n(st.durationNs()),
@@ -88,6 +93,37 @@ public final class AnalysisViews {
                         "durationMaxNs"), rows);
             }
         };
+    }
+
+    /**
+     * Kernel efficiency of GEMM-like and attention ops by name and recorded arguments
+     * ({@link OperatorRoofline}), most kernel time first: per-call work, kernel time in µs, achieved TFLOPS/s and
+     * TB/s, and, when {@code peaks} knows the trace's device, the fractions of its peak and of the roofline (medians
+     * over calls). Empty cells where a figure is not defined.
+     */
+    public static View roofline(TraceSummary s, GpuPeaks peaks) {
+        List<List<String>> rows = new ArrayList<>();
+        Optional<GpuPeaks.Gpu> gpu = s.details().gpu(peaks);
+        for (OperatorRoofline r : s.details().roofline()) {
+            OptionalDouble peak = gpu.map(g -> g.peakTflops(r.precision())).orElse(OptionalDouble.empty());
+            rows.add(List.of(r.name(), r.inputDims(), r.inputTypes(), r.precision(), n(r.calls()), n(r.count()),
+                    f(r.gflops(), 4), f(r.dataMovedMiB(), 3), f(r.arithmeticIntensity(), 2),
+                    f(r.kernelNs().mean() / 1e3, 3), f(r.kernelNs().median() / 1e3, 3), f(r.kernelNs().min() / 1e3, 3),
+                    f(r.kernelNs().max() / 1e3, 3), f(r.tflops().mean(), 3), f(r.tflops().median(), 3),
+                    f(r.tbps().median(), 4), peak.isPresent() ? f(peak.getAsDouble(), 1) : "",
+                    r.peakFraction(gpu).map(d -> f(d.median(), 4)).orElse(""),
+                    r.rooflineFraction(gpu).map(d -> f(d.median(), 4)).orElse(""),
+                    gpu.map(GpuPeaks.Gpu::id).orElse("")));
+        }
+        return new View(List.of("operator", "inputDims", "inputTypes", "precision", "calls", "count", "gflops",
+                "dataMovedMiB", "flopsPerByte", "kernelMeanUs", "kernelMedianUs", "kernelMinUs", "kernelMaxUs",
+                "tflopsMean", "tflopsMedian", "tbpsMedian", "peakTflops", "peakFraction", "rooflineFraction",
+                "gpu"), rows);
+    }
+
+    /** A fixed-point number, {@code ""} when it is not finite. */
+    private static String f(double v, int decimals) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%." + decimals + "f", v) : "";
     }
 
     /**

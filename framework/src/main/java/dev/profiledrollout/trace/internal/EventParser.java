@@ -32,6 +32,10 @@ public final class EventParser {
 
         /** Called when the event array starts. */
         void eventsStarted();
+
+        /** {@code deviceProperties[i].name}, once per listed device, in file order. */
+        default void deviceName(String name) {
+        }
     }
 
     private final RawEvent event = new RawEvent();
@@ -81,6 +85,8 @@ public final class EventParser {
                 }
             } else if ("distributedInfo".equals(field) && value == JsonToken.START_OBJECT) {
                 readDistributedInfo(parser, handler);
+            } else if ("deviceProperties".equals(field) && value == JsonToken.START_ARRAY) {
+                readDeviceProperties(parser, handler);
             } else {
                 parser.skipChildren();
             }
@@ -107,6 +113,31 @@ public final class EventParser {
         }
         if (token == null) {
             throw new EOFException("end of input inside distributedInfo");
+        }
+    }
+
+    private static void readDeviceProperties(JsonParser parser, Handler handler) throws IOException {
+        JsonToken token;
+        while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
+            if (token == null) {
+                throw new EOFException("end of input inside deviceProperties");
+            }
+            if (token != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                continue;
+            }
+            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if ("name".equals(field) && value == JsonToken.VALUE_STRING) {
+                    handler.deviceName(parser.getText());
+                } else {
+                    parser.skipChildren();
+                }
+            }
+            if (token == null) {
+                throw new EOFException("end of input inside deviceProperties");
+            }
         }
     }
 
@@ -161,6 +192,12 @@ public final class EventParser {
                         e.name = parser.getText();
                     }
                 }
+                case "tid" -> {
+                    if (e.wanted()) {
+                        e.tid = value == JsonToken.VALUE_STRING ? parser.getText().hashCode()
+                                : value == JsonToken.VALUE_NUMBER_INT ? longValue(parser, value) : RawEvent.NONE;
+                    }
+                }
                 case "pid" -> {
                     if (e.wanted() && (pidOfEveryEvent || e.cat == RawEvent.CAT_ABSENT || RawEvent.isGpu(e.cat))) {
                         e.pid = parser.getText();
@@ -206,11 +243,18 @@ public final class EventParser {
             switch (field) {
                 case "correlation" -> e.correlation = longValue(parser, value);
                 case "External id" -> e.externalId = longValue(parser, value);
-                case "Input Dims" -> {
-                    if (value == JsonToken.START_ARRAY) {
+                case "Input Dims", "Input type", "Input Strides", "Concrete Inputs" -> {
+                    if (value == JsonToken.START_ARRAY
+                            && (field.equals("Input Dims") || RooflineOps.wantsArguments(e.name))) {
                         dims.setLength(0);
                         writeCompact(parser, value, dims);
-                        e.inputDims = dims.toString();
+                        String text = dims.toString();
+                        switch (field) {
+                            case "Input Dims" -> e.inputDims = text;
+                            case "Input type" -> e.inputTypes = text;
+                            case "Input Strides" -> e.inputStrides = text;
+                            default -> e.concreteInputs = text;
+                        }
                     } else {
                         parser.skipChildren();
                     }

@@ -42,6 +42,11 @@ public final class FastEventScanner extends ByteCursor {
     private static final byte[] K_CORRELATION = bytes("correlation");
     private static final byte[] K_EXTERNAL_ID = bytes("External id");
     private static final byte[] K_INPUT_DIMS = bytes("Input Dims");
+    private static final byte[] K_INPUT_TYPE = bytes("Input type");
+    private static final byte[] K_INPUT_STRIDES = bytes("Input Strides");
+    private static final byte[] K_CONCRETE_INPUTS = bytes("Concrete Inputs");
+    private static final byte[] K_DEVICE_PROPERTIES = bytes("deviceProperties");
+    private static final byte[] K_NAME = bytes("name");
 
     private final RawEvent event = new RawEvent();
     private final StringBuilder dims = new StringBuilder();
@@ -88,6 +93,7 @@ public final class FastEventScanner extends ByteCursor {
             boolean events = keyIs(len, K_TRACE_EVENTS);
             boolean base = keyIs(len, K_BASE_TIME);
             boolean distributed = keyIs(len, K_DISTRIBUTED);
+            boolean devices = keyIs(len, K_DEVICE_PROPERTIES);
             expect(':');
             if (events && skipWs() == '[') {
                 pos++;
@@ -101,6 +107,9 @@ public final class FastEventScanner extends ByteCursor {
             } else if (distributed && skipWs() == '{') {
                 pos++;
                 distributedInfo(handler);
+            } else if (devices && skipWs() == '[') {
+                pos++;
+                deviceProperties(handler);
             } else {
                 skipValue();
             }
@@ -125,6 +134,35 @@ public final class FastEventScanner extends ByteCursor {
                 skipValue();
             }
         } while (more('}'));
+    }
+
+    /** {@code deviceProperties}: hands over each device's {@code name}. */
+    private void deviceProperties(EventParser.Handler handler) throws IOException {
+        if (skipWs() == ']') {
+            pos++;
+            return;
+        }
+        do {
+            if (skipWs() != '{') {
+                skipValue();
+                continue;
+            }
+            pos++;
+            if (skipWs() == '}') {
+                pos++;
+                continue;
+            }
+            do {
+                int len = key();
+                boolean name = keyIs(len, K_NAME);
+                expect(':');
+                if (name && skipWs() == '"') {
+                    handler.deviceName(readString());
+                } else {
+                    skipValue();
+                }
+            } while (more('}'));
+        } while (more(']'));
     }
 
     private void events(EventParser.Handler handler) throws IOException {
@@ -233,6 +271,15 @@ public final class FastEventScanner extends ByteCursor {
                     if (e.wanted() && skipWs() == '{') {
                         pos++;
                         args(e);
+                    } else {
+                        skipValue();
+                    }
+                }
+                case 8 -> { // tid: joins launches to the CPU ops around them
+                    if (e.wanted() && skipWs() == '"') {
+                        e.tid = readString().hashCode();
+                    } else if (e.wanted()) {
+                        e.tid = integer();
                     } else {
                         skipValue();
                     }
@@ -352,7 +399,7 @@ public final class FastEventScanner extends ByteCursor {
             }
             if (w5 == W_TID) {
                 pos += 5;
-                return 0;
+                return 8;
             }
             if (w5 == W_DUR) {
                 pos += 5;
@@ -374,7 +421,8 @@ public final class FastEventScanner extends ByteCursor {
     private int eventKey(int len) {
         return switch (len) {
             case 2 -> keyIs(len, "ph") ? 1 : keyIs(len, "ts") ? 5 : 0;
-            case 3 -> keyIs(len, "cat") ? 2 : keyIs(len, "pid") ? 4 : keyIs(len, "dur") ? 6 : 0;
+            case 3 -> keyIs(len, "cat") ? 2 : keyIs(len, "pid") ? 4 : keyIs(len, "dur") ? 6
+                    : keyIs(len, "tid") ? 8 : 0;
             case 4 -> keyIs(len, "name") ? 3 : keyIs(len, "args") ? 7 : 0;
             default -> 0;
         };
@@ -390,6 +438,10 @@ public final class FastEventScanner extends ByteCursor {
             boolean correlation = keyIs(len, K_CORRELATION);
             boolean external = keyIs(len, K_EXTERNAL_ID);
             boolean inputDims = keyIs(len, K_INPUT_DIMS);
+            boolean arguments = !inputDims && RooflineOps.wantsArguments(e.name);
+            boolean inputTypes = arguments && keyIs(len, K_INPUT_TYPE);
+            boolean inputStrides = arguments && keyIs(len, K_INPUT_STRIDES);
+            boolean concrete = arguments && keyIs(len, K_CONCRETE_INPUTS);
             expect(':');
             if (correlation) {
                 e.correlation = integer();
@@ -399,6 +451,16 @@ public final class FastEventScanner extends ByteCursor {
                 dims.setLength(0);
                 compact(dims);
                 e.inputDims = dims.toString();
+            } else if ((inputTypes || inputStrides || concrete) && skipWs() == '[') {
+                dims.setLength(0);
+                compact(dims);
+                if (inputTypes) {
+                    e.inputTypes = dims.toString();
+                } else if (inputStrides) {
+                    e.inputStrides = dims.toString();
+                } else {
+                    e.concreteInputs = dims.toString();
+                }
             } else {
                 skipValue();
             }

@@ -40,12 +40,20 @@ public final class RawEvent {
     public long durNs;
     /** Whether {@code ts} or {@code dur} was present but not a finite number. */
     public boolean badTime;
+    /** {@code tid} (a string tid as its hash), or {@link #NONE}. */
+    public long tid;
     /** {@code args.correlation}. */
     public long correlation;
     /** {@code args."External id"}. */
     public long externalId;
     /** {@code args."Input Dims"} as compact JSON text, or null. */
     public String inputDims;
+    /** {@code args."Input type"} as compact JSON text, or null. */
+    public String inputTypes;
+    /** {@code args."Input Strides"} as compact JSON text, or null. */
+    public String inputStrides;
+    /** {@code args."Concrete Inputs"} as compact JSON text, or null. */
+    public String concreteInputs;
 
     /** Resets every field to absent. */
     public void clear() {
@@ -58,8 +66,12 @@ public final class RawEvent {
         durNs = NONE;
         badTime = false;
         correlation = NONE;
+        tid = NONE;
         externalId = NONE;
         inputDims = null;
+        inputTypes = null;
+        inputStrides = null;
+        concreteInputs = null;
     }
 
     /** Whether the fields of this event may still be needed, judging by what has been read so far. */

@@ -28,8 +28,12 @@ import org.apiguardian.api.API;
  * CPU activity) a {@code cpu_op} and {@code cudaLaunchKernel} per kernel joined by {@code correlation}
  * and an {@code ac2g} flow. A GEMM's {@code aten::mm} runs inside its caller ({@code aten::linear} or
  * {@code aten::matmul}), which launches nothing itself. With {@code record_shapes} every operator carries its
- * inputs as {@link dev.profiledrollout.simulator.CostModel} sized them ({@code Input Dims} and the rest). The file is
- * written under a temporary name and renamed when complete.
+ * inputs as {@link dev.profiledrollout.simulator.CostModel} sized them ({@code Input Dims} and the rest). Each step
+ * also copies its inputs in and its sampled token ids out, as engines do: a {@code gpu_memset} and an HtoD
+ * {@code gpu_memcpy} in the GPU idle time of the step's CPU overhead (which the cost model charges) and a DtoH
+ * {@code gpu_memcpy} right after its kernels, each with its {@code cudaMemsetAsync} / {@code cudaMemcpyAsync} runtime
+ * call when the CPU activity is on (field layout as in the real V100 trace under
+ * {@code testdata/traces/hta/ns_resolution}). The file is written under a temporary name and renamed when complete.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class TraceWriter {
@@ -37,6 +41,12 @@ public final class TraceWriter {
     /** CUDA compute stream the kernels run on. */
     public static final int STREAM = 7;
     private static final int CUDA_LAUNCH_KERNEL_CBID = 211;
+    private static final int CUDA_MEMCPY_ASYNC_CBID = 41;
+    private static final int CUDA_MEMSET_ASYNC_CBID = 51;
+    /** Fixed cost of a small copy or memset, ns (launch and PCIe round trip). */
+    private static final long COPY_LATENCY_NS = 1_000;
+    /** Pinned host ↔ device copy rate, bytes per ns (25 GB/s). */
+    private static final long COPY_BYTES_PER_NS = 25;
 
     private final SimulatorConfig config;
     private final JsonFactory factory = new JsonFactory();
@@ -148,6 +158,24 @@ public final class TraceWriter {
                 }
                 List<KernelCost> kernels = step.kernels();
                 long slot = Math.max(2, step.cpuOverheadNs() / (kernels.size() + 2));
+                if (gpu) {
+                    // int64 input ids and positions in; one int64 token id per request out; an int32 flag per request
+                    long inBytes = Math.max(1, step.tokens()) * 2L * Long.BYTES;
+                    long memsetBytes = Math.max(1, step.batchSize()) * (long) Integer.BYTES;
+                    long outBytes = Math.max(1, step.batchSize()) * (long) Long.BYTES;
+                    long h2dTs = gpuTs - 2 - copyNs(inBytes);
+                    long memsetTs = h2dTs - 1 - copyNs(memsetBytes);
+                    if (memsetTs > stepTs + slot) {
+                        memoryOp(g, cpu, "gpu_memset", "Memset (Device)", "cudaMemsetAsync", CUDA_MEMSET_ASYNC_CBID,
+                                pid, tp, stepTs + 1, slot / 4, memsetTs, memsetBytes, correlation++, externalId++);
+                        memoryOp(g, cpu, "gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", "cudaMemcpyAsync",
+                                CUDA_MEMCPY_ASYNC_CBID, pid, tp, stepTs + slot / 2, slot / 4, h2dTs, inBytes,
+                                correlation++, externalId++);
+                    }
+                    memoryOp(g, cpu, "gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", "cudaMemcpyAsync",
+                            CUDA_MEMCPY_ASYNC_CBID, pid, tp, stepTs + (kernels.size() + 1) * slot + 1, slot / 4,
+                            gpuTs + step.busyNs(tp) + 2, outBytes, correlation++, externalId++);
+                }
                 long kernelTs = gpuTs;
                 for (int k = 0; k < kernels.size(); k++) {
                     KernelCost kc = kernels.get(k);
@@ -263,6 +291,38 @@ public final class TraceWriter {
         g.writeNumberField("tid", tid == null ? 0 : tid);
         g.writeObjectFieldStart("args");
         g.writeStringField(key, value);
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    /** Duration of a copy or memset of {@code bytes}, ns. */
+    static long copyNs(long bytes) {
+        return COPY_LATENCY_NS + bytes / COPY_BYTES_PER_NS;
+    }
+
+    /** A memcpy or memset on the compute stream and, with the CPU activity, the runtime call that issued it. */
+    private static void memoryOp(JsonGenerator g, boolean cpu, String cat, String name, String runtimeName, int cbid,
+                                 long pid, int tp, long runtimeTs, long runtimeDur, long tsNs, long bytes, long corr,
+                                 long ext) throws IOException {
+        if (cpu) {
+            complete(g, "cuda_runtime", runtimeName, pid, pid, runtimeTs, runtimeDur);
+            g.writeObjectFieldStart("args");
+            g.writeNumberField("External id", ext);
+            g.writeNumberField("cbid", cbid);
+            g.writeNumberField("correlation", corr);
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        long dur = copyNs(bytes);
+        complete(g, cat, name, tp, STREAM, tsNs, dur);
+        g.writeObjectFieldStart("args");
+        g.writeNumberField("External id", cpu ? ext : 0);
+        g.writeNumberField("device", tp);
+        g.writeNumberField("context", 1);
+        g.writeNumberField("stream", STREAM);
+        g.writeNumberField("correlation", corr);
+        g.writeNumberField("bytes", bytes);
+        g.writeNumberField("memory bandwidth (GB/s)", (double) bytes / dur);
         g.writeEndObject();
         g.writeEndObject();
     }
