@@ -103,11 +103,12 @@ public final class Charts {
     /** Prefix of the trend charts' names ({@code trend-ttft-p99}, …), which the report shows under History. */
     public static final String TREND_PREFIX = "trend-";
     /** Series names of a trend chart, so tests and readers find the change points. */
+    static final String VALUE_SERIES = "per run";
     static final String REGRESSION_SERIES = "regression";
     static final String IMPROVEMENT_SERIES = "improvement";
-    static final String UNCHECKED_SERIES = "insufficient history";
+    static final String UNCHECKED_SERIES = "too few runs";
     static final String CURRENT_SERIES = "this run";
-    static final String MEAN_SERIES = "mean of the earlier runs";
+    static final String MEAN_SERIES = "earlier mean";
     private static final Color TREND_LINE = new Color(0x4C72B0);
     private static final Color REGRESSION_COLOR = new Color(0xC62828);
     private static final Color IMPROVEMENT_COLOR = new Color(0x1A7F37);
@@ -121,9 +122,9 @@ public final class Charts {
     /**
      * One chart per trend of {@code history} with at least one point, named {@code trend-<metric>} (non-alphanumerics
      * as {@code -}): the metric's value per run on a line, x = run order (1 = oldest) with ticks labelled by the run's
-     * store id and short commit, the current run as an orange square, change points as their own series (REGRESSION
-     * red diamonds, IMPROVEMENT green up-triangles), runs the model could not yet judge (INSUFFICIENT_HISTORY) grey,
-     * and a dashed line at the mean of the runs before the current one (when there are two or more).
+     * store id and short commit, the current run as an orange vertical line, change points as their own series (REGRESSION
+     * red diamonds, IMPROVEMENT green up-triangles), runs the model could not yet judge (INSUFFICIENT_HISTORY, "too few runs") grey,
+     * and a dashed line at the mean of the runs before the current one ("earlier mean", when there are two or more).
      */
     static List<NamedChart> trends(ReportData.History history) {
         List<NamedChart> charts = new ArrayList<>();
@@ -159,7 +160,7 @@ public final class Charts {
             x[i] = i + 1;
             y[i] = points.get(i).value();
         }
-        XYSeries line = chart.addSeries(t.label(), x, y);
+        XYSeries line = chart.addSeries(VALUE_SERIES, x, y);
         line.setLineColor(TREND_LINE);
         line.setMarkerColor(TREND_LINE);
         line.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.CIRCLE);
@@ -174,9 +175,23 @@ public final class Charts {
         }
         marks(chart, points, p -> "INSUFFICIENT_HISTORY".equals(p.change()), UNCHECKED_SERIES, Color.LIGHT_GRAY,
                 org.knowm.xchart.style.markers.SeriesMarkers.CIRCLE);
-        marks(chart, points, ReportData.Point::current, CURRENT_SERIES, CURRENT_COLOR,
-                org.knowm.xchart.style.markers.SeriesMarkers.SQUARE);
-        // change points last, so a regression of the current run still shows over its square
+        double lo = java.util.Arrays.stream(y).min().orElse(0);
+        double hi = java.util.Arrays.stream(y).max().orElse(0);
+        // headroom, so a flat history still gets a y range with ticks and the markers stay inside the plot
+        double pad = Math.max((hi - lo) * 0.1, Math.max(Math.abs(hi) * 0.02, 1e-9));
+        double bottom = lo - pad >= 0 || lo < 0 ? lo - pad : 0.0;
+        double top = hi + pad;
+        for (int i = 0; i < n; i++) {
+            if (points.get(i).current()) {
+                // a vertical line through the whole plot: a marker would hide under a change point's
+                XYSeries current = chart.addSeries(CURRENT_SERIES, new double[] {i + 1, i + 1},
+                        new double[] {bottom, top});
+                current.setLineColor(CURRENT_COLOR);
+                current.setLineWidth(2f);
+                current.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+                break;
+            }
+        }
         marks(chart, points, p -> "REGRESSION".equals(p.change()), REGRESSION_SERIES, REGRESSION_COLOR,
                 org.knowm.xchart.style.markers.SeriesMarkers.DIAMOND);
         marks(chart, points, p -> "IMPROVEMENT".equals(p.change()), IMPROVEMENT_SERIES, IMPROVEMENT_COLOR,
@@ -184,8 +199,7 @@ public final class Charts {
         chart.getStyler().setMarkerSize(7);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-        chart.getStyler().setXAxisMin(0.5);
-        chart.getStyler().setXAxisMax(n + 0.5);
+        // no explicit x range: XChart 3.8.8 then computes no ticks between its ends for a labelling function
         // one tick per run: the plot is about WIDTH − 100 px wide, and a rotated label needs ~14 px
         chart.getStyler().setXAxisTickMarkSpacingHint(Math.max(14, Math.min(74, (WIDTH - 100) / Math.max(1, n))));
         chart.getStyler().setXAxisLabelRotation(90);
@@ -194,12 +208,8 @@ public final class Charts {
             double run = Math.rint(v);
             return Math.abs(v - run) < 1e-9 && run >= 1 && run <= n ? labels.get((int) run - 1) : "";
         });
-        double lo = java.util.Arrays.stream(y).min().orElse(0);
-        double hi = java.util.Arrays.stream(y).max().orElse(0);
-        // headroom, so a flat history still gets a y range with ticks and the markers stay inside the plot
-        double pad = Math.max((hi - lo) * 0.1, Math.max(Math.abs(hi) * 0.02, 1e-9));
-        chart.getStyler().setYAxisMin(lo - pad >= 0 || lo < 0 ? lo - pad : 0.0);
-        chart.getStyler().setYAxisMax(hi + pad);
+        chart.getStyler().setYAxisMin(bottom);
+        chart.getStyler().setYAxisMax(top);
         yPattern(chart, (hi - lo) > 0 && (hi - lo) < 1 && hi < 10 ? hi - lo : hi);
         return chart;
     }
