@@ -19,7 +19,9 @@ import java.util.Map;
  * {@code latency.<metric>.{meanMs,p50Ms,p90Ms,p99Ms,maxMs}} printed with three decimals, a metric without samples
  * ({@code count} 0) prints "none"; kernel times are ns in the CSV and ms (three decimals) in HTML. Fields a file lacks
  * (an older file, a test that failed before its profile window opened, a test without phases) leave their section
- * out. The page loads nothing from the network.
+ * out. With a {@code history} block (the run's, or a phase's in {@code phases[].history}) the page has a History
+ * section with the history verdicts and the trend charts ({@link #historySection}). The page loads nothing from the
+ * network.
  */
 final class HtmlReport {
 
@@ -47,7 +49,7 @@ final class HtmlReport {
             + "dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}"
             + "section.phase{border-top:2px solid #ccc;margin-top:1.5em}"
             + "tr.REGRESSION td.change{color:#c62828;font-weight:bold}tr.IMPROVEMENT td.change{color:#1a7f37;"
-            + "font-weight:bold}tr.INSUFFICIENT_HISTORY td.change{color:#666}";
+            + "font-weight:bold}tr.INSUFFICIENT_HISTORY td.change{color:#666}table.history-verdicts td.value{white-space:nowrap}";
 
     private HtmlReport() {
     }
@@ -614,10 +616,11 @@ final class HtmlReport {
             html.append("<tr class=\"history-verdict ").append(escape(v.change())).append("\" data-metric=\"")
                     .append(escape(v.metric())).append("\"><td>").append(escape(v.label()))
                     .append(v.label().equals(v.metric()) ? "" : " <small>(" + escape(v.metric()) + ")</small>")
-                    .append("</td><td>").append(v.current() == null ? "–" : escape(compact(v.current()) + unit))
-                    .append("</td><td>").append(v.baseline() == null || !Double.isFinite(v.baseline()) ? "–"
-                            : escape((v.baselineKind().isEmpty() ? "" : v.baselineKind() + " ")
-                                    + compact(v.baseline()) + unit + (v.n() == null ? "" : ", n = " + v.n())))
+                    .append("</td><td class=\"value\">")
+                    .append(v.current() == null ? "–" : escape(compact(v.current()) + unit))
+                    .append("</td><td class=\"value\">").append(v.baseline() == null || !Double.isFinite(v.baseline())
+                            ? "–" : escape((v.baselineKind().isEmpty() ? "" : v.baselineKind() + " ")
+                                    + compact(v.baseline()) + unit + (v.n() == null ? "" : " (n = " + v.n() + ")")))
                     .append("</td><td class=\"change\">").append(escape(change))
                     .append("</td><td class=\"text\">").append(escape(v.description())).append("</td></tr>");
         }

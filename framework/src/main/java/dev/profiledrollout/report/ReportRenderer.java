@@ -47,7 +47,9 @@ public final class ReportRenderer {
     /**
      * Reads {@code directory} and writes its report files there, replacing earlier ones; for a phased test, first
      * each phase's directory ({@code phases[].directory}, when it holds a {@code summary.json}) with that phase's
-     * verdicts, whose charts the test's page shows in its phase sections.
+     * verdicts and {@code history} block (unless its own file has them), whose charts the test's page shows in its
+     * phase sections. A phase directory rendered on its own takes both from the test's {@code summary.json} one level
+     * up the same way.
      *
      * @param directory a run directory holding at least {@code summary.json}
      * @throws UncheckedIOException when reading or writing fails; the message names the file

@@ -165,7 +165,7 @@ class HistoryTrendsTest {
                 "<dd>t-test over the last 20 runs, upper boundary 0.99</dd>");
         assertThat(count(section, "<tr class=\"history-verdict ")).isEqualTo(5);
         assertThat(section).contains("<tr class=\"history-verdict NO_CHANGE\" data-metric=\"ttft.p99\"><td>p99 TTFT "
-                + "<small>(ttft.p99)</small></td><td>305 ms</td><td>mean 265 ms, n = 20</td>");
+                + "<small>(ttft.p99)</small></td><td class=\"value\">305 ms</td><td class=\"value\">mean 265 ms (n = 20)</td>");
         List<String> trendImages = sources(section);
         assertThat(trendImages).hasSize(5).allMatch(src -> src.startsWith("charts/trend-"));
         for (String src : trendImages) {
@@ -212,7 +212,8 @@ class HistoryTrendsTest {
         // WHEN
         ReportRenderer.Rendered rendered = ReportRenderer.render(fixture("old"));
         // THEN
-        assertThat(Files.readString(rendered.html())).doesNotContain("<h2>History</h2>", "history-verdict");
+        assertThat(Files.readString(rendered.html())).doesNotContain("<h2>History</h2>", "<section class=\"history\"",
+                "<tr class=\"history-verdict");
         assertThat(rendered.charts()).noneMatch(Charts::isTrend).isNotEmpty();
         assertThat(TestReport.historyLines(rendered.data())).isEmpty();
     }
