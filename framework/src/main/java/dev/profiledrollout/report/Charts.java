@@ -33,8 +33,10 @@ import org.knowm.xchart.style.Styler;
  * all ranks, bars labelled {@code K1}… as the kernel table numbers its rows), {@code time-by-category} (when the
  * trace summary has categories), {@code baseline-diff} (when a baseline was compared, bars labelled {@code B1}…),
  * {@code rank-busy} (GPU busy time per rank, labelled with {@code trace.ranks[].label}; with two or more ranks the
- * straggler as its own series), and with a {@code history} block in {@code summary.json} one {@code trend-<metric>}
- * chart per trend ({@link #trends}).
+ * straggler as its own series).
+ *
+ * <p>With a {@code history} block in {@code summary.json}, {@link #withTrends} adds one {@code trend-<metric>} chart per
+ * trend ({@link #trends}).
  *
  * <p>Every chart is {@value #WIDTH} × {@value #HEIGHT} px with padding for its axis titles and explicit tick
  * formats (no tick label carries more decimals than its axis's range needs).
@@ -97,6 +99,15 @@ public final class Charts {
         categories(data).ifPresent(charts::add);
         rankBusy(data).ifPresent(charts::add);
         baselineDiff(data).ifPresent(charts::add);
+        return charts;
+    }
+
+    /**
+     * @return {@link #build} followed by the trend charts of {@code summary.json}'s {@code history} block
+     *         ({@link #trends}), the charts a report renders
+     */
+    public static List<NamedChart> withTrends(ReportData data) {
+        List<NamedChart> charts = build(data);
         data.history().ifPresent(h -> charts.addAll(trends(h)));
         return charts;
     }

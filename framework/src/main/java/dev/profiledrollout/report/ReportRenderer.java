@@ -75,13 +75,13 @@ public final class ReportRenderer {
                     if (!phase.summary().has("history")) {
                         phase = phase.withHistory(p.get("history"));
                     }
-                    Rendered rendered = write(phase, Charts.build(phase), Map.of(), List.of());
+                    Rendered rendered = write(phase, Charts.withTrends(phase), Map.of(), List.of());
                     phases.put(name, rendered.charts());
                     phaseReports.add(rendered);
                 }
             }
         }
-        return write(data, Charts.build(data), phases, phaseReports);
+        return write(data, Charts.withTrends(data), phases, phaseReports);
     }
 
     /**

@@ -116,7 +116,7 @@ class HistoryTrendsTest {
     @Test
     void should_chart_each_trend_with_the_current_run_the_change_points_and_the_history_mean() {
         // WHEN
-        List<Charts.NamedChart> charts = Charts.build(ReportData.read(fixture("trends")));
+        List<Charts.NamedChart> charts = Charts.withTrends(ReportData.read(fixture("trends")));
         // THEN
         assertThat(charts.stream().filter(Charts::isTrend).map(Charts.NamedChart::name)).containsExactly(
                 "trend-ttft-p99", "trend-itl-p99", "trend-tpot-p99", "trend-e2e-p99",
