@@ -3,7 +3,8 @@
 // - its report.html at 1280 px width: the outcome banner agrees with summary.json's outcome, the verdict table has one
 //   row per summary.json verdict, every chart image loads, the page does not overflow horizontally, the banner and
 //   summary fit in one screen and the charts sit in two columns at most 450 px tall, each of the top kernels' full
-//   names is on the page, and each phase's own report.html exists;
+//   names is on the page, and each phase's own report.html exists; when summary.json (or a phase) has a history block
+//   with trends, its History section has one row per history verdict and every trend chart loads in a 2-column grid;
 // - the rendered Allure report (a single index.html): its phase steps, the latency table, at least four charts that
 //   load as images and the kernel table.
 // Usage: node check.mjs REPORT_HTML PROFILED_ROLLOUT_DIR [SCREENSHOT_PNG]; REPORT_HTML "-" checks only the pages.
@@ -107,8 +108,50 @@ async function checkPage(page, t) {
       failures.push(`${name}: no ${phase.directory}/report.html for phase ${phase.phase}`);
     }
   }
+  const histories = [['history', summary.history], ...(summary.phases || []).map(p => [`history-${p.phase}`, p.history])]
+    .filter(([, h]) => h && (h.trends || []).some(t => (t.points || []).length > 0));
+  for (const [id, history] of histories) await checkHistory(page, name, id, history);
   console.log(`report-check: ${name}: report.html ${m.status}, ${m.verdictRows} verdict row(s), ${m.images} chart(s) `
-    + `in ${m.columns} column(s), ${m.height} px tall`);
+    + `in ${m.columns} column(s), ${m.height} px tall` + (histories.length ? `, ${histories.length} history section(s)` : ''));
+}
+
+// A history block with trends: its History section (section#history, a phase's section#history-PHASE) has one verdict
+// row per history verdict and every trend chart loads inside a chart grid of at most two columns.
+async function checkHistory(page, name, id, history) {
+  const h = await page.evaluate(id => {
+    const section = document.getElementById(id);
+    if (!section || !section.classList.contains('history')) return null;
+    const grid = section.querySelector('div.charts');
+    const imgs = grid ? [...grid.querySelectorAll('img.chart')] : [];
+    return {
+      rows: section.querySelectorAll('table.history-verdicts tr.history-verdict').length,
+      metrics: [...section.querySelectorAll('tr.history-verdict')].map(r => r.dataset.metric),
+      images: imgs.length,
+      outside: section.querySelectorAll('img.chart').length - imgs.length,
+      broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src')),
+      columns: new Set(imgs.map(i => Math.round(i.getBoundingClientRect().left))).size,
+      tallest: Math.max(0, ...imgs.map(i => i.getBoundingClientRect().height)),
+    };
+  }, id);
+  if (!h) {
+    failures.push(`${name}: report.html has no History section #${id} for summary.json's history trends`);
+    return;
+  }
+  const verdicts = (history.verdicts || []).map(v => v.metric);
+  if (h.rows !== verdicts.length || verdicts.some(v => !h.metrics.includes(v))) {
+    failures.push(`${name}: #${id} has ${h.rows} history verdict row(s) (${h.metrics}), summary.json ${verdicts.length} `
+      + `(${verdicts})`);
+  }
+  const trends = history.trends.filter(t => (t.points || []).length > 0).length;
+  if (h.images !== trends || h.outside > 0) {
+    failures.push(`${name}: #${id} shows ${h.images} trend chart(s) in its grid (${h.outside} outside), summary.json `
+      + `has ${trends} trend(s)`);
+  }
+  if (h.broken.length > 0) failures.push(`${name}: #${id} trend chart(s) did not load: ${h.broken}`);
+  if (h.images >= 2 && h.columns !== 2) failures.push(`${name}: #${id} trend charts in ${h.columns} column(s), not 2`);
+  if (h.tallest > MAX_CHART_HEIGHT) {
+    failures.push(`${name}: #${id} trend chart ${Math.round(h.tallest)} px tall, more than ${MAX_CHART_HEIGHT} px`);
+  }
 }
 
 try {

@@ -22,4 +22,6 @@ assert (new File(run, 'traces').listFiles() ?: []).any { it.name.endsWith('.trac
 
 // The Allure results became a rendered report.
 assert new File(projectDir, 'target/allure-report/index.html').isFile()
+// Allure's history was kept where the next build copies it from (carry-allure-history).
+assert new File(projectDir, 'target/allure-report/history/history.json').isFile()
 true

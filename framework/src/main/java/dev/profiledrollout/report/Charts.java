@@ -40,6 +40,9 @@ import org.knowm.xchart.style.Styler;
  * log-log axes, under the compute and HBM roofs of the first rank's device from {@code GpuPeaks.defaults()} for the
  * precision with the most kernel time; without a known device the points alone).
  *
+ * <p>With a {@code history} block in {@code summary.json}, {@link #withTrends} adds one {@code trend-<metric>} chart per
+ * trend ({@link #trends}).
+ *
  * <p>Every chart is {@value #WIDTH} × {@value #HEIGHT} px with padding for its axis titles and explicit tick
  * formats (no tick label carries more decimals than its axis's range needs).
  */
@@ -104,6 +107,159 @@ public final class Charts {
         baselineDiff(data).ifPresent(charts::add);
         roofline(data).ifPresent(charts::add);
         return charts;
+    }
+
+    /**
+     * @return {@link #build} followed by the trend charts of {@code summary.json}'s {@code history} block
+     *         ({@link #trends}), the charts a report renders
+     */
+    public static List<NamedChart> withTrends(ReportData data) {
+        List<NamedChart> charts = build(data);
+        data.history().ifPresent(h -> charts.addAll(trends(h)));
+        return charts;
+    }
+
+    /** Prefix of the trend charts' names ({@code trend-ttft-p99}, …), which the report shows under History. */
+    public static final String TREND_PREFIX = "trend-";
+    /** Series names of a trend chart, so tests and readers find the change points. */
+    static final String VALUE_SERIES = "per run";
+    static final String REGRESSION_SERIES = "regression";
+    static final String IMPROVEMENT_SERIES = "improvement";
+    static final String UNCHECKED_SERIES = "too few runs";
+    static final String CURRENT_SERIES = "this run";
+    static final String MEAN_SERIES = "earlier mean";
+    private static final Color TREND_LINE = new Color(0x4C72B0);
+    private static final Color REGRESSION_COLOR = new Color(0xC62828);
+    private static final Color IMPROVEMENT_COLOR = new Color(0x1A7F37);
+    private static final Color CURRENT_COLOR = new Color(0xF28E2B);
+
+    /** @return whether {@code chart} is a trend chart of the history block */
+    public static boolean isTrend(NamedChart chart) {
+        return chart.name().startsWith(TREND_PREFIX);
+    }
+
+    /**
+     * One chart per trend of {@code history} with at least one point, named {@code trend-<metric>} (non-alphanumerics
+     * as {@code -}): the metric's value per run on a line, x = run order (1 = oldest) with ticks labelled by the run's
+     * store id and short commit, the current run as an orange vertical line, change points as their own series (REGRESSION
+     * red diamonds, IMPROVEMENT green up-triangles), runs the model could not yet judge (INSUFFICIENT_HISTORY, "too few runs") grey,
+     * and a dashed line at the mean of the runs before the current one ("earlier mean", when there are two or more).
+     */
+    static List<NamedChart> trends(ReportData.History history) {
+        List<NamedChart> charts = new ArrayList<>();
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (ReportData.Trend t : history.trends()) {
+            if (t.points().isEmpty()) {
+                continue;
+            }
+            String name = TREND_PREFIX + t.metric().replaceAll("[^A-Za-z0-9]+", "-").replaceAll("^-|-$", "");
+            for (int i = 2; !names.add(name); i++) {
+                name = name.replaceAll("~\\d+$", "") + "~" + i;
+            }
+            charts.add(new NamedChart(name, trend(t)));
+        }
+        return charts;
+    }
+
+    private static XYChart trend(ReportData.Trend t) {
+        List<ReportData.Point> points = t.points();
+        int n = points.size();
+        long regressions = points.stream().filter(p -> "REGRESSION".equals(p.change())).count();
+        long improvements = points.stream().filter(p -> "IMPROVEMENT".equals(p.change())).count();
+        String marks = regressions + improvements == 0 ? "" : " (" + java.util.stream.Stream.of(
+                regressions == 0 ? null : regressions + (regressions == 1 ? " regression" : " regressions"),
+                improvements == 0 ? null : improvements + (improvements == 1 ? " improvement" : " improvements"))
+                .filter(java.util.Objects::nonNull).collect(java.util.stream.Collectors.joining(", ")) + ")";
+        String unit = t.unit().isEmpty() ? "" : " (" + t.unit() + ")";
+        XYChart chart = xy("Trend of " + t.label() + " over " + n + (n == 1 ? " run" : " runs") + marks,
+                "run (store id, commit), oldest first", t.label() + unit);
+        double[] x = new double[n];
+        double[] y = new double[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = i + 1;
+            y[i] = points.get(i).value();
+        }
+        XYSeries line = chart.addSeries(VALUE_SERIES, x, y);
+        line.setLineColor(TREND_LINE);
+        line.setMarkerColor(TREND_LINE);
+        line.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.CIRCLE);
+        int earlier = (int) points.stream().filter(p -> !p.current()).count();
+        if (earlier >= 2) {
+            double mean = points.stream().filter(p -> !p.current()).mapToDouble(ReportData.Point::value).average()
+                    .orElse(0);
+            XYSeries m = chart.addSeries(MEAN_SERIES, new double[] {1, n}, new double[] {mean, mean});
+            m.setLineColor(Color.GRAY);
+            m.setLineStyle(org.knowm.xchart.style.lines.SeriesLines.DASH_DASH);
+            m.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+        }
+        marks(chart, points, p -> "INSUFFICIENT_HISTORY".equals(p.change()), UNCHECKED_SERIES, Color.LIGHT_GRAY,
+                org.knowm.xchart.style.markers.SeriesMarkers.CIRCLE);
+        double lo = java.util.Arrays.stream(y).min().orElse(0);
+        double hi = java.util.Arrays.stream(y).max().orElse(0);
+        // headroom, so a flat history still gets a y range with ticks and the markers stay inside the plot
+        double pad = Math.max((hi - lo) * 0.1, Math.max(Math.abs(hi) * 0.02, 1e-9));
+        double bottom = lo - pad >= 0 || lo < 0 ? lo - pad : 0.0;
+        double top = hi + pad;
+        for (int i = 0; i < n; i++) {
+            if (points.get(i).current()) {
+                // a vertical line through the whole plot: a marker would hide under a change point's
+                XYSeries current = chart.addSeries(CURRENT_SERIES, new double[] {i + 1, i + 1},
+                        new double[] {bottom, top});
+                current.setLineColor(CURRENT_COLOR);
+                current.setLineWidth(2f);
+                current.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+                break;
+            }
+        }
+        marks(chart, points, p -> "REGRESSION".equals(p.change()), REGRESSION_SERIES, REGRESSION_COLOR,
+                org.knowm.xchart.style.markers.SeriesMarkers.DIAMOND);
+        marks(chart, points, p -> "IMPROVEMENT".equals(p.change()), IMPROVEMENT_SERIES, IMPROVEMENT_COLOR,
+                org.knowm.xchart.style.markers.SeriesMarkers.TRIANGLE_UP);
+        chart.getStyler().setMarkerSize(7);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        // no explicit x range: XChart 3.8.8 then computes no ticks between its ends for a labelling function
+        // one tick per run: the plot is about WIDTH − 100 px wide, and a rotated label needs ~14 px
+        chart.getStyler().setXAxisTickMarkSpacingHint(Math.max(14, Math.min(74, (WIDTH - 100) / Math.max(1, n))));
+        chart.getStyler().setXAxisLabelRotation(90);
+        List<String> labels = points.stream().map(Charts::runLabel).toList();
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(v -> {
+            double run = Math.rint(v);
+            return Math.abs(v - run) < 1e-9 && run >= 1 && run <= n ? labels.get((int) run - 1) : "";
+        });
+        chart.getStyler().setYAxisMin(bottom);
+        chart.getStyler().setYAxisMax(top);
+        yPattern(chart, (hi - lo) > 0 && (hi - lo) < 1 && hi < 10 ? hi - lo : hi);
+        return chart;
+    }
+
+    /** Adds the points of {@code points} that {@code which} selects as a markers-only series; none, no series. */
+    private static void marks(XYChart chart, List<ReportData.Point> points,
+            java.util.function.Predicate<ReportData.Point> which, String name, Color color,
+            org.knowm.xchart.style.markers.Marker marker) {
+        List<Double> x = new ArrayList<>();
+        List<Double> y = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            if (which.test(points.get(i))) {
+                x.add(i + 1.0);
+                y.add(points.get(i).value());
+            }
+        }
+        if (x.isEmpty()) {
+            return;
+        }
+        XYSeries s = chart.addSeries(name, x, y);
+        s.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        s.setMarker(marker).setMarkerColor(color);
+    }
+
+    /** @return a trend tick: {@code #<run id> <short commit>}, either part left out when unknown */
+    static String runLabel(ReportData.Point p) {
+        String commit = p.commit() == null || p.commit().isBlank() ? ""
+                : p.commit().substring(0, Math.min(7, p.commit().length()));
+        String id = p.runId() == null ? "" : "#" + p.runId();
+        String label = (id + " " + commit).trim();
+        return label.isEmpty() ? "?" : label;
     }
 
     /** Kernel time of this run next to the baseline's, for the kernels that changed most ({@code summary.baseline}). */

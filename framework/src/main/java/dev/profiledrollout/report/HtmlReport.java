@@ -19,7 +19,9 @@ import java.util.Map;
  * {@code latency.<metric>.{meanMs,p50Ms,p90Ms,p99Ms,maxMs}} printed with three decimals, a metric without samples
  * ({@code count} 0) prints "none"; kernel times are ns in the CSV and ms (three decimals) in HTML. Fields a file lacks
  * (an older file, a test that failed before its profile window opened, a test without phases) leave their section
- * out. The page loads nothing from the network.
+ * out. With a {@code history} block (the run's, or a phase's in {@code phases[].history}) the page has a History
+ * section with the history verdicts and the trend charts ({@link #historySection}). The page loads nothing from the
+ * network.
  */
 final class HtmlReport {
 
@@ -45,7 +47,9 @@ final class HtmlReport {
             + "border:1px solid #ddd}"
             + "dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:0.2em 1em}"
             + "dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}"
-            + "section.phase{border-top:2px solid #ccc;margin-top:1.5em}";
+            + "section.phase{border-top:2px solid #ccc;margin-top:1.5em}"
+            + "tr.REGRESSION td.change{color:#c62828;font-weight:bold}tr.IMPROVEMENT td.change{color:#1a7f37;"
+            + "font-weight:bold}tr.INSUFFICIENT_HISTORY td.change{color:#666}table.history-verdicts td.value{white-space:nowrap}";
 
     private HtmlReport() {
     }
@@ -514,9 +518,12 @@ final class HtmlReport {
         if (!workers.isEmpty()) {
             html.append("<h2>Workers</h2>").append(workers);
         }
-        if (s.path("latency").isObject() || !charts.isEmpty()) {
-            html.append("<h2>Charts</h2>").append(chartGrid(charts, ""));
+        List<Charts.NamedChart> plain = charts.stream().filter(c -> !Charts.isTrend(c)).toList();
+        if (s.path("latency").isObject() || !plain.isEmpty()) {
+            html.append("<h2>Charts</h2>").append(chartGrid(plain, ""));
         }
+        data.history().ifPresent(h -> html.append(historySection(h, charts.stream().filter(Charts::isTrend)
+                .toList(), "", "h2", "history")));
         JsonNode phaseNodes = s.path("phases");
         if (phaseNodes.isArray()) {
             for (JsonNode p : phaseNodes) {
@@ -571,14 +578,103 @@ final class HtmlReport {
             html.append("<h3>Workers</h3>").append(workers);
         }
         html.append("<h3>Latency</h3>").append(latencyTable(phase.path("latency")));
-        if (!charts.isEmpty()) {
-            html.append("<h3>Charts</h3>").append(chartGrid(charts, directory + "/"));
+        List<Charts.NamedChart> plain = charts.stream().filter(c -> !Charts.isTrend(c)).toList();
+        if (!plain.isEmpty()) {
+            html.append("<h3>Charts</h3>").append(chartGrid(plain, directory + "/"));
         }
+        ReportData.history(phase.path("history")).ifPresent(h -> html.append(historySection(h, charts.stream()
+                .filter(Charts::isTrend).toList(), directory.isEmpty() ? "" : directory + "/", "h3",
+                "history-" + name)));
         if (!directory.isEmpty()) {
             html.append("<p>This phase's own report: <a href=\"").append(escape(directory)).append("/report.html\">")
                     .append(escape(directory)).append("/report.html</a>.</p>");
         }
         return html.append("</section>").toString();
+    }
+
+    /**
+     * @param history the {@code history} block
+     * @param trends  its trend charts, rendered under {@code prefix + charts/}
+     * @param heading {@code h2} on the test's page, {@code h3} in a phase section
+     * @param id      the section's element id
+     * @return the History section: where the run was recorded (store without credentials, test id, fingerprint, run
+     *         id, threshold model), the recording error if any, the verdict table ({@link #historyTable}) and the trend
+     *         charts in the chart grid
+     */
+    static String historySection(ReportData.History history, List<Charts.NamedChart> trends, String prefix,
+            String heading, String id) {
+        StringBuilder html = new StringBuilder("<section class=\"history\" id=\"").append(escape(id)).append("\"><")
+                .append(heading).append(">History</").append(heading).append("><dl class=\"summary\">");
+        term(html, "store", safeStore(history.store()));
+        term(html, "test id", history.testId());
+        term(html, "fingerprint", history.fingerprint());
+        term(html, "run id", history.runId() == null ? "not recorded"
+                : history.runId() + (history.recorded() ? "" : " (not recorded)"));
+        term(html, "threshold", threshold(history.threshold()));
+        html.append("</dl>");
+        if (history.error() != null && !history.error().isBlank()) {
+            html.append("<p class=\"warning history-error\">History: ").append(escape(history.error()))
+                    .append("</p>");
+        }
+        html.append(historyTable(history));
+        if (!trends.isEmpty()) {
+            html.append(chartGrid(trends, prefix));
+        }
+        return html.append("</section>").toString();
+    }
+
+    /**
+     * @return the history verdicts, one row per metric in file order ({@code tr.history-verdict} with the change as a
+     *         class): metric, current, baseline with its kind and run count, change, description; or a line saying
+     *         there were none
+     */
+    static String historyTable(ReportData.History history) {
+        if (history.verdicts().isEmpty()) {
+            return "<p class=\"history-verdicts\">No history verdicts were recorded.</p>";
+        }
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"history-verdicts\"><tr>"
+                + "<th>metric</th><th>current</th><th>baseline</th><th>change</th><th>description</th></tr>");
+        for (ReportData.MetricVerdict v : history.verdicts()) {
+            String unit = v.unit().isEmpty() ? "" : " " + v.unit();
+            String change = v.change() + (v.change().equals("REGRESSION") && !v.enforced() ? " (not enforced)" : "");
+            html.append("<tr class=\"history-verdict ").append(escape(v.change())).append("\" data-metric=\"")
+                    .append(escape(v.metric())).append("\"><td>").append(escape(v.label()))
+                    .append(v.label().equals(v.metric()) ? "" : " <small>(" + escape(v.metric()) + ")</small>")
+                    .append("</td><td class=\"value\">")
+                    .append(v.current() == null ? "–" : escape(compact(v.current()) + unit))
+                    .append("</td><td class=\"value\">").append(v.baseline() == null || !Double.isFinite(v.baseline())
+                            ? "–" : escape((v.baselineKind().isEmpty() ? "" : v.baselineKind() + " ")
+                                    + compact(v.baseline()) + unit + (v.n() == null ? "" : " (n = " + v.n() + ")")))
+                    .append("</td><td class=\"change\">").append(escape(change))
+                    .append("</td><td class=\"text\">").append(escape(v.description())).append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
+    /** @return the threshold as one line, e.g. {@code "t-test over the last 20 runs, upper boundary 0.99"} */
+    static String threshold(ReportData.Threshold t) {
+        if (t == null || t.model() == null) {
+            return "–";
+        }
+        StringBuilder text = new StringBuilder(t.model());
+        if (t.window() != null) {
+            text.append(" over the last ").append(t.window()).append(t.window() == 1 ? " run" : " runs");
+        }
+        if (t.lower() != null) {
+            text.append(", lower boundary ").append(compact(t.lower()));
+        }
+        if (t.upper() != null) {
+            text.append(", upper boundary ").append(compact(t.upper()));
+        }
+        return text.toString();
+    }
+
+    /**
+     * @return a store location without what may hold a credential: user info after {@code //}, and the properties
+     *         after {@code ?} or {@code ;} of a JDBC URL
+     */
+    static String safeStore(String location) {
+        return location.replaceAll("//[^/@?;]*@", "//").replaceAll("[?;].*$", "");
     }
 
     /** @return {@code s} cut to {@code max} characters with an ellipsis */

@@ -134,6 +134,113 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
     }
 
     /**
+     * {@code summary.json}'s {@code history} block (a phase's in {@code phases[].history}): where the run was recorded,
+     * the regression verdicts against the runs of the same configuration fingerprint, and the trends of the key
+     * metrics ({@code dev.profiledrollout.history.HistoryMetrics#KEY_METRICS}). Absent in files written without a
+     * history store.
+     *
+     * @param store       the store's location, e.g. {@code jdbc:sqlite:.profiled-rollout/history.db}; "" when absent
+     * @param runId       the id this run was recorded under, or null when it was not recorded
+     * @param testId      {@code <class>#<method>}, a phase's with {@code /<PHASE>}; "" when absent
+     * @param fingerprint the configuration fingerprint runs are compared within; "" when absent
+     * @param recorded    whether the run was written to the store
+     * @param error       why recording or checking failed (the test went on), or null
+     * @param threshold   the threshold model the verdicts used, or null
+     * @param verdicts    per metric, the current run against its history; may be empty
+     * @param trends      per key metric, its values over the last runs, oldest first; may be empty
+     */
+    public record History(String store, Long runId, String testId, String fingerprint, boolean recorded,
+                          String error, Threshold threshold, List<MetricVerdict> verdicts, List<Trend> trends) {
+
+        public History {
+            store = store == null ? "" : store;
+            testId = testId == null ? "" : testId;
+            fingerprint = fingerprint == null ? "" : fingerprint;
+            verdicts = verdicts == null ? List.of() : List.copyOf(verdicts);
+            trends = trends == null ? List.of() : List.copyOf(trends);
+        }
+    }
+
+    /**
+     * The threshold model of a {@link History} ({@code dev.profiledrollout.history.stats}, docs/METRICS.md §8).
+     *
+     * @param model  {@code relative}, {@code z-score}, {@code t-test}, {@code mann-whitney} or {@code welch}
+     * @param window runs of history compared with, or null
+     * @param lower  the lower boundary (a fraction for {@code relative}, else a cumulative probability), or null
+     * @param upper  the upper boundary, as {@code lower}, or null
+     */
+    public record Threshold(String model, Integer window, Double lower, Double upper) {
+    }
+
+    /**
+     * One metric's regression verdict in a {@link History}; numbers in {@code unit}.
+     *
+     * @param metric       the metric name ({@code dev.profiledrollout.history.HistoryMetrics}), e.g. {@code ttft.p99}
+     * @param label        its display name, e.g. {@code p99 TTFT}
+     * @param unit         {@code ms}, {@code tok/s}, … or "" for plain numbers
+     * @param direction    {@code LOWER_IS_BETTER} or {@code HIGHER_IS_BETTER}
+     * @param model        the threshold model's name
+     * @param change       {@code REGRESSION}, {@code IMPROVEMENT}, {@code NO_CHANGE} or {@code INSUFFICIENT_HISTORY}
+     * @param current      this run's value, or null
+     * @param baseline     the history's mean or median, or null without history
+     * @param baselineKind {@code mean} or {@code median}
+     * @param n            runs (or samples) of history used, or null
+     * @param statistic    the model's statistic, or null
+     * @param threshold    the critical statistic, or null
+     * @param pValue       one-sided p-value, or null
+     * @param enforced     whether a REGRESSION fails the test
+     * @param description  the verdict as one line ({@code ThresholdResult.describe()})
+     */
+    public record MetricVerdict(String metric, String label, String unit, String direction, String model,
+                                String change, Double current, Double baseline, String baselineKind, Integer n,
+                                Double statistic, Double threshold, Double pValue, boolean enforced,
+                                String description) {
+
+        public MetricVerdict {
+            metric = metric == null ? "" : metric;
+            label = label == null || label.isEmpty() ? metric : label;
+            unit = unit == null ? "" : unit;
+            change = change == null ? "" : change;
+            baselineKind = baselineKind == null ? "" : baselineKind;
+            description = description == null ? "" : description;
+        }
+    }
+
+    /**
+     * One key metric over the last runs of a {@link History}.
+     *
+     * @param metric    the metric name, e.g. {@code ttft.p99}
+     * @param label     its display name
+     * @param unit      its unit, or ""
+     * @param direction {@code LOWER_IS_BETTER} or {@code HIGHER_IS_BETTER}
+     * @param points    oldest first, ending with the current run
+     */
+    public record Trend(String metric, String label, String unit, String direction, List<Point> points) {
+
+        public Trend {
+            metric = metric == null ? "" : metric;
+            label = label == null || label.isEmpty() ? metric : label;
+            unit = unit == null ? "" : unit;
+            points = points == null ? List.of() : points.stream().filter(p -> p != null && p.value() != null
+                    && Double.isFinite(p.value())).toList();
+        }
+    }
+
+    /**
+     * One run of a {@link Trend}.
+     *
+     * @param runId     the run's id in the store, or null
+     * @param startedAt when it started (ISO-8601), or null
+     * @param commit    its git commit (short or full), or null
+     * @param value     the metric's value, in the trend's unit
+     * @param change    the threshold model's verdict for that run against the runs before it ({@code REGRESSION} and
+     *                  {@code IMPROVEMENT} mark a change point), or null
+     * @param current   whether this is the run being reported
+     */
+    public record Point(Long runId, String startedAt, String commit, Double value, String change, boolean current) {
+    }
+
+    /**
      * Reads {@code directory}.
      *
      * @throws UncheckedIOException when {@code summary.json} is missing or a file cannot be parsed; the message names
@@ -263,6 +370,42 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
             }
         }
         return out;
+    }
+
+    /**
+     * @return {@code summary.json}'s {@code history} block; empty in a file without one (no history store, or written
+     *         before runs were recorded)
+     * @throws UncheckedIOException when the block is there but not in the documented shape
+     */
+    public java.util.Optional<History> history() {
+        return history(summary.path("history"));
+    }
+
+    /**
+     * @param node a {@code history} block (the run's or a phase's {@code phases[].history}), or a missing node
+     * @return it as a record; empty for a missing or null node
+     * @throws UncheckedIOException when the block is not in the documented shape, naming it
+     */
+    static java.util.Optional<History> history(JsonNode node) {
+        if (node == null || !node.isObject()) {
+            return java.util.Optional.empty();
+        }
+        try {
+            return java.util.Optional.of(JSON.treeToValue(node, History.class));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UncheckedIOException(new IOException("summary.json: unreadable history block: "
+                    + e.getMessage(), e));
+        }
+    }
+
+    /** @return this run with {@code history} as its {@code summary.json}'s {@code history} block (a phase's) */
+    ReportData withHistory(JsonNode history) {
+        if (history == null || !history.isObject() || !(summary instanceof ObjectNode object)) {
+            return this;
+        }
+        ObjectNode copy = object.deepCopy();
+        copy.set("history", history);
+        return new ReportData(directory, copy, requests, timeSeries, histograms, testName, verdicts, trace);
     }
 
     /**

@@ -47,13 +47,20 @@ public final class ReportRenderer {
     /**
      * Reads {@code directory} and writes its report files there, replacing earlier ones; for a phased test, first
      * each phase's directory ({@code phases[].directory}, when it holds a {@code summary.json}) with that phase's
-     * verdicts, whose charts the test's page shows in its phase sections.
+     * verdicts and {@code history} block (unless its own file has them), whose charts the test's page shows in its
+     * phase sections. A phase directory rendered on its own takes both from the test's {@code summary.json} one level
+     * up the same way.
      *
      * @param directory a run directory holding at least {@code summary.json}
      * @throws UncheckedIOException when reading or writing fails; the message names the file
      */
     public static Rendered render(Path directory) {
-        ReportData data = ReportData.read(directory, parentPhaseVerdicts(directory));
+        JsonNode parentPhase = parentPhase(directory);
+        ReportData data = ReportData.read(directory, parentPhase == null || ownSummaryHas(directory, "verdicts")
+                ? null : parentPhase.get("verdicts"));
+        if (parentPhase != null && !data.summary().has("history")) {
+            data = data.withHistory(parentPhase.get("history"));
+        }
         Map<String, List<Charts.NamedChart>> phases = new LinkedHashMap<>();
         List<Rendered> phaseReports = new ArrayList<>();
         Path base = directory.normalize();
@@ -65,38 +72,47 @@ public final class ReportRenderer {
                 if (!name.isEmpty() && phaseDir.startsWith(base) && !phaseDir.equals(base)
                         && Files.isRegularFile(phaseDir.resolve("summary.json"))) {
                     ReportData phase = ReportData.read(phaseDir, p.path("verdicts"));
-                    Rendered rendered = write(phase, Charts.build(phase), Map.of(), List.of());
+                    if (!phase.summary().has("history")) {
+                        phase = phase.withHistory(p.get("history"));
+                    }
+                    Rendered rendered = write(phase, Charts.withTrends(phase), Map.of(), List.of());
                     phases.put(name, rendered.charts());
                     phaseReports.add(rendered);
                 }
             }
         }
-        return write(data, Charts.build(data), phases, phaseReports);
+        return write(data, Charts.withTrends(data), phases, phaseReports);
     }
 
     /**
-     * @return for a phase directory rendered on its own (e.g. {@code profiled-rollout report} walking a test's output)
-     *         whose {@code summary.json} has no {@code verdicts}: that phase's {@code phases[].verdicts} from the
-     *         test's {@code summary.json} one level up; else null (the directory's own verdicts)
+     * @return for a phase directory rendered on its own (e.g. {@code profiled-rollout report} walking a test's output):
+     *         its element of {@code phases[]} in the test's {@code summary.json} one level up, whose {@code verdicts}
+     *         and {@code history} stand in for those its own {@code summary.json} lacks; else null
      */
-    private static JsonNode parentPhaseVerdicts(Path directory) {
+    private static JsonNode parentPhase(Path directory) {
         Path dir = directory.toAbsolutePath().normalize();
         Path parent = dir.getParent();
         if (parent == null || dir.getFileName() == null || !Files.isRegularFile(parent.resolve("summary.json"))) {
             return null;
         }
         try {
-            if (ResultsModule.MAPPER.readTree(dir.resolve("summary.json").toFile()).has("verdicts")) {
-                return null;
-            }
             for (JsonNode p : ResultsModule.MAPPER.readTree(parent.resolve("summary.json").toFile()).path("phases")) {
-                if (p.path("directory").asText().equals(dir.getFileName().toString()) && p.has("verdicts")) {
-                    return p.get("verdicts");
+                if (p.path("directory").asText().equals(dir.getFileName().toString())) {
+                    return p;
                 }
             }
             return null;
         } catch (IOException e) {
             return null; // ReportData.read names an unreadable file of this directory; the parent is not ours to judge
+        }
+    }
+
+    /** @return whether the directory's own {@code summary.json} has {@code field}; false when it cannot be read */
+    private static boolean ownSummaryHas(Path directory, String field) {
+        try {
+            return ResultsModule.MAPPER.readTree(directory.resolve("summary.json").toFile()).has(field);
+        } catch (IOException e) {
+            return true; // ReportData.read reports the unreadable file
         }
     }
 

@@ -28,7 +28,8 @@ import org.apiguardian.api.API;
  * with one step per verdict (a warning passes, its name starting with {@code WARN}), per phase of a phased test a
  * {@code phase <NAME>} step with that phase's budgets, latency table and charts, and the attachments: summary (HTML:
  * the outcome banner and the summary of {@code report.html}), workers (HTML, when there were workers), latency table
- * (HTML), budget verdicts (HTML), every chart (PNG), the kernel table (CSV),
+ * (HTML), budget verdicts (HTML), the history table (HTML, when {@code summary.json} has a {@code history} block; a
+ * phase's in its step), every chart (PNG; the trend charts of the history block among them), the kernel table (CSV),
  * {@code summary.json}, and the trace files when {@link Options#attachTraces()} is on and each is at most
  * {@link Options#maxTraceBytes()} (otherwise their paths are listed in {@code summary.json} only).
  */
@@ -149,8 +150,8 @@ public final class TestReport {
     }
 
     /**
-     * Prints the one-line outcome, then every verdict ({@link Verdict#describe()}, failures first) and, when the test
-     * had workers, a workers table.
+     * Prints the one-line outcome, then every verdict ({@link Verdict#describe()}, failures first), the history
+     * verdicts not already printed among them ({@link #historyLines}) and, when the test had workers, a workers table.
      */
     static void printOutcome(ReportData data, PrintStream console) {
         HtmlReport.Banner banner = HtmlReport.banner(data);
@@ -164,6 +165,11 @@ public final class TestReport {
         if (!verdicts.isEmpty()) {
             text.append("  Budgets:\n");
             verdicts.forEach(v -> text.append("    ").append(v.describe()).append('\n'));
+        }
+        List<String> history = historyLines(data);
+        if (!history.isEmpty()) {
+            text.append("  History:\n");
+            history.forEach(line -> text.append("    ").append(line).append('\n'));
         }
         com.fasterxml.jackson.databind.JsonNode workers = data.summary().path("workers");
         if (workers.isArray() && !workers.isEmpty()) {
@@ -182,6 +188,35 @@ public final class TestReport {
         console.flush();
     }
 
+    /**
+     * @return one line per history verdict of the run's and each phase's {@code history} block ({@code "<CHANGE>
+     *         [<PHASE>] <description>"}) that is not already among the verdicts: those the run recorded as
+     *         {@code "<label> vs history"} in the same scope, or whose detail starts with its description
+     */
+    static List<String> historyLines(ReportData data) {
+        List<String> lines = new java.util.ArrayList<>();
+        data.history().ifPresent(h -> historyLines(h, "", data.verdicts(), lines));
+        for (com.fasterxml.jackson.databind.JsonNode p : data.summary().path("phases")) {
+            ReportData.history(p.path("history")).ifPresent(h -> historyLines(h, p.path("phase").asText(""),
+                    data.verdicts(), lines));
+        }
+        return lines;
+    }
+
+    private static void historyLines(ReportData.History history, String scope, List<Verdict> verdicts,
+            List<String> lines) {
+        for (ReportData.MetricVerdict v : history.verdicts()) {
+            boolean printed = verdicts.stream().anyMatch(r -> r.scope().equals(scope)
+                    && (r.measure().equals(v.label() + " vs history")
+                            || !v.description().isEmpty() && r.detail().startsWith(v.description())));
+            if (!printed) {
+                lines.add(v.change() + " " + (scope.isEmpty() ? "" : "[" + scope + "] ")
+                        + (v.description().isEmpty() ? v.label() : v.description())
+                        + (v.change().equals("REGRESSION") && !v.enforced() ? " (not enforced)" : ""));
+            }
+        }
+    }
+
     private static void allure(ReportRenderer.Rendered rendered, List<Verdict> verdicts, List<Path> traceFiles,
             Options options) {
         ReportData data = rendered.data();
@@ -196,6 +231,8 @@ public final class TestReport {
                 HtmlReport.latencyTable(data).getBytes(StandardCharsets.UTF_8));
         AllureSteps.attach("budget verdicts", "text/html", "html",
                 HtmlReport.verdictTable(data.verdicts()).getBytes(StandardCharsets.UTF_8));
+        data.history().ifPresent(h -> AllureSteps.attach("history table", "text/html", "html",
+                fragment("history", HtmlReport.historySection(h, List.of(), "", "h2", "history"))));
         try {
             attachCharts("", rendered);
             for (ReportRenderer.Rendered phase : rendered.phases()) {
@@ -205,6 +242,9 @@ public final class TestReport {
                     budgets("budgets", phase.data().verdicts());
                     AllureSteps.attach(name + ": latency table", "text/html", "html",
                             HtmlReport.latencyTable(phase.data()).getBytes(StandardCharsets.UTF_8));
+                    phase.data().history().ifPresent(h -> AllureSteps.attach(name + ": history table",
+                            "text/html", "html", fragment(name + ": history",
+                                    HtmlReport.historySection(h, List.of(), "", "h3", "history-" + name))));
                     attachCharts(name + ": ", phase);
                     return null;
                 });
