@@ -58,6 +58,8 @@ final class TimelineSweep {
     private final long[] stepKernels;
     private final long[] stepKernelNs;
     private final boolean byGpuWindow;
+    private final long[][] stageKernelCount; // [stage ordinal][kernel name id]
+    private final long[][] stageKernelNs;
 
     TimelineSweep(KinetoAccumulator acc) {
         this.acc = acc;
@@ -80,6 +82,9 @@ final class TimelineSweep {
             steps.add(new StepStats(s.name(), t.stage(), t.batchSize(), t.tokens(), s.start(), s.end() - s.start(),
                     -1, 0, 0));
         }
+        int stages = StepStats.Stage.values().length;
+        stageKernelCount = new long[stages][steps.isEmpty() ? 0 : acc.kernelNames.size()];
+        stageKernelNs = new long[stages][steps.isEmpty() ? 0 : acc.kernelNames.size()];
         stepKernels = new long[steps.size()];
         stepKernelNs = new long[steps.size()];
         long[] gpuDur = new long[steps.size()];
@@ -137,7 +142,7 @@ final class TimelineSweep {
         }
     }
 
-    private void visit(long start, long end, long corr, long ext, int tag) {
+    private void visit(long start, long end, long corr, long ext, int tag, int name) {
         int kind = tag & 3;
         int category = (tag >>> 2) & 15;
         int htaType = (tag >>> 6) & 3;
@@ -195,6 +200,11 @@ final class TimelineSweep {
             if (step >= 0) {
                 stepKernels[step]++;
                 stepKernelNs[step] += dur;
+                if (name >= 0) {
+                    int stage = steps.get(step).stage().ordinal();
+                    stageKernelCount[stage][name]++;
+                    stageKernelNs[stage][name] += dur;
+                }
             }
         }
     }
@@ -340,6 +350,39 @@ final class TimelineSweep {
         for (int i = 0; i < steps.size(); i++) {
             StepStats s = steps.get(i);
             list.add(s.withGpu(s.gpuDurationNs(), stepKernels[i], stepKernelNs[i]));
+        }
+        return list;
+    }
+
+    /** Per stage with steps: steps, tokens (when every step has them), kernel time and per-kernel totals. */
+    List<StageKernels> stageKernels() {
+        List<StageKernels> list = new ArrayList<>();
+        for (StepStats.Stage stage : StepStats.Stage.values()) {
+            long count = 0;
+            long ns = 0;
+            long tokens = 0;
+            boolean tokensKnown = true;
+            for (int i = 0; i < steps.size(); i++) {
+                StepStats s = steps.get(i);
+                if (s.stage() == stage) {
+                    count++;
+                    ns += stepKernelNs[i];
+                    tokensKnown &= s.tokens().isPresent();
+                    tokens += s.tokens().orElse(0);
+                }
+            }
+            if (count == 0) {
+                continue;
+            }
+            Map<String, long[]> kernels = new java.util.LinkedHashMap<>();
+            int o = stage.ordinal();
+            for (int k = 0; k < stageKernelCount[o].length; k++) {
+                if (stageKernelCount[o][k] > 0) {
+                    kernels.put(acc.kernelNames.get(k), new long[] {stageKernelCount[o][k], stageKernelNs[o][k]});
+                }
+            }
+            list.add(new StageKernels(stage, count, tokensKnown ? java.util.OptionalLong.of(tokens)
+                    : java.util.OptionalLong.empty(), ns, StageKernels.toStats(kernels)));
         }
         return list;
     }

@@ -26,12 +26,14 @@ import org.apiguardian.api.API;
  * @param operators          CPU ops by name and input shapes, most GPU time first ({@link OperatorStats})
  * @param gpuTimeline        TraceLens' GPU timeline: computation, exposed communication and memcpy, busy, idle
  *                           ({@link GpuTimelineBreakdown})
+ * @param stageKernels       per step kind, the kernels attributed to steps of that kind ({@link StageKernels}), in
+ *                           {@link StepStats.Stage} order; empty without step annotations
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                            TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
                            List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
-                           GpuTimelineBreakdown gpuTimeline) {
+                           GpuTimelineBreakdown gpuTimeline, List<StageKernels> stageKernels) {
 
     /** How many idle gaps are kept. */
     public static final int MAX_IDLE_GAPS = 20;
@@ -47,6 +49,16 @@ public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs,
         Objects.requireNonNull(launches, "launches");
         operators = List.copyOf(operators);
         Objects.requireNonNull(gpuTimeline, "gpuTimeline");
+        stageKernels = List.copyOf(stageKernels);
+    }
+
+    /** Details without per-stage kernel attribution (readers without a timeline, JSON read back). */
+    public TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
+                        TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
+                        List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
+                        GpuTimelineBreakdown gpuTimeline) {
+        this(distributedRank, baseTimeNs, categories, exact, htaCompatible, idleGaps, steps, launches, operators,
+                gpuTimeline, List.of());
     }
 
     /** Details of a trace that has no events (used by summaries built by hand and by non-Kineto readers). */
