@@ -28,6 +28,7 @@ import dev.profiledrollout.metrics.ScheduleReport;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KernelDelta;
+import dev.profiledrollout.trace.StageDelta;
 import dev.profiledrollout.trace.KernelSpread;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.LaunchStats;
@@ -69,7 +70,12 @@ import org.apiguardian.api.API;
  *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
  *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
  *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
- *       run / baseline − 1, the kernels largest |Δtime| first (written only).</li>
+ *       run / baseline − 1, the kernels largest |Δtime| first; when the run has per-step-kind figures and the
+ *       baseline not, {@code "windowTotalsOnly"} (why, see {@link BaselineDiff#windowTotalsOnly()}); when both have
+ *       them ({@link BaselineDiff#byStage()}), {@code "mix","mixDiffers","incomparable" (null or why),
+ *       "kernelTimePerStepChange","stages":[{"stage","baseSteps","steps","baseTokens","tokens","baseKernelNs",
+ *       "kernelNs","kernelTimePerStepChange" (null unless both sides have the stage),"kernels":[{"name",
+ *       "baseNsPerStep","nsPerStep","perStepChange"}] (10 largest |Δ per step|)}]} (written only).</li>
  *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>
@@ -314,6 +320,9 @@ public final class ResultsModule extends SimpleModule {
     }
 
     private static final class BaselineDiffSerializer extends StdSerializer<BaselineDiff> {
+        /** Kernels listed per step kind, largest |Δ time per step| first. */
+        private static final int STAGE_KERNELS = 10;
+
         BaselineDiffSerializer() {
             super(BaselineDiff.class);
         }
@@ -328,7 +337,67 @@ public final class ResultsModule extends SimpleModule {
             json.writeNumberField("newKernels", diff.newKernels().size());
             json.writeNumberField("vanishedKernels", diff.vanishedKernels().size());
             provider.defaultSerializeField("kernels", diff.kernels(), json);
+            if (diff.windowTotalsOnly().isPresent() && !diff.run().stages().isEmpty()) {
+                json.writeStringField("windowTotalsOnly", diff.windowTotalsOnly().get());
+            }
+            if (diff.byStage()) {
+                json.writeStringField("mix", diff.mix());
+                json.writeBooleanField("mixDiffers", diff.mixDiffers());
+                json.writeStringField("incomparable", diff.incomparable().orElse(null));
+                json.writeNumberField("kernelTimePerStepChange", diff.kernelTimePerStepChange());
+                json.writeArrayFieldStart("stages");
+                for (StageDelta stage : diff.stages()) {
+                    writeStage(stage, json);
+                }
+                json.writeEndArray();
+            }
             json.writeEndObject();
+        }
+
+        private static void writeStage(StageDelta stage, JsonGenerator json) throws IOException {
+            boolean both = stage.presence() == StageDelta.Presence.BOTH;
+            json.writeStartObject();
+            json.writeStringField("stage", stage.stage().name());
+            json.writeNumberField("baseSteps", stage.baseSteps());
+            json.writeNumberField("steps", stage.steps());
+            writeOptional(json, "baseTokens", stage.baseTokens());
+            writeOptional(json, "tokens", stage.tokens());
+            json.writeNumberField("baseKernelNs", stage.baseKernelNs());
+            json.writeNumberField("kernelNs", stage.kernelNs());
+            if (both) {
+                json.writeNumberField("kernelTimePerStepChange", stage.kernelTimePerStepChange());
+            } else {
+                json.writeNullField("kernelTimePerStepChange");
+            }
+            json.writeArrayFieldStart("kernels");
+            for (KernelDelta k : stage.kernels().subList(0, Math.min(STAGE_KERNELS, stage.kernels().size()))) {
+                json.writeStartObject();
+                json.writeStringField("name", k.name());
+                json.writeNumberField("baseNsPerStep", stage.baseNsPerStep(k));
+                json.writeNumberField("nsPerStep", stage.nsPerStep(k));
+                if (both) {
+                    json.writeNumberField("perStepChange", finite(stage.perStepChange(k)));
+                } else {
+                    json.writeNullField("perStepChange");
+                }
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+
+        private static void writeOptional(JsonGenerator json, String field, java.util.OptionalLong value)
+                throws IOException {
+            if (value.isPresent()) {
+                json.writeNumberField(field, value.getAsLong());
+            } else {
+                json.writeNullField(field);
+            }
+        }
+
+        /** JSON has no infinity: a kernel new in a stage has no finite change. */
+        private static Double finite(double change) {
+            return Double.isFinite(change) ? change : null;
         }
     }
 

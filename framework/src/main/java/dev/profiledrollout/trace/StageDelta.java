@@ -1,0 +1,139 @@
+package dev.profiledrollout.trace;
+
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import org.apiguardian.api.API;
+
+/**
+ * One step kind of a {@link BaselineDiff}: the steps each side captured and the kernels attributed to them, compared
+ * per step (and per token when both sides know their tokens). A window that captured 3 prefills and 7 decodes and one
+ * that captured 1 and 15 have different kernel totals for the same code; their kernel time <em>per decode step</em>
+ * is what stays put. Immutable.
+ *
+ * @param stage        the step kind, not null
+ * @param baseSteps    steps of this kind in the baseline, 0 when it had none
+ * @param steps        steps of this kind in the run, 0 when it had none
+ * @param baseTokens   Σ tokens of the baseline's steps, when known
+ * @param tokens       Σ tokens of the run's steps, when known
+ * @param baseKernelNs Σ kernel time of the baseline's steps of this kind, ns
+ * @param kernelNs     Σ kernel time of the run's steps of this kind, ns
+ * @param kernels      per kernel name, count and time within steps of this kind on either side (window totals of
+ *                     this kind, not per step), largest |Δ time per step| first
+ */
+@API(status = EXPERIMENTAL, since = "0.1")
+public record StageDelta(StepStats.Stage stage, long baseSteps, long steps, OptionalLong baseTokens,
+                         OptionalLong tokens, long baseKernelNs, long kernelNs, List<KernelDelta> kernels) {
+
+    /** Which sides captured steps of this kind. */
+    public enum Presence { BOTH, BASELINE_ONLY, RUN_ONLY }
+
+    public StageDelta {
+        Objects.requireNonNull(stage, "stage");
+        Objects.requireNonNull(baseTokens, "baseTokens");
+        Objects.requireNonNull(tokens, "tokens");
+        kernels = List.copyOf(kernels);
+    }
+
+    /** {@link Presence#BOTH} when both sides captured steps of this kind. */
+    public Presence presence() {
+        return baseSteps > 0 && steps > 0 ? Presence.BOTH : baseSteps > 0 ? Presence.BASELINE_ONLY
+                : Presence.RUN_ONLY;
+    }
+
+    /** Kernel time per step of this kind: run / baseline − 1 (0 when both are 0, +∞ when only the run has time). */
+    public double kernelTimePerStepChange() {
+        return ratioChange(kernelNs, steps, baseKernelNs, baseSteps);
+    }
+
+    /**
+     * One kernel's time per step of this kind: (run time / run steps) / (baseline time / baseline steps) − 1; 0 when
+     * both are 0, +∞ when only the run has time, −1 when only the baseline has.
+     *
+     * @throws IllegalStateException when one side captured no step of this kind (nothing per step to compare)
+     */
+    public double perStepChange(KernelDelta kernel) {
+        requireBoth();
+        return ratioChange(kernel.totalNs(), steps, kernel.baseTotalNs(), baseSteps);
+    }
+
+    /** Like {@link #perStepChange} but per token; empty unless both sides know a positive token count. */
+    public OptionalDouble perTokenChange(KernelDelta kernel) {
+        requireBoth();
+        if (baseTokens.orElse(0) <= 0 || tokens.orElse(0) <= 0) {
+            return OptionalDouble.empty();
+        }
+        return OptionalDouble.of(ratioChange(kernel.totalNs(), tokens.getAsLong(), kernel.baseTotalNs(),
+                baseTokens.getAsLong()));
+    }
+
+    /** The kernel's time per step of this kind in the run, ns (0 when the run had no such step). */
+    public double nsPerStep(KernelDelta kernel) {
+        return steps == 0 ? 0 : (double) kernel.totalNs() / steps;
+    }
+
+    /** The kernel's time per step of this kind in the baseline, ns (0 when the baseline had no such step). */
+    public double baseNsPerStep(KernelDelta kernel) {
+        return baseSteps == 0 ? 0 : (double) kernel.baseTotalNs() / baseSteps;
+    }
+
+    private void requireBoth() {
+        if (presence() != Presence.BOTH) {
+            throw new IllegalStateException(stage + " steps were captured on one side only (baseline " + baseSteps
+                    + ", run " + steps + "): nothing per step to compare");
+        }
+    }
+
+    private static double ratioChange(long ns, long per, long baseNs, long basePer) {
+        if (baseNs == 0) {
+            return ns == 0 ? 0 : Double.POSITIVE_INFINITY;
+        }
+        return ((double) ns / per) / ((double) baseNs / basePer) - 1;
+    }
+
+    /** Pairs the stages of a baseline and a run; every stage of either side, in {@link StepStats.Stage} order. */
+    static List<StageDelta> compare(List<StageKernels> baseline, List<StageKernels> run) {
+        List<StageDelta> list = new ArrayList<>();
+        for (StepStats.Stage stage : StepStats.Stage.values()) {
+            StageKernels b = baseline.stream().filter(s -> s.stage() == stage).findFirst().orElse(null);
+            StageKernels r = run.stream().filter(s -> s.stage() == stage).findFirst().orElse(null);
+            if (b == null && r == null) {
+                continue;
+            }
+            Map<String, long[]> byName = new LinkedHashMap<>(); // baseCount, count, baseNs, ns
+            if (b != null) {
+                b.kernels().forEach(k -> {
+                    long[] m = byName.computeIfAbsent(k.name(), n -> new long[4]);
+                    m[0] += k.count();
+                    m[2] += k.totalNs();
+                });
+            }
+            if (r != null) {
+                r.kernels().forEach(k -> {
+                    long[] m = byName.computeIfAbsent(k.name(), n -> new long[4]);
+                    m[1] += k.count();
+                    m[3] += k.totalNs();
+                });
+            }
+            long baseSteps = b == null ? 0 : b.steps();
+            long steps = r == null ? 0 : r.steps();
+            List<KernelDelta> kernels = new ArrayList<>();
+            byName.forEach((name, m) -> kernels.add(new KernelDelta(name, m[0], m[1], m[2], m[3])));
+            kernels.sort(Comparator.comparingDouble((KernelDelta k) -> -Math.abs(
+                    (steps == 0 ? 0 : (double) k.totalNs() / steps)
+                            - (baseSteps == 0 ? 0 : (double) k.baseTotalNs() / baseSteps)))
+                    .thenComparing(KernelDelta::name));
+            list.add(new StageDelta(stage, baseSteps, steps, b == null ? OptionalLong.empty() : b.tokens(),
+                    r == null ? OptionalLong.empty() : r.tokens(), b == null ? 0 : b.kernelNs(),
+                    r == null ? 0 : r.kernelNs(), kernels));
+        }
+        return list;
+    }
+}
