@@ -44,7 +44,7 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
      * baseline and run times are both below {@code ignoreBelow} are not checked (noise).
      *
      * <p>When both sides have per-step-kind figures ({@link BaselineDiff#byStage()}), a kernel is compared per step
-     * of each kind both captured ({@link StageDelta#perStepChange}; {@code ignoreBelow} applies to its time within
+     * of each kind both captured ({@link StageDelta#change}, per step or token; {@code ignoreBelow} applies to its time within
      * that kind), so a window that captured a different mix of prefill and decode steps passes when nothing got
      * slower. Kinds captured by one side only are named in the detail as incomparable; if no kind is common, the check
      * fails as incomparable. Otherwise window totals are compared, and the detail says so. Records a BASELINE verdict:
@@ -81,7 +81,7 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
     /** One kernel in one step kind both sides captured. */
     private record PerStep(StageDelta stage, KernelDelta kernel, double change) {
         String label() {
-            return kernel.name() + " per " + stage.stage() + " step";
+            return kernel.name() + " per " + stage.stage() + " " + stage.unit();
         }
     }
 
@@ -90,7 +90,7 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
                 .flatMap(s -> s.kernels().stream()
                         .filter(k -> k.status() == KernelDelta.Status.PRESENT)
                         .filter(k -> k.baseTotalNs() >= floor || k.totalNs() >= floor)
-                        .map(k -> new PerStep(s, k, s.perStepChange(k))))
+                        .map(k -> new PerStep(s, k, s.change(k))))
                 .toList();
         List<PerStep> outside = checked.stream().filter(p -> Math.abs(p.change()) > tolerance).toList();
         PerStep worst = checked.stream().max(Comparator.comparingDouble(p -> Math.abs(p.change()))).orElse(null);
@@ -117,7 +117,7 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
      * Total kernel time within ± {@code tolerance} of the baseline's; records a BASELINE verdict. With per-step-kind
      * figures on both sides ({@link BaselineDiff#byStage()}) the run's kernel time in the step kinds both captured is
      * compared with what the baseline's time per step of each kind predicts for the run's step counts
-     * ({@link BaselineDiff#kernelTimePerStepChange()}), so a different step mix alone does not fail it; it fails as
+     * ({@link BaselineDiff#kernelTimeByStageChange()}), so a different step mix alone does not fail it; it fails as
      * incomparable when no step kind is common. Otherwise window totals are compared, and the detail says so.
      */
     public BaselineDiffAssert totalKernelTimeWithin(double tolerance) {
@@ -138,22 +138,22 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
 
     private BaselineDiffAssert totalKernelTimePerStepWithin(double tolerance) {
         boolean nothingComparable = actual.comparedStages().isEmpty();
-        double change = actual.kernelTimePerStepChange();
+        double change = actual.kernelTimeByStageChange();
         String perStage = actual.comparedStages().stream()
                 .map(s -> s.stage() + " " + Formats.duration(Duration.ofNanos(Math.round(
-                        (double) s.kernelNs() / s.steps()))) + "/step vs baseline " + Formats.duration(Duration.ofNanos(
-                        Math.round((double) s.baseKernelNs() / s.baseSteps()))) + " ("
-                        + percent(s.kernelTimePerStepChange()) + ")")
+                        (double) s.kernelNs() / s.units()))) + "/" + s.unit() + " vs baseline "
+                        + Formats.duration(Duration.ofNanos(Math.round((double) s.baseKernelNs() / s.baseUnits())))
+                        + " (" + percent(s.kernelTimeChange()) + ")")
                 .collect(Collectors.joining(", "));
         String detail = (perStage.isEmpty() ? "no step kind in common" : perStage) + "; " + actual.mix()
                 + actual.incomparable().map(i -> "; incomparable: " + i).orElse("");
         Verdicts.check(tolerance(nothingComparable ? "kernel time per step vs baseline (incomparable step mix)"
-                        : "kernel time per step vs baseline (run's step mix)", change, tolerance, detail,
+                        : "kernel time per step kind vs baseline (run's step mix)", change, tolerance, detail,
                         !nothingComparable && Math.abs(change) <= tolerance),
                 () -> nothingComparable
                         ? failure("%s", "total kernel time is incomparable with the baseline: " + detail
                                 + ". Capture more steps (numSteps) or re-record the baseline with the same load")
-                        : failure("%s", "kernel time per step was " + percent(change)
+                        : failure("%s", "kernel time per step kind was " + percent(change)
                                 + " against the baseline weighted by this run's step mix, budget ±"
                                 + Formats.percent(tolerance) + "; " + detail));
         return myself;
@@ -237,8 +237,9 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
     private static String describe(PerStep p) {
         StageDelta s = p.stage();
         KernelDelta k = p.kernel();
-        return Formats.duration(Duration.ofNanos(Math.round(s.nsPerStep(k)))) + " per " + s.stage() + " step vs baseline "
-                + Formats.duration(Duration.ofNanos(Math.round(s.baseNsPerStep(k)))) + " (" + percent(p.change())
+        return Formats.duration(Duration.ofNanos(Math.round(s.nsPerUnit(k)))) + " per " + s.stage() + " " + s.unit()
+                + " vs baseline " + Formats.duration(Duration.ofNanos(Math.round(s.baseNsPerUnit(k)))) + " ("
+                + percent(p.change())
                 + ", count per step " + String.format(Locale.ROOT, "%.2f → %.2f", (double) k.baseCount()
                 / s.baseSteps(), (double) k.count() / s.steps()) + ", " + s.stage() + " steps " + s.baseSteps()
                 + " → " + s.steps() + ")";

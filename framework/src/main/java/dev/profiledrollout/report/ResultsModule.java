@@ -73,9 +73,10 @@ import org.apiguardian.api.API;
  *       run / baseline − 1, the kernels largest |Δtime| first; when the run has per-step-kind figures and the
  *       baseline not, {@code "windowTotalsOnly"} (why, see {@link BaselineDiff#windowTotalsOnly()}); when both have
  *       them ({@link BaselineDiff#byStage()}), {@code "mix","mixDiffers","incomparable" (null or why),
- *       "kernelTimePerStepChange","stages":[{"stage","baseSteps","steps","baseTokens","tokens","baseKernelNs",
- *       "kernelNs","kernelTimePerStepChange" (null unless both sides have the stage),"kernels":[{"name",
- *       "baseNsPerStep","nsPerStep","perStepChange"}] (10 largest |Δ per step|)}]} (written only).</li>
+ *       "kernelTimeByStageChange","stages":[{"stage","baseSteps","steps","baseTokens","tokens","baseKernelNs",
+ *       "kernelNs","unit" ("step" or "token", {@link StageDelta#unit()}),"kernelTimeChange" (per unit; null unless
+ *       both sides have the stage),"kernels":[{"name","baseNsPerUnit","nsPerUnit","change"}] (10 largest |Δ per
+ *       step|)}]} (written only).</li>
  *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>
@@ -344,7 +345,7 @@ public final class ResultsModule extends SimpleModule {
                 json.writeStringField("mix", diff.mix());
                 json.writeBooleanField("mixDiffers", diff.mixDiffers());
                 json.writeStringField("incomparable", diff.incomparable().orElse(null));
-                json.writeNumberField("kernelTimePerStepChange", diff.kernelTimePerStepChange());
+                json.writeNumberField("kernelTimeByStageChange", diff.kernelTimeByStageChange());
                 json.writeArrayFieldStart("stages");
                 for (StageDelta stage : diff.stages()) {
                     writeStage(stage, json);
@@ -364,21 +365,22 @@ public final class ResultsModule extends SimpleModule {
             writeOptional(json, "tokens", stage.tokens());
             json.writeNumberField("baseKernelNs", stage.baseKernelNs());
             json.writeNumberField("kernelNs", stage.kernelNs());
+            json.writeStringField("unit", stage.unit());
             if (both) {
-                json.writeNumberField("kernelTimePerStepChange", stage.kernelTimePerStepChange());
+                json.writeNumberField("kernelTimeChange", finite(stage.kernelTimeChange()));
             } else {
-                json.writeNullField("kernelTimePerStepChange");
+                json.writeNullField("kernelTimeChange");
             }
             json.writeArrayFieldStart("kernels");
             for (KernelDelta k : stage.kernels().subList(0, Math.min(STAGE_KERNELS, stage.kernels().size()))) {
                 json.writeStartObject();
                 json.writeStringField("name", k.name());
-                json.writeNumberField("baseNsPerStep", stage.baseNsPerStep(k));
-                json.writeNumberField("nsPerStep", stage.nsPerStep(k));
+                json.writeNumberField("baseNsPerUnit", stage.baseNsPerUnit(k));
+                json.writeNumberField("nsPerUnit", stage.nsPerUnit(k));
                 if (both) {
-                    json.writeNumberField("perStepChange", finite(stage.perStepChange(k)));
+                    json.writeNumberField("change", finite(stage.change(k)));
                 } else {
-                    json.writeNullField("perStepChange");
+                    json.writeNullField("change");
                 }
                 json.writeEndObject();
             }

@@ -15,9 +15,9 @@ import org.apiguardian.api.API;
  * <h2>Like with like</h2>
  * A profile window captures a fixed number of engine steps, but how many of them are prefills (SGLang EXTEND) and how
  * many decodes depends on timing, so window totals of unchanged code differ from run to run. When both sides have
- * per-step-kind figures ({@link #byStage()}), compare those: kernel time per step of each kind
- * ({@link StageDelta#perStepChange}), and the run's kernel time against what the baseline's per-step times predict for
- * the run's own mix ({@link #kernelTimePerStepChange()}). A step kind captured by one side only cannot be compared
+ * per-step-kind figures ({@link #byStage()}), compare those: kernel time per step (or per token) of each kind
+ * ({@link StageDelta#change}), and the run's kernel time against what the baseline's per-step times predict for
+ * the run's own mix ({@link #kernelTimeByStageChange()}). A step kind captured by one side only cannot be compared
  * ({@link #incomparable()}); when the mixes differ ({@link #mixDiffers()}), window totals ({@link #kernels()},
  * {@link #kernelTimeChange()}) mislead.
  *
@@ -105,15 +105,16 @@ public record BaselineDiff(TraceBaseline baseline, TraceBaseline run, List<Kerne
     }
 
     /**
-     * The run's kernel time in the step kinds both sides captured, against what the baseline's kernel time per step of
-     * each kind predicts for the run's step counts: {@code Σ run kernelNs / Σ (baseline kernelNs per step × run
-     * steps) − 1}. Independent of the step mix; 0 when nothing is compared, +∞ when only the run has time.
+     * The run's kernel time in the step kinds both sides captured, against what the baseline's kernel time per unit of
+     * each kind ({@link StageDelta#unit()}: token or step) predicts for the run's own units: {@code Σ run kernelNs /
+     * Σ (baseline kernelNs per unit × run units) − 1}. Independent of the step mix; 0 when nothing is compared, +∞
+     * when only the run has time.
      */
-    public double kernelTimePerStepChange() {
+    public double kernelTimeByStageChange() {
         double expected = 0;
         long actual = 0;
         for (StageDelta s : comparedStages()) {
-            expected += (double) s.baseKernelNs() / s.baseSteps() * s.steps();
+            expected += (double) s.baseKernelNs() / s.baseUnits() * s.units();
             actual += s.kernelNs();
         }
         if (expected == 0) {

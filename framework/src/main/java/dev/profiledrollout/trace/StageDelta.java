@@ -14,9 +14,16 @@ import org.apiguardian.api.API;
 
 /**
  * One step kind of a {@link BaselineDiff}: the steps each side captured and the kernels attributed to them, compared
- * per step (and per token when both sides know their tokens). A window that captured 3 prefills and 7 decodes and one
- * that captured 1 and 15 have different kernel totals for the same code; their kernel time <em>per decode step</em>
- * is what stays put. Immutable.
+ * per unit of work. A window that captured 3 prefills and 7 decodes and one that captured 1 and 15 have different
+ * kernel totals for the same code; their kernel time <em>per decode step</em> is what stays put. Immutable.
+ *
+ * <h2>Unit</h2>
+ * Prefill (and mixed) steps are compared per token when both sides know their tokens ({@link #perToken()}): their
+ * GEMMs have one row per token and are compute-bound, so their time follows the tokens of the batch, which vary with
+ * how many prompts were batched together. Decode steps (and steps of unknown kind) are compared per step: at the batch
+ * sizes a profile usually sees, a decode step reads every weight once whatever its batch size, so its time follows the
+ * number of steps. (Decode attention itself grows with batch size × context; a decode batch size that differs between
+ * baseline and run shows up there.)
  *
  * @param stage        the step kind, not null
  * @param baseSteps    steps of this kind in the baseline, 0 when it had none
@@ -48,9 +55,60 @@ public record StageDelta(StepStats.Stage stage, long baseSteps, long steps, Opti
                 : Presence.RUN_ONLY;
     }
 
-    /** Kernel time per step of this kind: run / baseline − 1 (0 when both are 0, +∞ when only the run has time). */
-    public double kernelTimePerStepChange() {
-        return ratioChange(kernelNs, steps, baseKernelNs, baseSteps);
+    /**
+     * Whether this kind is compared per token: a prefill or mixed kind whose tokens both sides know (and are
+     * positive); otherwise per step.
+     */
+    public boolean perToken() {
+        return (stage == StepStats.Stage.PREFILL || stage == StepStats.Stage.MIXED) && baseTokens.orElse(0) > 0
+                && tokens.orElse(0) > 0;
+    }
+
+    /** {@code "token"} when {@link #perToken()}, else {@code "step"}. */
+    public String unit() {
+        return perToken() ? "token" : "step";
+    }
+
+    /** The baseline's tokens when {@link #perToken()}, else its steps. */
+    public long baseUnits() {
+        return perToken() ? baseTokens.getAsLong() : baseSteps;
+    }
+
+    /** The run's tokens when {@link #perToken()}, else its steps. */
+    public long units() {
+        return perToken() ? tokens.getAsLong() : steps;
+    }
+
+    /**
+     * Kernel time of this kind per {@link #unit()}: run / baseline − 1 (0 when both are 0, +∞ when only the run has
+     * time).
+     *
+     * @throws IllegalStateException when one side captured no step of this kind
+     */
+    public double kernelTimeChange() {
+        requireBoth();
+        return ratioChange(kernelNs, units(), baseKernelNs, baseUnits());
+    }
+
+    /**
+     * One kernel's time per {@link #unit()} of this kind: run / baseline − 1; 0 when both are 0, +∞ when only the run
+     * has time, −1 when only the baseline has.
+     *
+     * @throws IllegalStateException when one side captured no step of this kind
+     */
+    public double change(KernelDelta kernel) {
+        requireBoth();
+        return ratioChange(kernel.totalNs(), units(), kernel.baseTotalNs(), baseUnits());
+    }
+
+    /** The kernel's time per {@link #unit()} in the run, ns (0 when the run had no such step). */
+    public double nsPerUnit(KernelDelta kernel) {
+        return steps == 0 ? 0 : (double) kernel.totalNs() / units();
+    }
+
+    /** The kernel's time per {@link #unit()} in the baseline, ns (0 when the baseline had no such step). */
+    public double baseNsPerUnit(KernelDelta kernel) {
+        return baseSteps == 0 ? 0 : (double) kernel.baseTotalNs() / baseUnits();
     }
 
     /**
