@@ -338,7 +338,7 @@ public final class ResultsModule extends SimpleModule {
             json.writeNumberField("newKernels", diff.newKernels().size());
             json.writeNumberField("vanishedKernels", diff.vanishedKernels().size());
             provider.defaultSerializeField("kernels", diff.kernels(), json);
-            if (diff.windowTotalsOnly().isPresent() && !diff.run().stages().isEmpty()) {
+            if (diff.windowTotalsOnly().isPresent()) {
                 json.writeStringField("windowTotalsOnly", diff.windowTotalsOnly().get());
             }
             if (diff.byStage()) {
@@ -367,7 +367,7 @@ public final class ResultsModule extends SimpleModule {
             json.writeNumberField("kernelNs", stage.kernelNs());
             json.writeStringField("unit", stage.unit());
             if (both) {
-                json.writeNumberField("kernelTimeChange", finite(stage.kernelTimeChange()));
+                writeChange(json, "kernelTimeChange", stage.kernelTimeChange());
             } else {
                 json.writeNullField("kernelTimeChange");
             }
@@ -378,7 +378,7 @@ public final class ResultsModule extends SimpleModule {
                 json.writeNumberField("baseNsPerUnit", stage.baseNsPerUnit(k));
                 json.writeNumberField("nsPerUnit", stage.nsPerUnit(k));
                 if (both) {
-                    json.writeNumberField("change", finite(stage.change(k)));
+                    writeChange(json, "change", stage.change(k));
                 } else {
                     json.writeNullField("change");
                 }
@@ -397,9 +397,13 @@ public final class ResultsModule extends SimpleModule {
             }
         }
 
-        /** JSON has no infinity: a kernel new in a stage has no finite change. */
-        private static Double finite(double change) {
-            return Double.isFinite(change) ? change : null;
+        /** JSON has no infinity: a kernel new in a stage has no finite change (null). */
+        private static void writeChange(JsonGenerator json, String field, double change) throws IOException {
+            if (Double.isFinite(change)) {
+                json.writeNumberField(field, change);
+            } else {
+                json.writeNullField(field);
+            }
         }
     }
 

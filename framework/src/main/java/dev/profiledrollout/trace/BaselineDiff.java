@@ -49,12 +49,13 @@ public record BaselineDiff(TraceBaseline baseline, TraceBaseline run, List<Kerne
     }
 
     /**
-     * Why this diff has window totals only, when it does: the baseline or the run has no per-step-kind figures (a
-     * baseline file of format version 1, one read from {@code summary.json} or {@code analyze} output, or a capture
-     * without engine step annotations, which need CPU activity). Empty when {@link #byStage()}.
+     * Why this diff has window totals only although one side has per-step-kind figures: the baseline lacks them (a
+     * baseline file of format version 1, one read from {@code summary.json} or {@code analyze} output, or one
+     * recorded without engine step annotations), or the run does (captured without CPU activity, which carries the
+     * step annotations). Empty when both sides have them ({@link #byStage()}) or neither does.
      */
     public Optional<String> windowTotalsOnly() {
-        if (byStage()) {
+        if (byStage() || baseline.stages().isEmpty() && run.stages().isEmpty()) {
             return Optional.empty();
         }
         if (baseline.stages().isEmpty()) {
