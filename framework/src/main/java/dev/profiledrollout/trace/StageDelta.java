@@ -23,7 +23,10 @@ import org.apiguardian.api.API;
  * how many prompts were batched together. Decode steps (and steps of unknown kind) are compared per step: at the batch
  * sizes a profile usually sees, a decode step reads every weight once whatever its batch size, so its time follows the
  * number of steps. (Decode attention itself grows with batch size × context; a decode batch size that differs between
- * baseline and run shows up there.)
+ * baseline and run shows up there.) Token counts come from the step annotations: SGLang writes {@code toks=} on
+ * EXTEND steps only, other forward modes (MIXED included) carry just {@code bs=} (sgl-project/sglang
+ * {@code python/sglang/srt/utils/profile_utils.py}, {@code build_step_span_name}), so SGLang's mixed steps are
+ * compared per step; vLLM's {@code execute_context_N(T)_generation_M(T)} carries tokens for every step.
  *
  * @param stage        the step kind, not null
  * @param baseSteps    steps of this kind in the baseline, 0 when it had none
