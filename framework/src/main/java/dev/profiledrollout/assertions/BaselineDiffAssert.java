@@ -143,7 +143,7 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
                 .map(s -> s.stage() + " " + Formats.duration(Duration.ofNanos(Math.round(
                         (double) s.kernelNs() / s.units()))) + "/" + s.unit() + " vs baseline "
                         + Formats.duration(Duration.ofNanos(Math.round((double) s.baseKernelNs() / s.baseUnits())))
-                        + " (" + percent(s.kernelTimeChange()) + ")")
+                        + "/" + s.unit() + " (" + percent(s.kernelTimeChange()) + ")")
                 .collect(Collectors.joining(", "));
         String detail = (perStage.isEmpty() ? "no step kind in common" : perStage) + "; " + actual.mix()
                 + actual.incomparable().map(i -> "; incomparable: " + i).orElse("");
