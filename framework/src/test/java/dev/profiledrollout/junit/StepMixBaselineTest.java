@@ -129,7 +129,10 @@ class StepMixBaselineTest {
                 .mapToDouble(decode::change).findFirst().orElseThrow();
         assertThat(attention).isBetween(0.15, 0.30);
         // and the report carries the comparison per step kind
-        JsonNode summary = summary(output.resolve("StepMixBaselineTest$SlowDecode/decode"));
+        Path slowDir = output.resolve("StepMixBaselineTest$SlowDecode/decode");
+        assertThat(Files.readString(slowDir.resolve("report.html")))
+                .contains("Per step kind (" + slower.mix() + ")").contains("class=\"baseline-stages\"");
+        JsonNode summary = summary(slowDir);
         assertThat(summary.path("baseline").path("mix").asText()).isEqualTo(slower.mix());
         assertThat(summary.path("baseline").path("stages")).hasSize(2);
         JsonNode verdict = null;
