@@ -44,10 +44,11 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
      * baseline and run times are both below {@code ignoreBelow} are not checked (noise).
      *
      * <p>When both sides have per-step-kind figures ({@link BaselineDiff#byStage()}), a kernel is compared per step
-     * of each kind both captured ({@link StageDelta#change}, per step or token; {@code ignoreBelow} applies to its time within
-     * that kind), so a window that captured a different mix of prefill and decode steps passes when nothing got
-     * slower. Kinds captured by one side only are named in the detail as incomparable; if no kind is common, the check
-     * fails as incomparable. Otherwise window totals are compared, and the detail says so. Records a BASELINE verdict:
+     * (or token) of each kind that is comparable ({@link StageDelta#comparable()}: captured by both with a like batch;
+     * {@code ignoreBelow} applies to its time within that kind), so a window that captured a different mix of prefill
+     * and decode steps passes when nothing got slower. Kinds not comparable are named in the detail as incomparable;
+     * if none is comparable, the check records an incomparable WARN verdict (not failing the test: there was nothing
+     * to compare). Otherwise window totals are compared, and the detail says so. Records a BASELINE verdict:
      * the checked kernel with the largest |relative change| against {@code ± tolerance}, with {@code "N kernel(s)
      * outside: …"} as detail.
      *
@@ -103,13 +104,16 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
         String measure = nothingComparable ? "kernel time per step vs baseline (incomparable step mix)"
                 : worst == null ? "kernel time per step vs baseline (no kernel to compare)"
                 : "kernel time of " + worst.label() + " vs baseline";
-        Verdicts.check(tolerance(measure, change, tolerance, detail, outside.isEmpty() && !nothingComparable),
-                () -> nothingComparable
-                        ? failure("%s", "kernel times are incomparable with the baseline: no step kind was captured"
-                                + " by both (" + actual.mix() + "); " + actual.incomparable().orElse("")
-                                + ". Capture more steps (numSteps) or re-record the baseline with the same load")
-                        : failure("%s", "kernel time of " + worst.label() + " was " + describe(worst) + ", budget ±"
-                                + Formats.percent(tolerance) + " of baseline; " + detail));
+        if (nothingComparable) {
+            Verdicts.check(incomparable(measure, tolerance, "no step kind is comparable (" + actual.mix() + "); "
+                    + actual.incomparable().orElse("") + ". Capture more steps (numSteps), or a load whose batches"
+                    + " do not depend on timing (e.g. concurrency 1), or re-record the baseline under the same load"),
+                    () -> failure("%s", "unreachable: an incomparable check only warns"));
+            return myself;
+        }
+        Verdicts.check(tolerance(measure, change, tolerance, detail, outside.isEmpty()),
+                () -> failure("%s", "kernel time of " + worst.label() + " was " + describe(worst) + ", budget ±"
+                        + Formats.percent(tolerance) + " of baseline; " + detail));
         return myself;
     }
 
@@ -117,8 +121,8 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
      * Total kernel time within ± {@code tolerance} of the baseline's; records a BASELINE verdict. With per-step-kind
      * figures on both sides ({@link BaselineDiff#byStage()}) the run's kernel time in the step kinds both captured is
      * compared with what the baseline's time per step of each kind predicts for the run's step counts
-     * ({@link BaselineDiff#kernelTimeByStageChange()}), so a different step mix alone does not fail it; it fails as
-     * incomparable when no step kind is common. Otherwise window totals are compared, and the detail says so.
+     * ({@link BaselineDiff#kernelTimeByStageChange()}), so a different step mix alone does not fail it; when no step
+     * kind is comparable it records an incomparable WARN verdict instead of failing. Otherwise window totals are compared, and the detail says so.
      */
     public BaselineDiffAssert totalKernelTimeWithin(double tolerance) {
         isNotNull();
@@ -147,13 +151,16 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
                 .collect(Collectors.joining(", "));
         String detail = (perStage.isEmpty() ? "no step kind in common" : perStage) + "; " + actual.mix()
                 + actual.incomparable().map(i -> "; incomparable: " + i).orElse("");
-        Verdicts.check(tolerance(nothingComparable ? "kernel time per step vs baseline (incomparable step mix)"
-                        : "kernel time per step kind vs baseline (run's step mix)", change, tolerance, detail,
-                        !nothingComparable && Math.abs(change) <= tolerance),
-                () -> nothingComparable
-                        ? failure("%s", "total kernel time is incomparable with the baseline: " + detail
-                                + ". Capture more steps (numSteps) or re-record the baseline with the same load")
-                        : failure("%s", "kernel time per step kind was " + percent(change)
+        if (nothingComparable) {
+            Verdicts.check(incomparable("kernel time per step vs baseline (incomparable step mix)", tolerance, detail
+                    + ". Capture more steps (numSteps), or a load whose batches do not depend on timing (e.g."
+                    + " concurrency 1), or re-record the baseline under the same load"),
+                    () -> failure("%s", "unreachable: an incomparable check only warns"));
+            return myself;
+        }
+        Verdicts.check(tolerance("kernel time per step kind vs baseline (run's step mix)", change, tolerance, detail,
+                        Math.abs(change) <= tolerance),
+                () -> failure("%s", "kernel time per step kind was " + percent(change)
                                 + " against the baseline weighted by this run's step mix, budget ±"
                                 + Formats.percent(tolerance) + "; " + detail));
         return myself;
@@ -161,14 +168,14 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
 
     /**
      * Fails when the run has kernels the baseline lacks; records a BASELINE verdict on their count, budget 0. With
-     * per-step-kind figures, a kernel that ran only in steps of a kind the baseline did not capture is not new
-     * (incomparable, named in the detail).
+     * per-step-kind figures, a kernel that ran only in steps of kinds not compared (not captured by the baseline, or
+     * batched differently: {@link StageDelta#comparable()}) is not new but incomparable, named in the detail.
      */
     public BaselineDiffAssert hasNoNewKernels() {
         isNotNull();
         List<String> excused = new java.util.ArrayList<>();
         List<KernelDelta> fresh = actual.newKernels().stream()
-                .filter(k -> !onlyIn(k.name(), StageDelta.Presence.RUN_ONLY, excused)).toList();
+                .filter(k -> !onlyIncomparable(k.name(), excused)).toList();
         String listed = fresh.stream().limit(LISTED)
                 .map(k -> k.name() + " (" + k.count() + "×, " + Formats.duration(Duration.ofNanos(k.totalNs())) + ")")
                 .collect(Collectors.joining(", ")) + excusedNote(excused, "the baseline");
@@ -180,14 +187,14 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
 
     /**
      * Fails when baseline kernels are missing from the run; records a BASELINE verdict on their count, budget 0. With
-     * per-step-kind figures, a kernel that ran only in steps of a kind the run did not capture is not missing
-     * (incomparable, named in the detail).
+     * per-step-kind figures, a kernel that ran only in steps of kinds not compared (not captured by the run, or
+     * batched differently: {@link StageDelta#comparable()}) is not missing but incomparable, named in the detail.
      */
     public BaselineDiffAssert hasNoVanishedKernels() {
         isNotNull();
         List<String> excused = new java.util.ArrayList<>();
         List<KernelDelta> gone = actual.vanishedKernels().stream()
-                .filter(k -> !onlyIn(k.name(), StageDelta.Presence.BASELINE_ONLY, excused)).toList();
+                .filter(k -> !onlyIncomparable(k.name(), excused)).toList();
         String listed = gone.stream().limit(LISTED).map(k -> k.name() + " (baseline " + k.baseCount() + "×, "
                 + Formats.duration(Duration.ofNanos(k.baseTotalNs())) + ")").collect(Collectors.joining(", "))
                 + excusedNote(excused, "this run");
@@ -197,13 +204,13 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
         return myself;
     }
 
-    /** Whether the kernel ran only in step kinds of the given one-sided presence (then adds it to {@code excused}). */
-    private boolean onlyIn(String kernel, StageDelta.Presence presence, List<String> excused) {
+    /** Whether the kernel ran only in step kinds that are not compared (then adds it to {@code excused}). */
+    private boolean onlyIncomparable(String kernel, List<String> excused) {
         List<StageDelta> with = actual.stages().stream()
                 .filter(s -> s.kernels().stream().anyMatch(k -> k.name().equals(kernel)
                         && (k.count() > 0 || k.baseCount() > 0)))
                 .toList();
-        boolean only = !with.isEmpty() && with.stream().allMatch(s -> s.presence() == presence);
+        boolean only = !with.isEmpty() && with.stream().noneMatch(StageDelta::comparable);
         if (only) {
             excused.add(kernel + " (" + with.stream().map(s -> s.stage().name()).collect(Collectors.joining("/"))
                     + ")");
@@ -213,12 +220,21 @@ public final class BaselineDiffAssert extends AbstractAssert<BaselineDiffAssert,
 
     private static String excusedNote(List<String> excused, String side) {
         return excused.isEmpty() ? "" : "; incomparable, not counted: " + excused.size() + " kernel(s) only in step"
-                + " kinds " + side + " did not capture: " + excused.stream().limit(LISTED)
+                + " kinds not compared (not in " + side + ", or batched differently): " + excused.stream().limit(LISTED)
                 .collect(Collectors.joining(", "));
     }
 
     private String windowTotalsNote() {
         return actual.windowTotalsOnly().map(w -> "; window totals, not per step kind: " + w).orElse("");
+    }
+
+    /**
+     * A comparison that could not be made (no step kind comparable): a WARN verdict, not enforced, since there is
+     * nothing to hold the run to; the detail says why and what to change.
+     */
+    private static Verdict incomparable(String measure, double tolerance, String detail) {
+        return new Verdict(Verdict.Kind.BASELINE, "", measure, "±", 0, tolerance, "", "incomparable",
+                Formats.percent(tolerance), null, "incomparable: " + detail, false, false);
     }
 
     /** A relative change against {@code ± tolerance}: no relative gap (a tolerance is not a level to exceed). */

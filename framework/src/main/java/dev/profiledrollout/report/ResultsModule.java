@@ -73,7 +73,7 @@ import org.apiguardian.api.API;
  *       run / baseline − 1, the kernels largest |Δtime| first; when the run has per-step-kind figures and the
  *       baseline not, {@code "windowTotalsOnly"} (why, see {@link BaselineDiff#windowTotalsOnly()}); when both have
  *       them ({@link BaselineDiff#byStage()}), {@code "mix","mixDiffers","incomparable" (null or why),
- *       "kernelTimeByStageChange","stages":[{"stage","baseSteps","steps","baseTokens","tokens","baseKernelNs",
+ *       "kernelTimeByStageChange","stages":[{"stage","baseSteps","steps","baseTokens","tokens","baseRequests","requests","comparable" ({@link StageDelta#comparable()}),"baseKernelNs",
  *       "kernelNs","unit" ("step" or "token", {@link StageDelta#unit()}),"kernelTimeChange" (per unit; null unless
  *       both sides have the stage),"kernels":[{"name","baseNsPerUnit","nsPerUnit","change"}] (10 largest |Δ per
  *       step|)}]} (written only).</li>
@@ -357,12 +357,16 @@ public final class ResultsModule extends SimpleModule {
 
         private static void writeStage(StageDelta stage, JsonGenerator json) throws IOException {
             boolean both = stage.presence() == StageDelta.Presence.BOTH;
+            boolean comparable = stage.comparable();
             json.writeStartObject();
             json.writeStringField("stage", stage.stage().name());
             json.writeNumberField("baseSteps", stage.baseSteps());
             json.writeNumberField("steps", stage.steps());
             writeOptional(json, "baseTokens", stage.baseTokens());
             writeOptional(json, "tokens", stage.tokens());
+            writeOptional(json, "baseRequests", stage.baseRequests());
+            writeOptional(json, "requests", stage.requests());
+            json.writeBooleanField("comparable", comparable);
             json.writeNumberField("baseKernelNs", stage.baseKernelNs());
             json.writeNumberField("kernelNs", stage.kernelNs());
             json.writeStringField("unit", stage.unit());

@@ -66,22 +66,28 @@ public record BaselineDiff(TraceBaseline baseline, TraceBaseline run, List<Kerne
                 + " totals can be compared");
     }
 
-    /** Step kinds both sides captured. */
+    /** Step kinds both sides captured with a like batch ({@link StageDelta#comparable()}): those that are compared. */
     public List<StageDelta> comparedStages() {
-        return stages.stream().filter(s -> s.presence() == StageDelta.Presence.BOTH).toList();
+        return stages.stream().filter(StageDelta::comparable).toList();
     }
 
     /**
      * Why some or all kernel time cannot be compared per step kind: a step kind captured by one side only (its kernels
-     * have no per-step reference). Empty when every captured kind is on both sides, or without per-step-kind figures.
+     * have no per-step reference), or one whose batches differ ({@link StageDelta#shapeDiffers()}). Empty when every
+     * captured kind is comparable, or without per-step-kind figures.
      */
     public Optional<String> incomparable() {
-        List<String> unmatched = stages.stream().filter(s -> s.presence() != StageDelta.Presence.BOTH)
-                .map(s -> s.stage() + " steps in the " + (s.baseSteps() > 0 ? "baseline (" + s.baseSteps()
-                        + ") but none in the run" : "run (" + s.steps() + ") but none in the baseline"))
-                .toList();
-        return unmatched.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", unmatched)
-                + ": the step mix differs, so those steps' kernels cannot be compared");
+        List<String> reasons = new java.util.ArrayList<>();
+        for (StageDelta s : stages) {
+            if (s.presence() != StageDelta.Presence.BOTH) {
+                reasons.add(s.stage() + " steps in the " + (s.baseSteps() > 0 ? "baseline (" + s.baseSteps()
+                        + ") but none in the run" : "run (" + s.steps() + ") but none in the baseline"));
+            } else {
+                s.shapeDiffers().ifPresent(reasons::add);
+            }
+        }
+        return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons)
+                + ": the step mix differs, so those steps' kernels are not compared");
     }
 
     /** Whether the two windows captured step kinds in different proportions (window totals then mislead). */

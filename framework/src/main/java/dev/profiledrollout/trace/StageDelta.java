@@ -33,6 +33,8 @@ import org.apiguardian.api.API;
  * @param steps        steps of this kind in the run, 0 when it had none
  * @param baseTokens   Σ tokens of the baseline's steps, when known
  * @param tokens       Σ tokens of the run's steps, when known
+ * @param baseRequests Σ batch size of the baseline's steps, when known
+ * @param requests     Σ batch size of the run's steps, when known
  * @param baseKernelNs Σ kernel time of the baseline's steps of this kind, ns
  * @param kernelNs     Σ kernel time of the run's steps of this kind, ns
  * @param kernels      per kernel name, count and time within steps of this kind on either side (window totals of
@@ -40,7 +42,14 @@ import org.apiguardian.api.API;
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record StageDelta(StepStats.Stage stage, long baseSteps, long steps, OptionalLong baseTokens,
-                         OptionalLong tokens, long baseKernelNs, long kernelNs, List<KernelDelta> kernels) {
+                         OptionalLong tokens, OptionalLong baseRequests, OptionalLong requests, long baseKernelNs,
+                         long kernelNs, List<KernelDelta> kernels) {
+
+    /**
+     * How far the mean batch of a step kind (requests and tokens per step) may differ between the sides before the
+     * kind counts as incomparable, relative: 10 %.
+     */
+    public static final double SHAPE_TOLERANCE = 0.10;
 
     /** Which sides captured steps of this kind. */
     public enum Presence { BOTH, BASELINE_ONLY, RUN_ONLY }
@@ -49,6 +58,8 @@ public record StageDelta(StepStats.Stage stage, long baseSteps, long steps, Opti
         Objects.requireNonNull(stage, "stage");
         Objects.requireNonNull(baseTokens, "baseTokens");
         Objects.requireNonNull(tokens, "tokens");
+        Objects.requireNonNull(baseRequests, "baseRequests");
+        Objects.requireNonNull(requests, "requests");
         kernels = List.copyOf(kernels);
     }
 
@@ -56,6 +67,39 @@ public record StageDelta(StepStats.Stage stage, long baseSteps, long steps, Opti
     public Presence presence() {
         return baseSteps > 0 && steps > 0 ? Presence.BOTH : baseSteps > 0 ? Presence.BASELINE_ONLY
                 : Presence.RUN_ONLY;
+    }
+
+    /**
+     * Why the steps of this kind did different work on the two sides, when they did: the mean batch size or tokens per
+     * step differ by more than {@link #SHAPE_TOLERANCE} (prefills that batched 1 prompt against 3, decode batches of 4
+     * against 2). Batch composition changes which kernels dominate (a prefill's LM head runs once per request, its
+     * GEMMs once per token; decode attention grows with the batch), so no one normalisation makes such steps
+     * comparable. Empty when both sides captured this kind with a like batch, or the annotations do not say.
+     */
+    public java.util.Optional<String> shapeDiffers() {
+        if (presence() != Presence.BOTH) {
+            return java.util.Optional.empty();
+        }
+        List<String> differ = new ArrayList<>();
+        perStep("requests", baseRequests, requests).ifPresent(differ::add);
+        perStep("tokens", baseTokens, tokens).ifPresent(differ::add);
+        return differ.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(stage + " batches differ: "
+                + String.join(", ", differ));
+    }
+
+    private java.util.Optional<String> perStep(String what, OptionalLong base, OptionalLong run) {
+        if (base.isEmpty() || run.isEmpty() || base.getAsLong() <= 0) {
+            return java.util.Optional.empty();
+        }
+        double b = (double) base.getAsLong() / baseSteps;
+        double r = (double) run.getAsLong() / steps;
+        return Math.abs(r / b - 1) > SHAPE_TOLERANCE ? java.util.Optional.of(String.format(java.util.Locale.ROOT,
+                "%.1f %s per step in the baseline, %.1f in the run", b, what, r)) : java.util.Optional.empty();
+    }
+
+    /** Whether this kind can be compared: both sides captured it, with a like batch ({@link #shapeDiffers()}). */
+    public boolean comparable() {
+        return presence() == Presence.BOTH && shapeDiffers().isEmpty();
     }
 
     /**
@@ -192,7 +236,8 @@ public record StageDelta(StepStats.Stage stage, long baseSteps, long steps, Opti
                             - (baseSteps == 0 ? 0 : (double) k.baseTotalNs() / baseSteps)))
                     .thenComparing(KernelDelta::name));
             list.add(new StageDelta(stage, baseSteps, steps, b == null ? OptionalLong.empty() : b.tokens(),
-                    r == null ? OptionalLong.empty() : r.tokens(), b == null ? 0 : b.kernelNs(),
+                    r == null ? OptionalLong.empty() : r.tokens(), b == null ? OptionalLong.empty() : b.requests(),
+                    r == null ? OptionalLong.empty() : r.requests(), b == null ? 0 : b.kernelNs(),
                     r == null ? 0 : r.kernelNs(), kernels));
         }
         return list;

@@ -25,16 +25,19 @@ import org.apiguardian.api.API;
  * @param steps    steps of this kind captured, ≥ 1
  * @param tokens   Σ tokens over those steps when every step's annotation carries a token count ({@link StepStats#tokens()};
  *                 SGLang {@code toks=}, vLLM {@code (T)} counts), else empty
+ * @param requests Σ batch size over those steps when every step's annotation carries one ({@link StepStats#batchSize()}),
+ *                 else empty
  * @param kernelNs Σ kernel time attributed to those steps, ns
  * @param kernels  per kernel name: count and totalNs within those steps (min/max −1), largest totalNs first
  */
 @API(status = EXPERIMENTAL, since = "0.1")
-public record StageKernels(StepStats.Stage stage, long steps, OptionalLong tokens, long kernelNs,
+public record StageKernels(StepStats.Stage stage, long steps, OptionalLong tokens, OptionalLong requests, long kernelNs,
                            List<KernelStats> kernels) {
 
     public StageKernels {
         Objects.requireNonNull(stage, "stage");
         Objects.requireNonNull(tokens, "tokens");
+        Objects.requireNonNull(requests, "requests");
         if (steps < 1) {
             throw new IllegalArgumentException("a stage needs at least one step, got " + steps);
         }
@@ -69,19 +72,24 @@ public record StageKernels(StepStats.Stage stage, long steps, OptionalLong token
         long ns = 0;
         long tokens = 0;
         boolean tokensKnown = true;
+        long requests = 0;
+        boolean requestsKnown = true;
         Map<String, long[]> kernels = new LinkedHashMap<>();
         for (StageKernels p : parts) {
             steps += p.steps();
             ns += p.kernelNs();
             tokensKnown &= p.tokens().isPresent();
             tokens += p.tokens().orElse(0);
+            requestsKnown &= p.requests().isPresent();
+            requests += p.requests().orElse(0);
             for (KernelStats k : p.kernels()) {
                 long[] m = kernels.computeIfAbsent(k.name(), n -> new long[2]);
                 m[0] += k.count();
                 m[1] += k.totalNs();
             }
         }
-        return new StageKernels(stage, steps, tokensKnown ? OptionalLong.of(tokens) : OptionalLong.empty(), ns,
+        return new StageKernels(stage, steps, tokensKnown ? OptionalLong.of(tokens) : OptionalLong.empty(),
+                requestsKnown ? OptionalLong.of(requests) : OptionalLong.empty(), ns,
                 toStats(kernels));
     }
 

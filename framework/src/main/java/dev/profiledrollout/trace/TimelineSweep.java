@@ -362,6 +362,8 @@ final class TimelineSweep {
             long ns = 0;
             long tokens = 0;
             boolean tokensKnown = true;
+            long requests = 0;
+            boolean requestsKnown = true;
             for (int i = 0; i < steps.size(); i++) {
                 StepStats s = steps.get(i);
                 if (s.stage() == stage) {
@@ -369,6 +371,8 @@ final class TimelineSweep {
                     ns += stepKernelNs[i];
                     tokensKnown &= s.tokens().isPresent();
                     tokens += s.tokens().orElse(0);
+                    requestsKnown &= s.batchSize().isPresent();
+                    requests += s.batchSize().orElse(0);
                 }
             }
             if (count == 0) {
@@ -382,6 +386,7 @@ final class TimelineSweep {
                 }
             }
             list.add(new StageKernels(stage, count, tokensKnown ? java.util.OptionalLong.of(tokens)
+                    : java.util.OptionalLong.empty(), requestsKnown ? java.util.OptionalLong.of(requests)
                     : java.util.OptionalLong.empty(), ns, StageKernels.toStats(kernels)));
         }
         return list;

@@ -26,9 +26,9 @@ import org.apiguardian.api.API;
  *
  * <h2>File</h2>
  * {@link #write(Path)} writes {@code {"baselineVersion":2, "kernelTotalNs":N, "busyNs":N, "kernels":[{"name",
- * "count","totalNs"}], "stages":[{"stage","steps","tokens","kernelNs","kernels":[{"name","count","totalNs"}]}]}}
+ * "count","totalNs"}], "stages":[{"stage","steps","tokens","requests","kernelNs","kernels":[{"name","count","totalNs"}]}]}}
  * (ns; kernels sorted by totalNs descending; {@code stage} one of {@link StepStats.Stage}, PREFILL being SGLang's
- * EXTEND; {@code tokens} null when the step annotations carry no token counts). {@link #read(Path)} also accepts
+ * EXTEND; {@code tokens}, {@code requests} (Σ batch size) null when the step annotations carry none). {@link #read(Path)} also accepts
  * version 1 files (no {@code stages}), what {@code analyze --format json} prints ({@code {"traces":[…]}}) and
  * {@code summary.json} ({@code trace.ranks}), whose per-file kernel lists are merged by name; those hold window totals
  * only, so their diffs cannot compare per step kind ({@link BaselineDiff#byStage()}).
@@ -103,17 +103,23 @@ public record TraceBaseline(long kernelTotalNs, long busyNs, List<KernelStats> k
                 json.writeStartObject();
                 json.writeStringField("stage", s.stage().name());
                 json.writeNumberField("steps", s.steps());
-                if (s.tokens().isPresent()) {
-                    json.writeNumberField("tokens", s.tokens().getAsLong());
-                } else {
-                    json.writeNullField("tokens");
-                }
+                writeOptional(json, "tokens", s.tokens());
+                writeOptional(json, "requests", s.requests());
                 json.writeNumberField("kernelNs", s.kernelNs());
                 writeKernels(json, s.kernels());
                 json.writeEndObject();
             }
             json.writeEndArray();
             json.writeEndObject();
+        }
+    }
+
+    private static void writeOptional(JsonGenerator json, String field, java.util.OptionalLong value)
+            throws IOException {
+        if (value.isPresent()) {
+            json.writeNumberField(field, value.getAsLong());
+        } else {
+            json.writeNullField(field);
         }
     }
 
@@ -183,8 +189,10 @@ public record TraceBaseline(long kernelTotalNs, long busyNs, List<KernelStats> k
                 m[1] += k.path("totalNs").asLong();
             }
             JsonNode tokens = s.path("tokens");
+            JsonNode requests = s.path("requests");
             list.add(new StageKernels(stage, s.path("steps").asLong(), tokens.isNumber()
-                    ? java.util.OptionalLong.of(tokens.asLong()) : java.util.OptionalLong.empty(),
+                    ? java.util.OptionalLong.of(tokens.asLong()) : java.util.OptionalLong.empty(), requests.isNumber()
+                    ? java.util.OptionalLong.of(requests.asLong()) : java.util.OptionalLong.empty(),
                     s.path("kernelNs").asLong(), StageKernels.toStats(kernels)));
         }
         list.sort(java.util.Comparator.comparing(StageKernels::stage));

@@ -4,6 +4,8 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.trace.StepStats.Stage;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,12 +76,32 @@ class StageBaselineTest {
                 .startsWith("PREFILL steps in the baseline (2) but none in the run"));
         assertThat(decodesOnly).kernelTimeWithin(0.01, Duration.ZERO).totalKernelTimeWithin(0.01)
                 .hasNoVanishedKernels();
-        // AND with no step kind in common, nothing can be compared: the check fails as incomparable
+        // AND with no step kind in common, nothing can be compared: the checks warn, they do not fail
         BaselineDiff prefillsOnly = TraceBaseline.of(run(prefill(2, 1000, 4_000_000))).diff(run(decode(10, 1_000_000)));
-        assertThatThrownBy(() -> assertThat(prefillsOnly).kernelTimeWithin(0.10, Duration.ZERO))
-                .hasMessageContaining("incomparable").hasMessageContaining("numSteps");
-        assertThatThrownBy(() -> assertThat(prefillsOnly).totalKernelTimeWithin(0.10))
-                .hasMessageContaining("incomparable");
+        try (Verdicts.Recording recording = Verdicts.start(false)) {
+            assertThat(prefillsOnly).kernelTimeWithin(0.10, Duration.ZERO).totalKernelTimeWithin(0.10);
+            assertThat(recording.verdicts()).extracting(Verdict::outcome)
+                    .containsExactly(Verdict.Outcome.WARN, Verdict.Outcome.WARN);
+            assertThat(recording.verdicts().get(0).actualText()).isEqualTo("incomparable");
+            assertThat(recording.verdicts().get(0).detail()).startsWith("incomparable: no step kind is comparable")
+                    .contains("numSteps");
+        }
+    }
+
+    @Test
+    void should_not_compare_a_step_kind_whose_batches_differ() {
+        // GIVEN prefills of one 500-token prompt each in the baseline, of three batched prompts in the run
+        TraceBaseline baseline = TraceBaseline.of(run(prefill(2, 1000, 4_000_000), decode(8, 1_000_000)));
+        StageKernels batched = new StageKernels(Stage.PREFILL, 1, OptionalLong.of(1500), OptionalLong.of(3), 9_000_000,
+                List.of(new KernelStats("gemm", 10, 6_000_000, -1, -1),
+                        new KernelStats("lm_head", 3, 3_000_000, -1, -1)));
+        BaselineDiff diff = baseline.diff(run(batched, decode(9, 1_000_000)));
+        // THEN prefill is incomparable, decode is still compared, and lm_head is not a new kernel
+        assertThat(diff.incomparable()).hasValueSatisfying(i -> assertThat(i).startsWith(
+                "PREFILL batches differ: 1.0 requests per step in the baseline, 3.0 in the run, 500.0 tokens per step"
+                        + " in the baseline, 1500.0 in the run"));
+        assertThat(diff.comparedStages()).extracting(StageDelta::stage).containsExactly(Stage.DECODE);
+        assertThat(diff).kernelTimeWithin(0.01, Duration.ZERO).hasNoNewKernels();
     }
 
     @Test
@@ -110,14 +132,15 @@ class StageBaselineTest {
 
     /** Prefill steps: a GEMM and prefill attention, ns per step × steps. */
     private static StageKernels prefill(int steps, long tokens, long gemmNsPerStep) {
-        return new StageKernels(Stage.PREFILL, steps, OptionalLong.of(tokens), steps * gemmNsPerStep * 5 / 4,
+        return new StageKernels(Stage.PREFILL, steps, OptionalLong.of(tokens), OptionalLong.of(steps), steps * gemmNsPerStep * 5 / 4,
                 List.of(new KernelStats("gemm", 10L * steps, steps * gemmNsPerStep, -1, -1),
                         new KernelStats("prefill_attention", 2L * steps, steps * gemmNsPerStep / 4, -1, -1)));
     }
 
     /** Decode steps: a GEMM (1 ms per step) and decode attention. */
     private static StageKernels decode(int steps, long attentionNsPerStep) {
-        return new StageKernels(Stage.DECODE, steps, OptionalLong.empty(), steps * (1_000_000 + attentionNsPerStep / 2),
+        return new StageKernels(Stage.DECODE, steps, OptionalLong.empty(), OptionalLong.of(4L * steps),
+                steps * (1_000_000 + attentionNsPerStep / 2),
                 List.of(new KernelStats("gemm", 10L * steps, steps * 1_000_000L, -1, -1),
                         new KernelStats("decode_attention", 2L * steps, steps * attentionNsPerStep / 2, -1, -1)));
     }
