@@ -45,7 +45,8 @@
  * idle gaps, steps and stages ({@link dev.profiledrollout.trace.StepStats}), launches and CUDA-graph coverage
  * ({@link dev.profiledrollout.trace.LaunchStats}) and operators ({@link dev.profiledrollout.trace.OperatorStats}).
  * {@link dev.profiledrollout.trace.TraceSet} adds straggler and per-kernel spread across ranks;
- * {@link dev.profiledrollout.trace.TraceBaseline} writes and compares baselines; {@link dev.profiledrollout.trace.SqliteTraceReader}
+ * {@link dev.profiledrollout.trace.TraceBaseline} writes and compares baselines, per engine step kind
+ * ({@link dev.profiledrollout.trace.StageKernels}, {@link dev.profiledrollout.trace.StageDelta}); {@link dev.profiledrollout.trace.SqliteTraceReader}
  * reads RPD and nsys exports.
  *
  * <h2>Thread safety</h2>
