@@ -140,6 +140,13 @@ final class AnalyzeOutput {
             out.printf(Locale.ROOT, "Baseline: kernel time %.3f ms → %.3f ms (%+.1f%%), %d new, %d vanished kernels%n",
                     diff.baseline().kernelTotalNs() / 1e6, diff.run().kernelTotalNs() / 1e6,
                     100 * diff.kernelTimeChange(), diff.newKernels().size(), diff.vanishedKernels().size());
+            if (diff.byStage()) {
+                // Window totals follow the captured step mix; per step kind is the like-with-like figure.
+                out.printf(Locale.ROOT, "  per step kind (%s): kernel time %+.1f%% against the baseline's time per"
+                        + " step/token%s%n", diff.mix(), 100 * diff.kernelTimeByStageChange(),
+                        diff.incomparable().map(i -> "; incomparable: " + i).orElse(""));
+            }
+            diff.windowTotalsOnly().ifPresent(w -> out.println("  note: " + w));
             ViewPrinter.table(out, AnalysisViews.diff(diff), TABLE_ROWS);
             out.println();
         }

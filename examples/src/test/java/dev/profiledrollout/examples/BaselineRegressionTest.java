@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
  * <p>A baseline only means something for the same work: the same model, GPU and TP, and the same steps under the same
  * load. This capture is therefore fixed in shape: one request at a time, so its 16 steps are always one 1024-token
  * prefill followed by 15 batch-1 decode steps, whatever the machine's speed. (With concurrent requests, how arrivals
- * fall into batches depends on timing, and so do the kernels a fixed number of steps records.)
+ * fall into batches depends on timing, and so do the kernels a fixed number of steps records. The comparison is made
+ * per engine step kind, kernel time per prefill token and per decode step, so a different prefill/decode mix alone
+ * does not fail it; a step kind captured on one side only is reported as incomparable.)
  *
  * <p>The baseline is checked in under {@code src/test/resources/baselines}: this module's
  * {@code junit-platform.properties} defines the engine profile {@code baselines} with

@@ -427,6 +427,45 @@ final class HtmlReport {
                     .append(ms(run / 1e6)).append("</td><td>").append(base == 0 ? "new" : String.format(Locale.ROOT,
                             "%+.1f%%", 100.0 * (run - base) / base)).append("</td></tr>");
         }
+        html.append("</table></div>");
+        return html.append(baselineStages(baseline)).toString();
+    }
+
+    /**
+     * @return the per-step-kind comparison of {@code baseline.stages} (the like-with-like figures: kernel time per step
+     *         or token of each kind) with the step mix and what could not be compared; the window-totals note when
+     *         only that is available; "" otherwise
+     */
+    static String baselineStages(JsonNode baseline) {
+        if (baseline.path("windowTotalsOnly").isTextual()) {
+            return "<p class=\"note\">Window totals only: " + escape(baseline.path("windowTotalsOnly").asText())
+                    + "</p>";
+        }
+        JsonNode stages = baseline.path("stages");
+        if (!stages.isArray() || stages.isEmpty()) {
+            return "";
+        }
+        StringBuilder html = new StringBuilder("<p>Per step kind (" + escape(baseline.path("mix").asText()) + ")");
+        if (baseline.path("incomparable").isTextual()) {
+            html.append("; incomparable: ").append(escape(baseline.path("incomparable").asText()));
+        }
+        html.append("</p><div class=\"scroll\"><table class=\"baseline-stages\"><tr><th>step kind</th>"
+                + "<th>steps (baseline → run)</th><th>per</th><th>baseline (ms)</th><th>this run (ms)</th>"
+                + "<th>change</th></tr>");
+        for (JsonNode st : stages) {
+            String unit = st.path("unit").asText();
+            long baseSteps = st.path("baseSteps").asLong();
+            long steps = st.path("steps").asLong();
+            double baseUnits = "token".equals(unit) ? st.path("baseTokens").asDouble() : baseSteps;
+            double units = "token".equals(unit) ? st.path("tokens").asDouble() : steps;
+            JsonNode change = st.path("kernelTimeChange");
+            html.append("<tr><td>").append(escape(st.path("stage").asText())).append("</td><td>").append(baseSteps)
+                    .append(" → ").append(steps).append("</td><td>").append(escape(unit)).append("</td><td>")
+                    .append(baseUnits > 0 ? ms(st.path("baseKernelNs").asDouble() / baseUnits / 1e6) : "–")
+                    .append("</td><td>").append(units > 0 ? ms(st.path("kernelNs").asDouble() / units / 1e6) : "–")
+                    .append("</td><td>").append(change.isNumber() ? String.format(Locale.ROOT, "%+.1f%%",
+                            100 * change.asDouble()) : "incomparable").append("</td></tr>");
+        }
         return html.append("</table></div>").toString();
     }
 

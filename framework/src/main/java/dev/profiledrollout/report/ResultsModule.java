@@ -28,6 +28,7 @@ import dev.profiledrollout.metrics.ScheduleReport;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KernelDelta;
+import dev.profiledrollout.trace.StageDelta;
 import dev.profiledrollout.trace.KernelSpread;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.LaunchStats;
@@ -76,7 +77,13 @@ import org.apiguardian.api.API;
  *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
  *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
  *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
- *       run / baseline − 1, the kernels largest |Δtime| first (written only).</li>
+ *       run / baseline − 1, the kernels largest |Δtime| first; when the run has per-step-kind figures and the
+ *       baseline not, {@code "windowTotalsOnly"} (why, see {@link BaselineDiff#windowTotalsOnly()}); when both have
+ *       them ({@link BaselineDiff#byStage()}), {@code "mix","mixDiffers","incomparable" (null or why),
+ *       "kernelTimeByStageChange","stages":[{"stage","baseSteps","steps","baseTokens","tokens","baseRequests","requests","comparable" ({@link StageDelta#comparable()}),"baseKernelNs",
+ *       "kernelNs","unit" ("step" or "token", {@link StageDelta#unit()}),"kernelTimeChange" (per unit; null unless
+ *       both sides have the stage),"kernels":[{"name","baseNsPerUnit","nsPerUnit","change"}] (10 largest |Δ per
+ *       step|)}]} (written only).</li>
  *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>
@@ -385,6 +392,9 @@ public final class ResultsModule extends SimpleModule {
     }
 
     private static final class BaselineDiffSerializer extends StdSerializer<BaselineDiff> {
+        /** Kernels listed per step kind, largest |Δ time per step| first. */
+        private static final int STAGE_KERNELS = 10;
+
         BaselineDiffSerializer() {
             super(BaselineDiff.class);
         }
@@ -399,7 +409,76 @@ public final class ResultsModule extends SimpleModule {
             json.writeNumberField("newKernels", diff.newKernels().size());
             json.writeNumberField("vanishedKernels", diff.vanishedKernels().size());
             provider.defaultSerializeField("kernels", diff.kernels(), json);
+            if (diff.windowTotalsOnly().isPresent()) {
+                json.writeStringField("windowTotalsOnly", diff.windowTotalsOnly().get());
+            }
+            if (diff.byStage()) {
+                json.writeStringField("mix", diff.mix());
+                json.writeBooleanField("mixDiffers", diff.mixDiffers());
+                json.writeStringField("incomparable", diff.incomparable().orElse(null));
+                json.writeNumberField("kernelTimeByStageChange", diff.kernelTimeByStageChange());
+                json.writeArrayFieldStart("stages");
+                for (StageDelta stage : diff.stages()) {
+                    writeStage(stage, json);
+                }
+                json.writeEndArray();
+            }
             json.writeEndObject();
+        }
+
+        private static void writeStage(StageDelta stage, JsonGenerator json) throws IOException {
+            boolean both = stage.presence() == StageDelta.Presence.BOTH;
+            boolean comparable = stage.comparable();
+            json.writeStartObject();
+            json.writeStringField("stage", stage.stage().name());
+            json.writeNumberField("baseSteps", stage.baseSteps());
+            json.writeNumberField("steps", stage.steps());
+            writeOptional(json, "baseTokens", stage.baseTokens());
+            writeOptional(json, "tokens", stage.tokens());
+            writeOptional(json, "baseRequests", stage.baseRequests());
+            writeOptional(json, "requests", stage.requests());
+            json.writeBooleanField("comparable", comparable);
+            json.writeNumberField("baseKernelNs", stage.baseKernelNs());
+            json.writeNumberField("kernelNs", stage.kernelNs());
+            json.writeStringField("unit", stage.unit());
+            if (both) {
+                writeChange(json, "kernelTimeChange", stage.kernelTimeChange());
+            } else {
+                json.writeNullField("kernelTimeChange");
+            }
+            json.writeArrayFieldStart("kernels");
+            for (KernelDelta k : stage.kernels().subList(0, Math.min(STAGE_KERNELS, stage.kernels().size()))) {
+                json.writeStartObject();
+                json.writeStringField("name", k.name());
+                json.writeNumberField("baseNsPerUnit", stage.baseNsPerUnit(k));
+                json.writeNumberField("nsPerUnit", stage.nsPerUnit(k));
+                if (both) {
+                    writeChange(json, "change", stage.change(k));
+                } else {
+                    json.writeNullField("change");
+                }
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+
+        private static void writeOptional(JsonGenerator json, String field, java.util.OptionalLong value)
+                throws IOException {
+            if (value.isPresent()) {
+                json.writeNumberField(field, value.getAsLong());
+            } else {
+                json.writeNullField(field);
+            }
+        }
+
+        /** JSON has no infinity: a kernel new in a stage has no finite change (null). */
+        private static void writeChange(JsonGenerator json, String field, double change) throws IOException {
+            if (Double.isFinite(change)) {
+                json.writeNumberField(field, change);
+            } else {
+                json.writeNullField(field);
+            }
         }
     }
 

@@ -118,7 +118,7 @@ final class TraceDetailsJson {
                         : GpuTimelineBreakdown.empty(),
                 trace.path("deviceName").isTextual() ? Optional.of(trace.get("deviceName").asText())
                         : Optional.empty(),
-                TraceSummaryJson.list(trace.path("roofline"), OperatorRoofline.class, context));
+                TraceSummaryJson.list(trace.path("roofline"), OperatorRoofline.class, context), List.of());
     }
 
     /** The JSON leaves out which mode a breakdown is in: the field it sits in says so. */

@@ -47,6 +47,8 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         int htaType = -1;
         /** TraceLens' communication rule (§4): {@code nccl|rccl} in any case, or {@code cross_device_reduce}. */
         boolean traceLensComm;
+        /** Index into {@link #kernelNames} (kernels only), the name id the GPU timeline carries. */
+        int id = -1;
     }
 
     /** TraceLens' communication rule, {@code docs/TRACES.md} §4. */
@@ -61,6 +63,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
 
     final KernelCategories categories;
     final Map<String, KernelAgg> kernels = new HashMap<>();
+    final List<String> kernelNames = new ArrayList<>();
     final Map<String, KernelAgg> memoryNames = new HashMap<>();
     final Map<String, Integer> deviceIndex = new LinkedHashMap<>();
     final GpuTimeline timeline = new GpuTimeline();
@@ -177,6 +180,8 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 agg.htaType = HtaKernelType.of(name);
                 agg.traceLensComm = isTraceLensComm(name);
                 agg.histogram = new IntCountsHistogram(2);
+                agg.id = kernelNames.size();
+                kernelNames.add(name);
                 kernels.put(name, agg);
             }
             agg.count++;
@@ -203,7 +208,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             deviceIndex.put(pid, device);
         }
         int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (device << 9);
-        timeline.add(ts, ts + dur, corr, ext, tag);
+        timeline.add(ts, ts + dur, corr, ext, tag, agg.id);
     }
 
     private void cpuEvent(int cat, String name, long ts, long dur, RawEvent e) {

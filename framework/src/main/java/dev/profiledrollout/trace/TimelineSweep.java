@@ -64,6 +64,8 @@ final class TimelineSweep {
     private final long[] stepUnionEnd;
     private final long[] stepBusy;
     private final boolean byGpuWindow;
+    private final long[][] stageKernelCount; // [stage ordinal][kernel name id]
+    private final long[][] stageKernelNs;
 
     TimelineSweep(KinetoAccumulator acc) {
         this.acc = acc;
@@ -86,6 +88,9 @@ final class TimelineSweep {
             steps.add(new StepStats(s.name(), t.stage(), t.batchSize(), t.tokens(), s.start(), s.end() - s.start(),
                     -1, 0, 0, 0, 0, 0));
         }
+        int stages = StepStats.Stage.values().length;
+        stageKernelCount = new long[stages][steps.isEmpty() ? 0 : acc.kernelNames.size()];
+        stageKernelNs = new long[stages][steps.isEmpty() ? 0 : acc.kernelNames.size()];
         stepKernels = new long[steps.size()];
         stepKernelNs = new long[steps.size()];
         stepGpuStart = new long[steps.size()];
@@ -153,7 +158,7 @@ final class TimelineSweep {
         }
     }
 
-    private void visit(long start, long end, long corr, long ext, int tag) {
+    private void visit(long start, long end, long corr, long ext, int tag, int name) {
         int kind = tag & 3;
         int category = (tag >>> 2) & 15;
         int htaType = (tag >>> 6) & 3;
@@ -213,6 +218,11 @@ final class TimelineSweep {
                 stepKernels[step]++;
                 stepKernelNs[step] += dur;
                 stepBusy(step, start, end);
+                if (name >= 0) {
+                    int stage = steps.get(step).stage().ordinal();
+                    stageKernelCount[stage][name]++;
+                    stageKernelNs[stage][name] += dur;
+                }
             }
         }
     }
@@ -387,6 +397,44 @@ final class TimelineSweep {
             long busy = stepBusy[i] + (stepUnionEnd[i] == Long.MIN_VALUE ? 0 : stepUnionEnd[i] - stepUnionStart[i]);
             list.add(s.withGpu(s.gpuDurationNs(), stepKernels[i], stepKernelNs[i]).withGpuSpan(
                     hasSpan ? stepGpuStart[i] : 0, hasSpan ? stepGpuEnd[i] - stepGpuStart[i] : 0, busy));
+        }
+        return list;
+    }
+
+    /** Per stage with steps: steps, tokens (when every step has them), kernel time and per-kernel totals. */
+    List<StageKernels> stageKernels() {
+        List<StageKernels> list = new ArrayList<>();
+        for (StepStats.Stage stage : StepStats.Stage.values()) {
+            long count = 0;
+            long ns = 0;
+            long tokens = 0;
+            boolean tokensKnown = true;
+            long requests = 0;
+            boolean requestsKnown = true;
+            for (int i = 0; i < steps.size(); i++) {
+                StepStats s = steps.get(i);
+                if (s.stage() == stage) {
+                    count++;
+                    ns += stepKernelNs[i];
+                    tokensKnown &= s.tokens().isPresent();
+                    tokens += s.tokens().orElse(0);
+                    requestsKnown &= s.batchSize().isPresent();
+                    requests += s.batchSize().orElse(0);
+                }
+            }
+            if (count == 0) {
+                continue;
+            }
+            Map<String, long[]> kernels = new java.util.LinkedHashMap<>();
+            int o = stage.ordinal();
+            for (int k = 0; k < stageKernelCount[o].length; k++) {
+                if (stageKernelCount[o][k] > 0) {
+                    kernels.put(acc.kernelNames.get(k), new long[] {stageKernelCount[o][k], stageKernelNs[o][k]});
+                }
+            }
+            list.add(new StageKernels(stage, count, tokensKnown ? java.util.OptionalLong.of(tokens)
+                    : java.util.OptionalLong.empty(), requestsKnown ? java.util.OptionalLong.of(requests)
+                    : java.util.OptionalLong.empty(), ns, StageKernels.toStats(kernels)));
         }
         return list;
     }

@@ -31,13 +31,15 @@ import org.apiguardian.api.API;
  *                           when the trace lists devices
  * @param roofline           kernel efficiency of GEMM-like and attention ops by name and recorded arguments, most
  *                           kernel time first ({@link OperatorRoofline}); empty without {@code record_shapes}
+ * @param stageKernels       per step kind, the kernels attributed to steps of that kind ({@link StageKernels}), in
+ *                           {@link StepStats.Stage} order; empty without step annotations
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                            TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
                            List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
                            GpuTimelineBreakdown gpuTimeline, Optional<String> deviceName,
-                           List<OperatorRoofline> roofline) {
+                           List<OperatorRoofline> roofline, List<StageKernels> stageKernels) {
 
     /** How many idle gaps are kept. */
     public static final int MAX_IDLE_GAPS = 20;
@@ -55,15 +57,16 @@ public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs,
         Objects.requireNonNull(gpuTimeline, "gpuTimeline");
         Objects.requireNonNull(deviceName, "deviceName");
         roofline = List.copyOf(roofline);
+        stageKernels = List.copyOf(stageKernels);
     }
 
-    /** Details without a device name or roofline figures. */
+    /** Details without a device name, roofline figures or per-stage kernel attribution (readers without a timeline, JSON read back). */
     public TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                         TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
                         List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
                         GpuTimelineBreakdown gpuTimeline) {
         this(distributedRank, baseTimeNs, categories, exact, htaCompatible, idleGaps, steps, launches, operators,
-                gpuTimeline, Optional.empty(), List.of());
+                gpuTimeline, Optional.empty(), List.of(), List.of());
     }
 
     /** This trace's GPU in {@code peaks}, by {@link #deviceName()}. */

@@ -27,7 +27,9 @@ import java.util.Optional;
  * <p>{@code summary.json}'s {@code baseline}: {@code file}, then the {@link BaselineDiff} as {@link ResultsModule}
  * writes it ({@code baseKernelTotalNs}, {@code kernelTotalNs}, {@code kernelTimeChange} = run / baseline − 1,
  * {@code newKernels}, {@code vanishedKernels}, ...) with {@code kernels} cut to the {@value #KERNELS_IN_SUMMARY}
- * largest |Δtime|, each {@code {name, status, baseCount, count, baseTotalNs, totalNs, deltaNs}}.
+ * largest |Δtime|, each {@code {name, status, baseCount, count, baseTotalNs, totalNs, deltaNs}}, and, when both sides
+ * have engine step annotations, the comparison per step kind ({@code mix}, {@code incomparable}, {@code stages}).
+ * Baselines are recorded per step kind ({@link TraceBaseline} format 2); older files compare as window totals.
  */
 final class Baselines {
 

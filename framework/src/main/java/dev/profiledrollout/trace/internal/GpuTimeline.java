@@ -19,11 +19,11 @@ import java.util.PriorityQueue;
 import org.apiguardian.api.API;
 
 /**
- * The GPU events of one device — {@code (start, end, correlation, external id, tag)} records — in bounded memory,
+ * The GPU events of one device — {@code (start, end, correlation, external id, tag, name)} records — in bounded memory,
  * replayed once in start order by {@link #replay(Visitor)}.
  *
  * <h2>Bound</h2>
- * Records are buffered in a chunk of {@value #CHUNK} records (40 bytes each, about 5 MiB). A full chunk is sorted by
+ * Records are buffered in a chunk of {@value #CHUNK} records (44 bytes each, about 5.5 MiB). A full chunk is sorted by
  * start and written to a temporary file as one sorted run; {@link #replay} merges the runs (k-way, one 64 KiB buffer
  * per run) with the last, in-memory chunk. Memory is therefore O(chunk + runs × 64 KiB), independent of the number
  * of events; disk use is 40 bytes per event beyond the first chunk. Temporary files are deleted by {@link #close()}.
@@ -36,10 +36,10 @@ public final class GpuTimeline implements AutoCloseable {
     public static final int CHUNK = 1 << 17;
     private static final int IDX_BITS = 17;
     private static final long REL_LIMIT = 1L << (63 - IDX_BITS);
-    /** Bytes per spilled record: start, end, correlation, external id (8 each) and tag (4). */
-    private static final int RECORD = 36;
+    /** Bytes per spilled record: start, end, correlation, external id (8 each), tag and name (4 each). */
+    private static final int RECORD = 40;
     /** Records per write / read block of a run (about 64 KiB). */
-    private static final int BLOCK_RECORDS = 1820;
+    private static final int BLOCK_RECORDS = 1638;
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
@@ -48,6 +48,7 @@ public final class GpuTimeline implements AutoCloseable {
     private final long[] corrs = new long[CHUNK];
     private final long[] exts = new long[CHUNK];
     private final int[] tags = new int[CHUNK];
+    private final int[] names = new int[CHUNK];
     private final List<Path> runs = new ArrayList<>();
     private int size;
     private long total;
@@ -55,11 +56,15 @@ public final class GpuTimeline implements AutoCloseable {
     /** Receives the records in start order (ties in no particular order). */
     @FunctionalInterface
     public interface Visitor {
-        void visit(long start, long end, long correlation, long externalId, int tag);
+        void visit(long start, long end, long correlation, long externalId, int tag, int name);
     }
 
-    /** Adds one event; {@code end < start} is clamped to {@code start}. */
-    public void add(long start, long end, long correlation, long externalId, int tag) {
+    /**
+     * Adds one event; {@code end < start} is clamped to {@code start}.
+     *
+     * @param name the caller's index of the event's name (kernel name id), or −1
+     */
+    public void add(long start, long end, long correlation, long externalId, int tag, int name) {
         if (size == CHUNK) {
             spill();
         }
@@ -68,6 +73,7 @@ public final class GpuTimeline implements AutoCloseable {
         corrs[size] = correlation;
         exts[size] = externalId;
         tags[size] = tag;
+        names[size] = name;
         size++;
         total++;
     }
@@ -87,7 +93,7 @@ public final class GpuTimeline implements AutoCloseable {
         int[] order = sortedOrder();
         if (runs.isEmpty()) {
             for (int i : order) {
-                visitor.visit(starts[i], ends[i], corrs[i], exts[i], tags[i]);
+                visitor.visit(starts[i], ends[i], corrs[i], exts[i], tags[i], names[i]);
             }
             return;
         }
@@ -107,7 +113,7 @@ public final class GpuTimeline implements AutoCloseable {
             }
             RunReader r = heap.poll();
             while (r != null) {
-                visitor.visit(r.start, r.end, r.corr, r.ext, r.tag);
+                visitor.visit(r.start, r.end, r.corr, r.ext, r.tag, r.name);
                 if (r.next()) {
                     // Runs cover mostly disjoint time ranges: stay on this one while it is still the earliest.
                     RunReader other = heap.peek();
@@ -176,6 +182,7 @@ public final class GpuTimeline implements AutoCloseable {
                     LONGS.set(block, at + 16, corrs[i]);
                     LONGS.set(block, at + 24, exts[i]);
                     INTS.set(block, at + 32, tags[i]);
+                    INTS.set(block, at + 36, names[i]);
                     if (++n == BLOCK_RECORDS) {
                         out.write(block, 0, n * RECORD);
                         n = 0;
@@ -214,6 +221,7 @@ public final class GpuTimeline implements AutoCloseable {
         long corr;
         long ext;
         int tag;
+        int name;
 
         RunReader(Path run) throws IOException {
             this.in = Files.newInputStream(run);
@@ -238,6 +246,7 @@ public final class GpuTimeline implements AutoCloseable {
                 corr = corrs[i];
                 ext = exts[i];
                 tag = tags[i];
+                name = names[i];
                 return true;
             }
             if (blockPos == blockLength) {
@@ -256,6 +265,7 @@ public final class GpuTimeline implements AutoCloseable {
             corr = (long) LONGS.get(block, at + 16);
             ext = (long) LONGS.get(block, at + 24);
             tag = (int) INTS.get(block, at + 32);
+            name = (int) INTS.get(block, at + 36);
             blockPos = at + RECORD;
             return true;
         }
