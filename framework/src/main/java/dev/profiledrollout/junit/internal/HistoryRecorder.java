@@ -256,6 +256,19 @@ public final class HistoryRecorder {
     }
 
     /**
+     * The metrics drawn as trends: the checked ones first (the declared check's, else
+     * {@link HistoryMetrics#CHECKED_METRICS}), so each check's chart is beside its verdict, then
+     * {@link HistoryMetrics#KEY_METRICS}.
+     */
+    private List<String> trendMetrics() {
+        java.util.LinkedHashSet<String> metrics = new java.util.LinkedHashSet<>(
+                declared == null || declared.metrics().length == 0 ? HistoryMetrics.CHECKED_METRICS
+                        : List.of(declared.metrics()));
+        metrics.addAll(HistoryMetrics.KEY_METRICS);
+        return List.copyOf(metrics);
+    }
+
+    /**
      * Records the run with its outcome and writes the {@code history} block(s) into {@code summary.json}. Never throws:
      * a store problem becomes the block's {@code error} and a warning verdict.
      */
@@ -282,8 +295,7 @@ public final class HistoryRecorder {
             if (error == null) {
                 try {
                     recorded = store().record(withOutcome);
-                    trends = HistoryCheck.of(store(), recorded, threshold).trends(HistoryMetrics.KEY_METRICS,
-                            recorded.id());
+                    trends = HistoryCheck.of(store(), recorded, threshold).trends(trendMetrics(), recorded.id());
                 } catch (RuntimeException e) {
                     error = storeProblem(e);
                 }
