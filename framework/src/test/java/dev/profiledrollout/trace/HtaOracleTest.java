@@ -1,9 +1,14 @@
 package dev.profiledrollout.trace;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -13,6 +18,32 @@ import static org.assertj.core.api.Assertions.within;
  * default settings on the real traces ({@code docs/TRACES.md} §3.3, "Reference values").
  */
 class HtaOracleTest {
+
+    static List<Path> everyJsonTrace() {
+        return TestTraces.jsonTraces();
+    }
+
+    /**
+     * Every Kineto JSON trace in the repository against {@code expected/hta_breakdown.json}, which
+     * {@code expected/hta_reference.py} computes from HTA's definitions without the project's reader (it reproduces
+     * HTA's published values for the HTA traces below); a trace added without a reference value fails here.
+     */
+    @ParameterizedTest
+    @MethodSource("everyJsonTrace")
+    void every_json_trace_matches_the_hta_reference(Path trace) throws IOException {
+        JsonNode all = new ObjectMapper().readTree(TestTraces.root().resolve("expected/hta_breakdown.json").toFile());
+        String key = TestTraces.root().relativize(trace).toString().replace('\\', '/');
+        JsonNode want = all.get(key);
+        assertThat(want).as("expected/hta_breakdown.json has no entry for %s: run expected/hta_reference.py", key)
+                .isNotNull();
+        TemporalBreakdown t = hta(trace);
+        assertThat(t.kernelTimeNs()).as("kernel_time").isEqualTo(want.get("kernel_time_us").asLong() * 1000);
+        assertThat(t.idleNs()).as("idle_time").isEqualTo(want.get("idle_time_us").asLong() * 1000);
+        assertThat(t.computeNs()).as("compute_time").isEqualTo(want.get("compute_time_us").asLong() * 1000);
+        assertThat(t.nonComputeNs()).as("non_compute_time").isEqualTo(want.get("non_compute_time_us").asLong() * 1000);
+        assertThat(t.communicationNs()).as("communication").isEqualTo(want.get("communication_time_us").asLong() * 1000);
+        assertThat(t.overlapNs()).as("overlap").isEqualTo(want.get("overlap_us").asLong() * 1000);
+    }
 
     private static TemporalBreakdown hta(Path file) throws IOException {
         return KinetoTraceReader.read(file).details().htaCompatible();
@@ -52,5 +83,16 @@ class HtaOracleTest {
         assertThat(s.details().exact().kernelTimeNs()).isEqualTo(480_029_179L);
         assertThat(s.details().exact().idleNs() + s.devices().get(0).busyNs())
                 .isEqualTo(s.details().exact().kernelTimeNs());
+    }
+
+    @Test
+    void sglang_decode_matches_hta_reference_with_relative_fractional_timestamps() throws IOException {
+        TemporalBreakdown t = hta(TestTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+        // No ProfilerStep, so nothing is dropped; ts rounded up and ends down to whole µs (hta_reference.py).
+        assertThat(t.kernelTimeNs()).isEqualTo(473_749_000L);
+        assertThat(t.idleNs()).isEqualTo(464_534_000L);
+        assertThat(t.computeNs()).isEqualTo(9_205_000L);
+        assertThat(t.nonComputeNs()).isEqualTo(10_000L);
+        assertThat(t.overlapPercent()).isNaN();
     }
 }

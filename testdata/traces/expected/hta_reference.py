@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""HTA's temporal breakdown and comm/compute overlap per trace file, from HTA's definitions (stdlib only).
+
+Independent of the project's reader. Definitions from facebookresearch/HolisticTraceAnalysis @ f4d0062:
+hta/common/trace_parser.py (_compress_df, round_down_time_stamps), hta/common/trace.py
+(_filter_irrelevant_gpu_kernels), hta/common/trace_filter.py (GPUKernelFilter), hta/utils/utils.py
+(get_kernel_type, merge_kernel_intervals), hta/analyzers/breakdown_analysis.py (get_temporal_breakdown),
+hta/analyzers/communication_analysis.py (get_comm_comp_overlap). Prints µs, as HTA does.
+
+Usage (from testdata/traces): python3 expected/hta_reference.py > expected/hta_breakdown.json
+Every Kineto JSON trace under testdata/traces is included; the numbers are integers in µs.
+"""
+import gzip
+import json
+import math
+import re
+import sys
+
+COMM = re.compile(r"(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)")
+MEMORY = re.compile(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)")
+NOT_COMPUTE = re.compile(r"(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait Event)|"
+                         r"(cuda.*LaunchKernel)|(^runFunction)|(^hip)|(^job_exe)|(^packet)|(^pe_exe)|"
+                         r"(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution)")
+STEP = re.compile(r"^ProfilerStep#(\d+)")
+
+
+def kernel_type(name):
+    if COMM.match(name):
+        return "COMMUNICATION"
+    if MEMORY.match(name):
+        return "MEMORY"
+    return "OTHER" if NOT_COMPUTE.match(name) else "COMPUTATION"
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    rows = []
+    for e in events:
+        # _compress_df: rows without dur or cat, and cat "Trace", are dropped
+        if e.get("dur") is None or e.get("cat") is None or e["cat"] == "Trace":
+            continue
+        args = e.get("args") or {}
+        rows.append({"name": e.get("name", ""), "ts": e["ts"], "dur": e["dur"],
+                     "stream": args.get("stream", -1), "correlation": args.get("correlation", -1)})
+    # round_down_time_stamps: only when the ts column is float64 (any non-integer ts in the file)
+    if any(isinstance(r["ts"], float) for r in rows):
+        for r in rows:
+            end = float(r["ts"]) + float(r["dur"])
+            r["ts"] = math.ceil(float(r["ts"]))
+            r["end"] = math.floor(end)
+    else:
+        for r in rows:
+            r["end"] = r["ts"] + r["dur"]
+    return rows
+
+
+def is_gpu(r):
+    # GPUKernelFilter; "Event Sync" / "Context Sync" sit on stream -1 and drop out of the breakdown anyway
+    return (r["stream"] >= 0 and r["correlation"] >= 0) or r["name"] in ("Event Sync", "Context Sync")
+
+
+def filter_last_step(rows):
+    steps = {r["name"] for r in rows if STEP.match(r["name"])}
+    if len(steps) < 2:
+        return rows
+    cpu = [r for r in rows if not is_gpu(r)]
+    gpu = [r for r in rows if is_gpu(r)]
+    last = max(r["ts"] for r in cpu if r["name"] in steps)
+    cpu = [r for r in cpu if r["ts"] < last]
+    kept = {r["correlation"] for r in cpu}
+    return [r for r in gpu if r["correlation"] in kept] + cpu
+
+
+def merge(rows):
+    # merge_kernel_intervals; ties on ts are taken in end order
+    merged = []
+    for r in sorted(rows, key=lambda r: (r["ts"], r["end"])):
+        if merged and not r["ts"] > merged[-1][2]:
+            merged[-1][1] = max(merged[-1][1], r["end"])
+            merged[-1][2] = max(merged[-1][2], r["end"])
+        else:
+            running = max(merged[-1][2], r["end"]) if merged else r["end"]
+            merged.append([r["ts"], r["end"], running])
+    return [(s, e) for s, e, _ in merged]
+
+
+def overlap(a, b):
+    total = 0
+    i = j = 0
+    while i < len(a) and j < len(b):
+        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def breakdown(path):
+    gpu = [r for r in filter_last_step(load(path)) if r["stream"] != -1]
+    merged = merge(gpu)
+    kernel_time = merged[-1][1] - merged[0][0]
+    idle = kernel_time - sum(e - s for s, e in merged)
+    comp = merge([r for r in gpu if kernel_type(r["name"]) == "COMPUTATION"])
+    comm = merge([r for r in gpu if kernel_type(r["name"]) == "COMMUNICATION"])
+    compute = sum(e - s for s, e in comp)
+    comm_total = sum(e - s for s, e in comm)
+    return {"gpu_events": len(gpu), "kernel_time_us": kernel_time, "idle_time_us": idle,
+            "compute_time_us": compute, "non_compute_time_us": kernel_time - compute - idle,
+            "communication_time_us": comm_total, "overlap_us": overlap(comm, comp)}
+
+
+if __name__ == "__main__":
+    import pathlib
+    traces = sorted(str(p) for p in pathlib.Path(".").rglob("*.json*") if not str(p).startswith("expected/"))
+    result = {p: {k: int(v) for k, v in breakdown(p).items()} for p in traces}
+    print(json.dumps(result, indent=2))
