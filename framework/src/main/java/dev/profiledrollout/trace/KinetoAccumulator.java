@@ -35,6 +35,13 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     static final int KIND_KERNEL = 0;
     static final int KIND_MEMCPY = 1;
     static final int KIND_MEMSET = 2;
+    /**
+     * A CUDA synchronization record on a stream ({@code cuda_sync} with {@code args.stream ≥ 0}): HTA's breakdowns
+     * select GPU rows by {@code stream != -1} (HolisticTraceAnalysis {@code hta/analyzers/breakdown_analysis.py},
+     * {@code get_temporal_breakdown}; {@code hta/common/trace_filter.py}, {@code GPUKernelFilter}), so they count it
+     * as GPU time; only the HTA-compatible mode sees it.
+     */
+    static final int KIND_HTA_ONLY = 3;
 
     /** Per kernel name: count, total, min, max, and a duration histogram (2 significant digits). */
     static final class KernelAgg {
@@ -67,6 +74,8 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final Map<String, KernelAgg> memoryNames = new HashMap<>();
     final Map<String, Integer> deviceIndex = new LinkedHashMap<>();
     final GpuTimeline timeline = new GpuTimeline();
+    /** {@link #KIND_HTA_ONLY} events seen. */
+    long htaOnlyEvents;
     final List<String> warnings = new ArrayList<>();
     final LongLongMap launches = new LongLongMap();   // correlation → (cpu ts, cpu end)
     final LongLongMap graphLaunches = new LongLongMap(); // correlation → (cpu ts, GPU events seen)
@@ -162,6 +171,14 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             return;
         }
         String name = e.name == null ? "" : e.name;
+        if (e.cat == RawEvent.CAT_CUDA_SYNC) {
+            if (e.stream != RawEvent.NONE && e.stream >= 0) {
+                htaOnlyEvents++;
+                timeline.add(e.tsNs, e.tsNs + e.durNs, e.correlation, RawEvent.NONE,
+                        KIND_HTA_ONLY | (HtaKernelType.of(name) << 6), -1);
+            }
+            return;
+        }
         if (kind >= 0) {
             gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.tsNs, e.durNs, e.correlation, e.externalId);
         } else {

@@ -164,6 +164,10 @@ final class TimelineSweep {
         int htaType = (tag >>> 6) & 3;
         boolean traceLensComm = ((tag >>> 8) & 1) != 0;
         int device = tag >>> 9;
+        if (kind == KinetoAccumulator.KIND_HTA_ONLY) {
+            hta(start, end, htaType, corr == RawEvent.NONE ? -1 : acc.launches.find(corr));
+            return;
+        }
         boolean kernel = kind == KinetoAccumulator.KIND_KERNEL;
         long dur = end - start;
         deviceUnions[device].add(start, end);

@@ -3,10 +3,12 @@ package dev.profiledrollout.trace;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -18,6 +20,38 @@ import static org.assertj.core.api.Assertions.within;
  * default settings on the real traces ({@code docs/TRACES.md} §3.3, "Reference values").
  */
 class HtaOracleTest {
+
+    @TempDir
+    Path dir;
+
+    private static String event(String cat, String name, int ts, int dur, String args) {
+        return "{\"ph\":\"X\",\"cat\":\"" + cat + "\",\"name\":\"" + name + "\",\"pid\":0,\"tid\":7,\"ts\":" + ts
+                + ",\"dur\":" + dur + ",\"args\":{" + args + "}}";
+    }
+
+    @Test
+    void hta_counts_cuda_sync_records_on_a_stream_as_gpu_time_and_only_the_compatible_mode_follows() throws IOException {
+        String json = "{\"traceEvents\":[" + String.join(",",
+                event("cuda_runtime", "cudaLaunchKernel", 0, 1, "\"correlation\":1"),
+                event("cuda_runtime", "cudaStreamSynchronize", 2, 28, "\"correlation\":3"),
+                event("kernel", "gemm", 0, 10, "\"stream\":7,\"correlation\":1"),
+                event("cuda_sync", "Stream Sync", 10, 20, "\"cuda_sync_kind\":\"Stream Sync\",\"stream\":7,\"correlation\":3"),
+                event("cuda_sync", "Context Sync", 40, 50, "\"stream\":-1,\"correlation\":4"),
+                event("kernel", "gemm", 30, 10, "\"stream\":7,\"correlation\":2")) + "]}";
+        TraceSummary s = KinetoTraceReader.read(Files.writeString(dir.resolve("sync.json"), json));
+
+        TemporalBreakdown exact = s.details().exact();
+        assertThat(exact.kernelTimeNs()).isEqualTo(40_000);
+        assertThat(exact.idleNs()).isEqualTo(20_000);
+        // HTA: the Stream Sync on stream 7 fills [10, 30) as an OTHER-type GPU row; Context Sync (stream -1) does not
+        TemporalBreakdown hta = s.details().htaCompatible();
+        assertThat(hta.kernelTimeNs()).isEqualTo(40_000);
+        assertThat(hta.idleNs()).isZero();
+        assertThat(hta.computeNs()).isEqualTo(20_000);
+        assertThat(hta.nonComputeNs()).isEqualTo(20_000);
+        assertThat(s.devices()).hasSize(1);
+        assertThat(s.devices().get(0).busyNs()).isEqualTo(20_000);
+    }
 
     static List<Path> everyJsonTrace() {
         return TestTraces.jsonTraces();
