@@ -112,8 +112,56 @@ def breakdown(path):
             "communication_time_us": comm_total, "overlap_us": overlap(comm, comp)}
 
 
+def ns(value):
+    # µs decimal text to integer ns, exactly (json parse_float=Decimal), half away from zero as the reader does
+    from decimal import Decimal, ROUND_HALF_UP
+    return int((Decimal(value) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def stream_idle(path, delay_ns=30_000):
+    """HTA's idle-time categories per (pid, stream), but on the exact ns times and without dropping a step.
+
+    _analyze_idle_time_for_stream: GPU events of the stream (kernel, memcpy, memset) sorted by ts; gap = ts - end of
+    the previous one; host wait when the correlated runtime call started after that end, else kernel wait when the
+    gap is below consecutive_kernel_delay (30, compared with µs, so 30 µs), else other.
+    """
+    from decimal import Decimal
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
+    events = [e for e in events if e.get("ph") == "X" and e.get("dur") is not None]
+    launch = {}
+    for e in events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("cuda_runtime", "cuda_driver") and "correlation" in args:
+            launch.setdefault(args["correlation"], ns(e["ts"]))
+    lanes = {}
+    for e in events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"):
+            ts = ns(e["ts"])
+            end = max(ts, ts + ns(e["dur"]))
+            lanes.setdefault((str(e.get("pid", "")), args.get("stream", -1)), []).append(
+                (ts, end, launch.get(args.get("correlation"))))
+    result = []
+    for (pid, stream), rows in sorted(lanes.items()):
+        rows.sort(key=lambda r: r[0])  # stable: file order among equal starts
+        host = kernel = other = 0
+        for prev, cur in zip(rows, rows[1:]):
+            gap = cur[0] - prev[1]
+            if cur[2] is not None and cur[2] > prev[1]:
+                host += gap
+            elif gap < delay_ns:
+                kernel += gap
+            else:
+                other += gap
+        result.append({"device": pid, "stream": stream, "events": len(rows), "host_wait_ns": host,
+                       "kernel_wait_ns": kernel, "other_ns": other})
+    return result
+
+
 if __name__ == "__main__":
     import pathlib
     traces = sorted(str(p) for p in pathlib.Path(".").rglob("*.json*") if not str(p).startswith("expected/"))
-    result = {p: {k: int(v) for k, v in breakdown(p).items()} for p in traces}
+    result = {p: {**{k: int(v) for k, v in breakdown(p).items()}, "stream_idle": stream_idle(p)} for p in traces}
     print(json.dumps(result, indent=2))

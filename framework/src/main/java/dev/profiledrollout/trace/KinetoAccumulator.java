@@ -73,6 +73,10 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final List<String> kernelNames = new ArrayList<>();
     final Map<String, KernelAgg> memoryNames = new HashMap<>();
     final Map<String, Integer> deviceIndex = new LinkedHashMap<>();
+    /** Per (device, stream) lane, in first-seen order: its device index and stream (-1 when absent). */
+    final Map<String, Integer> laneIndex = new LinkedHashMap<>();
+    final List<long[]> lanes = new ArrayList<>();
+    private int lastLane = -1;
     final GpuTimeline timeline = new GpuTimeline();
     /** {@link #KIND_HTA_ONLY} events seen. */
     long htaOnlyEvents;
@@ -180,13 +184,13 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             return;
         }
         if (kind >= 0) {
-            gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.tsNs, e.durNs, e.correlation, e.externalId);
+            gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.stream, e.tsNs, e.durNs, e.correlation, e.externalId);
         } else {
             cpuEvent(e.cat, name, e.tsNs, e.durNs, e);
         }
     }
 
-    private void gpuEvent(int kind, String name, String pid, long ts, long dur, long corr, long ext) {
+    private void gpuEvent(int kind, String name, String pid, long stream, long ts, long dur, long corr, long ext) {
         KernelAgg agg;
         if (kind == KIND_KERNEL) {
             kernelEvents++;
@@ -224,7 +228,19 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             device = deviceIndex.size();
             deviceIndex.put(pid, device);
         }
-        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (device << 9);
+        long streamId = stream == RawEvent.NONE ? -1 : stream;
+        int lane = lastLane;
+        if (lane < 0 || lanes.get(lane)[0] != device || lanes.get(lane)[1] != streamId) {
+            Integer known = laneIndex.get(device + "/" + streamId); // only when the stream changes
+            if (known == null) {
+                known = lanes.size();
+                laneIndex.put(device + "/" + streamId, known);
+                lanes.add(new long[] {device, streamId});
+            }
+            lane = known;
+            lastLane = lane;
+        }
+        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (lane << 9);
         timeline.add(ts, ts + dur, corr, ext, tag, agg.id);
     }
 

@@ -44,6 +44,10 @@ final class TimelineSweep {
     private final RunningUnion traceLensCompOrComm = new RunningUnion();
     private long traceLensUnlinked;
     private final boolean htaFilter;
+    /** Per lane (device, stream): its device; previous event end; events; host wait, kernel wait, other (ns). */
+    private final int[] laneDevice;
+    private final long[] lanePrevEnd;
+    private final long[][] laneIdle;
     private long[] pendingEnds = new long[64];
     private int pendingSize;
     private long pendingStart;
@@ -76,6 +80,12 @@ final class TimelineSweep {
             deviceUnions[d] = new RunningUnion((start, duration) -> offerGap(device, start, duration));
         }
         all = new RunningUnion();
+        laneDevice = new int[acc.lanes.size()];
+        for (int l = 0; l < laneDevice.length; l++) {
+            laneDevice[l] = (int) acc.lanes.get(l)[0];
+        }
+        lanePrevEnd = new long[laneDevice.length];
+        laneIdle = new long[laneDevice.length][4];
         htaFilter = acc.profilerStepNames.size() >= 2;
         opGpu = new long[acc.opKeys.size()];
         opGpuEvents = new long[acc.opKeys.size()];
@@ -163,13 +173,14 @@ final class TimelineSweep {
         int category = (tag >>> 2) & 15;
         int htaType = (tag >>> 6) & 3;
         boolean traceLensComm = ((tag >>> 8) & 1) != 0;
-        int device = tag >>> 9;
+        int lane = tag >>> 9;
         if (kind == KinetoAccumulator.KIND_HTA_ONLY) {
             hta(start, end, htaType, corr == RawEvent.NONE ? -1 : acc.launches.find(corr));
             return;
         }
         boolean kernel = kind == KinetoAccumulator.KIND_KERNEL;
         long dur = end - start;
+        int device = laneDevice[lane];
         deviceUnions[device].add(start, end);
         all.add(start, end);
         boolean isComm = kernel && category == COMM;
@@ -184,6 +195,7 @@ final class TimelineSweep {
             commOrComp.add(start, end);
         }
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
+        streamIdle(lane, start, end, launch);
         hta(start, end, htaType, launch);
         if (launch >= 0) {
             traceLens(start, end, kind, kernel && traceLensComm);
@@ -255,6 +267,37 @@ final class TimelineSweep {
         } else {
             stepUnionEnd[step] = Math.max(stepUnionEnd[step], end);
         }
+    }
+
+    /**
+     * HTA's per-stream idle categories ({@link StreamIdle}): events of a lane arrive in start order, so the previous
+     * event of the lane is the one HTA compares with.
+     */
+    private void streamIdle(int lane, long start, long end, int launch) {
+        long[] idle = laneIdle[lane];
+        if (idle[0]++ > 0) {
+            long prevEnd = lanePrevEnd[lane];
+            long gap = start - prevEnd;
+            if (launch >= 0 && acc.launches.a(launch) > prevEnd) {
+                idle[1] += gap;
+            } else if (gap < StreamIdle.CONSECUTIVE_KERNEL_DELAY_NS) {
+                idle[2] += gap;
+            } else {
+                idle[3] += gap;
+            }
+        }
+        lanePrevEnd[lane] = end;
+    }
+
+    List<StreamIdle> streamIdle() {
+        List<StreamIdle> list = new ArrayList<>();
+        for (int l = 0; l < laneDevice.length; l++) {
+            long[] idle = laneIdle[l];
+            list.add(new StreamIdle(deviceIds[laneDevice[l]], acc.lanes.get(l)[1], idle[0], idle[1], idle[2],
+                    idle[3]));
+        }
+        list.sort(Comparator.comparing(StreamIdle::deviceId).thenComparingLong(StreamIdle::stream));
+        return list;
     }
 
     private void hta(long start, long end, int htaType, int launch) {

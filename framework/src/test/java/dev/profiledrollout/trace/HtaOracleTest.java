@@ -79,6 +79,35 @@ class HtaOracleTest {
         assertThat(t.overlapNs()).as("overlap").isEqualTo(want.get("overlap_us").asLong() * 1000);
     }
 
+    /** HTA's per-stream idle categories on exact ns times against {@code stream_idle} of the same reference file. */
+    @ParameterizedTest
+    @MethodSource("everyJsonTrace")
+    void every_json_trace_splits_stream_idle_time_as_the_reference(Path trace) throws IOException {
+        JsonNode all = new ObjectMapper().readTree(TestTraces.root().resolve("expected/hta_breakdown.json").toFile());
+        String key = TestTraces.root().relativize(trace).toString().replace('\\', '/');
+        List<StreamIdle> want = new java.util.ArrayList<>();
+        for (JsonNode r : all.get(key).get("stream_idle")) {
+            want.add(new StreamIdle(r.get("device").asText(), r.get("stream").asLong(), r.get("events").asLong(),
+                    r.get("host_wait_ns").asLong(), r.get("kernel_wait_ns").asLong(), r.get("other_ns").asLong()));
+        }
+        assertThat(KinetoTraceReader.read(trace).details().streamIdle()).containsExactlyElementsOf(want);
+    }
+
+    @Test
+    void stream_idle_of_the_sglang_decode_trace_is_mostly_host_wait() throws IOException {
+        List<StreamIdle> idle = KinetoTraceReader.read(
+                TestTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz")).details()
+                .streamIdle();
+        // Hand-checked: stream 3 carries the 556 decode kernels; the host launched them after the GPU had drained,
+        // so most of its idle time is host wait; gaps under 30 µs between back-to-back launches are kernel wait.
+        assertThat(idle).extracting(StreamIdle::stream).containsExactly(2L, 3L);
+        StreamIdle decode = idle.get(1);
+        assertThat(decode.events()).isEqualTo(556);
+        assertThat(decode.hostWaitNs()).isEqualTo(398_640);
+        assertThat(decode.kernelWaitNs()).isEqualTo(9_282);
+        assertThat(decode.otherNs()).isEqualTo(273_690);
+    }
+
     private static TemporalBreakdown hta(Path file) throws IOException {
         return KinetoTraceReader.read(file).details().htaCompatible();
     }
