@@ -11,6 +11,7 @@ import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.StreamIdle;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 
@@ -31,7 +32,7 @@ import org.apiguardian.api.API;
 public final class AnalysisViews {
 
     /** {@code --by} choices. */
-    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE }
+    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE, IDLE }
 
     /** A header and its rows. */
     public record View(List<String> header, List<List<String>> rows) {
@@ -67,6 +68,17 @@ public final class AnalysisViews {
                 yield new View(List.of("operator", "inputDims", "count", "cpuNs", "gpuEvents", "gpuNs"), rows);
             }
             case ROOFLINE -> roofline(s, GpuPeaks.defaults());
+            case IDLE -> {
+                // HTA's idle categories per stream (StreamIdle); shares of that stream's idle time
+                for (StreamIdle i : s.details().streamIdle()) {
+                    long idle = i.idleNs();
+                    rows.add(List.of(i.deviceId(), n(i.stream()), n(i.events()), n(idle), n(i.hostWaitNs()),
+                            n(i.kernelWaitNs()), n(i.otherNs()), share(i.hostWaitNs(), idle),
+                            share(i.kernelWaitNs(), idle), share(i.otherNs(), idle)));
+                }
+                yield new View(List.of("device", "stream", "events", "idleNs", "hostWaitNs", "kernelWaitNs",
+                        "otherNs", "hostWaitShare", "kernelWaitShare", "otherShare"), rows);
+            }
             case STEP -> {
                 for (StepStats st : s.details().steps()) {
                     rows.add(List.of(st.name(), st.stage().name(), n(st.startNs()), n(st.durationNs()),
