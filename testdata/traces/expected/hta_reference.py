@@ -160,8 +160,53 @@ def stream_idle(path, delay_ns=30_000):
     return result
 
 
+LAUNCH_CALLS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",
+                "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+                "hipMemcpyWithStream", "runFunction - job_prep_and_submit_for_execution"}
+
+
+def stream_queues(path):
+    """HTA's queue length per (pid, stream) (trace_counters.py), on exact ns times, no step dropped.
+
+    +1 at each launch call (get_runtime_launch_events_mask) with a correlated GPU event, -1 when that event starts;
+    points sorted by time, a rise before a fall at the same time; statistics over the points, nearest rank.
+    """
+    from decimal import Decimal
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
+    events = [e for e in events if e.get("ph") == "X" and e.get("dur") is not None]
+    launch = {}
+    for e in events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("cuda_runtime", "cuda_driver") and "correlation" in args \
+                and e.get("name") in LAUNCH_CALLS:
+            launch.setdefault(args["correlation"], ns(e["ts"]))
+    lanes = {}
+    for e in events:
+        args = e.get("args") or {}
+        if str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset") \
+                and args.get("correlation") in launch:
+            points = lanes.setdefault((str(e.get("pid", "")), args.get("stream", -1)), [])
+            points.append((launch[args["correlation"]], 0, +1))
+            points.append((ns(e["ts"]), 1, -1))
+    result = []
+    for (pid, stream), points in sorted(lanes.items()):
+        values = []
+        length = 0
+        for _, _, step in sorted(points):
+            length += step
+            values.append(length)
+        ordered = sorted(values)
+        rank = lambda p: ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
+        result.append({"device": pid, "stream": stream, "points": len(values), "mean": sum(values) / len(values),
+                       "p50": rank(50), "p99": rank(99), "max": max(values)})
+    return result
+
+
 if __name__ == "__main__":
     import pathlib
     traces = sorted(str(p) for p in pathlib.Path(".").rglob("*.json*") if not str(p).startswith("expected/"))
-    result = {p: {**{k: int(v) for k, v in breakdown(p).items()}, "stream_idle": stream_idle(p)} for p in traces}
+    result = {p: {**{k: int(v) for k, v in breakdown(p).items()}, "stream_idle": stream_idle(p),
+                  "stream_queues": stream_queues(p)} for p in traces}
     print(json.dumps(result, indent=2))

@@ -81,7 +81,9 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     /** {@link #KIND_HTA_ONLY} events seen. */
     long htaOnlyEvents;
     final List<String> warnings = new ArrayList<>();
-    final LongLongMap launches = new LongLongMap();   // correlation → (cpu ts, cpu end)
+    final LongLongMap launches = new LongLongMap();
+    /** correlation → launch ts of HTA's launch calls ({@link StreamQueue}). */
+    final LongLongMap queueLaunches = new LongLongMap();   // correlation → (cpu ts, cpu end)
     final LongLongMap graphLaunches = new LongLongMap(); // correlation → (cpu ts, GPU events seen)
     final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
     long launchCount;
@@ -248,6 +250,9 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         long end = ts + Math.max(0, dur);
         if (e.correlation != RawEvent.NONE && cat == RawEvent.CAT_RUNTIME) {
             launches.putIfAbsent(e.correlation, ts, end);
+            if (StreamQueue.isHtaLaunch(name)) {
+                queueLaunches.putIfAbsent(e.correlation, ts, 0);
+            }
             roofline.runtime(e);
             if (isLaunch(name)) {
                 launchCount++;

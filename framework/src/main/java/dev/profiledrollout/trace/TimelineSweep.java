@@ -48,6 +48,8 @@ final class TimelineSweep {
     private final int[] laneDevice;
     private final long[] lanePrevEnd;
     private final long[][] laneIdle;
+    private final long[][][] laneQueue;
+    private final long[] laneQueueSize;
     private long[] pendingEnds = new long[64];
     private int pendingSize;
     private long pendingStart;
@@ -86,6 +88,8 @@ final class TimelineSweep {
         }
         lanePrevEnd = new long[laneDevice.length];
         laneIdle = new long[laneDevice.length][4];
+        laneQueue = new long[laneDevice.length][2][0];
+        laneQueueSize = new long[laneDevice.length];
         htaFilter = acc.profilerStepNames.size() >= 2;
         opGpu = new long[acc.opKeys.size()];
         opGpuEvents = new long[acc.opKeys.size()];
@@ -196,6 +200,12 @@ final class TimelineSweep {
         }
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
         streamIdle(lane, start, end, launch);
+        if (corr != RawEvent.NONE) {
+            int q = acc.queueLaunches.find(corr);
+            if (q >= 0) {
+                queue(lane, acc.queueLaunches.a(q), start);
+            }
+        }
         hta(start, end, htaType, launch);
         if (launch >= 0) {
             traceLens(start, end, kind, kernel && traceLensComm);
@@ -287,6 +297,68 @@ final class TimelineSweep {
             }
         }
         lanePrevEnd[lane] = end;
+    }
+
+    /** Per lane: launch times and GPU start times of launched events (starts arrive sorted). */
+    private void queue(int lane, long launchNs, long startNs) {
+        long[][] q = laneQueue[lane];
+        int n = (int) laneQueueSize[lane];
+        if (q[0].length == n) {
+            q[0] = java.util.Arrays.copyOf(q[0], Math.max(16, n * 2));
+            q[1] = java.util.Arrays.copyOf(q[1], Math.max(16, n * 2));
+        }
+        q[0][n] = launchNs;
+        q[1][n] = startNs;
+        laneQueueSize[lane] = n + 1;
+    }
+
+    List<StreamQueue> streamQueues() {
+        List<StreamQueue> list = new ArrayList<>();
+        for (int l = 0; l < laneDevice.length; l++) {
+            int n = (int) laneQueueSize[l];
+            if (n == 0) {
+                continue;
+            }
+            long[] launchesSorted = java.util.Arrays.copyOf(laneQueue[l][0], n);
+            long[] starts = laneQueue[l][1];
+            java.util.Arrays.sort(launchesSorted);
+            long[] counts = new long[2 * n + 1]; // length + n: a launch stamped after its start can go below 0
+            int i = 0;
+            int j = 0;
+            int length = 0;
+            long sum = 0;
+            int max = 0;
+            while (i < n || j < n) {
+                // a rise before a fall at the same time
+                if (j >= n || (i < n && launchesSorted[i] <= starts[j])) {
+                    length++;
+                    i++;
+                } else {
+                    length--;
+                    j++;
+                }
+                counts[length + n]++;
+                sum += length;
+                max = Math.max(max, length);
+            }
+            long points = 2L * n;
+            list.add(new StreamQueue(deviceIds[laneDevice[l]], acc.lanes.get(l)[1], points, (double) sum / points,
+                    nearestRank(counts, points, 50) - n, nearestRank(counts, points, 99) - n, max));
+        }
+        list.sort(Comparator.comparing(StreamQueue::deviceId).thenComparingLong(StreamQueue::stream));
+        return list;
+    }
+
+    private static long nearestRank(long[] counts, long total, double p) {
+        long rank = Math.max(1, (long) Math.ceil(p / 100.0 * total));
+        long seen = 0;
+        for (int v = 0; v < counts.length; v++) {
+            seen += counts[v];
+            if (seen >= rank) {
+                return v;
+            }
+        }
+        return counts.length - 1;
     }
 
     List<StreamIdle> streamIdle() {

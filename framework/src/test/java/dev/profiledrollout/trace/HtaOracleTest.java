@@ -93,6 +93,41 @@ class HtaOracleTest {
         assertThat(KinetoTraceReader.read(trace).details().streamIdle()).containsExactlyElementsOf(want);
     }
 
+    /** HTA's per-stream queue length on exact ns times against {@code stream_queues} of the reference file. */
+    @ParameterizedTest
+    @MethodSource("everyJsonTrace")
+    void every_json_trace_has_the_reference_queue_length_per_stream(Path trace) throws IOException {
+        JsonNode all = new ObjectMapper().readTree(TestTraces.root().resolve("expected/hta_breakdown.json").toFile());
+        String key = TestTraces.root().relativize(trace).toString().replace('\\', '/');
+        List<StreamQueue> got = KinetoTraceReader.read(trace).details().streamQueues();
+        JsonNode want = all.get(key).get("stream_queues");
+        assertThat(got).hasSize(want.size());
+        for (int i = 0; i < got.size(); i++) {
+            JsonNode r = want.get(i);
+            StreamQueue q = got.get(i);
+            assertThat(q.deviceId()).isEqualTo(r.get("device").asText());
+            assertThat(q.stream()).isEqualTo(r.get("stream").asLong());
+            assertThat(q.points()).isEqualTo(r.get("points").asLong());
+            assertThat(q.mean()).isCloseTo(r.get("mean").asDouble(), within(1e-9));
+            assertThat(q.p50()).isEqualTo(r.get("p50").asLong());
+            assertThat(q.p99()).isEqualTo(r.get("p99").asLong());
+            assertThat(q.max()).isEqualTo(r.get("max").asLong());
+        }
+    }
+
+    @Test
+    void queue_length_of_the_ns_resolution_trace_reaches_about_a_thousand_launches() throws IOException {
+        List<StreamQueue> q = KinetoTraceReader.read(TestTraces.root()
+                .resolve("hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")).details().streamQueues();
+        // one stream, 6095 launched GPU events: the host runs far ahead, up to 1022 launches waiting
+        assertThat(q).singleElement().satisfies(s -> {
+            assertThat(s.stream()).isEqualTo(7);
+            assertThat(s.points()).isEqualTo(12_190);
+            assertThat(s.max()).isEqualTo(1022);
+            assertThat(s.p50()).isEqualTo(1011);
+        });
+    }
+
     @Test
     void stream_idle_of_the_sglang_decode_trace_is_mostly_host_wait() throws IOException {
         List<StreamIdle> idle = KinetoTraceReader.read(

@@ -12,6 +12,7 @@ import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.StreamIdle;
+import dev.profiledrollout.trace.StreamQueue;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 
@@ -32,7 +33,7 @@ import org.apiguardian.api.API;
 public final class AnalysisViews {
 
     /** {@code --by} choices. */
-    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE, IDLE }
+    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE, IDLE, QUEUE }
 
     /** A header and its rows. */
     public record View(List<String> header, List<List<String>> rows) {
@@ -68,6 +69,15 @@ public final class AnalysisViews {
                 yield new View(List.of("operator", "inputDims", "count", "cpuNs", "gpuEvents", "gpuNs"), rows);
             }
             case ROOFLINE -> roofline(s, GpuPeaks.defaults());
+            case QUEUE -> {
+                // HTA's queue length per stream (StreamQueue): launched GPU operations not yet started
+                for (StreamQueue q : s.details().streamQueues()) {
+                    rows.add(List.of(q.deviceId(), n(q.stream()), n(q.points()), d(q.mean()), n(q.p50()),
+                            n(q.p99()), n(q.max())));
+                }
+                yield new View(List.of("device", "stream", "points", "meanQueueLength", "p50QueueLength",
+                        "p99QueueLength", "maxQueueLength"), rows);
+            }
             case IDLE -> {
                 // HTA's idle categories per stream (StreamIdle); shares of that stream's idle time
                 for (StreamIdle i : s.details().streamIdle()) {
