@@ -36,7 +36,8 @@ import java.util.concurrent.Callable;
 import org.apiguardian.api.API;
 
 /**
- * {@code analyze [--format table|json|csv] [--by kernel|category|operator|roofline|step|stage] [--all-ranks]
+ * {@code analyze [--format table|json|csv] [--by kernel|category|operator|roofline|step|stage|idle|queue]
+ * [--all-ranks]
  * [--baseline FILE] [--write-baseline FILE] [--merge OUT] PATH...}: kernel and GPU time analysis of trace files.
  *
  * <p>{@code --merge OUT} analyses nothing: it writes the Kineto JSON inputs as one trace ({@link TraceMerger}: every
@@ -105,8 +106,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
     private Format format;
 
     @Option(names = "--by", defaultValue = "kernel", converter = ByConverter.class,
-            paramLabel = "kernel|category|operator|roofline|step|stage",
-            description = "Table/CSV view (default kernel); roofline: GEMM/attention efficiency (needs record_shapes).")
+            paramLabel = "kernel|category|operator|roofline|step|stage|idle|queue",
+            description = "Table/CSV view (default kernel); roofline: GEMM/attention efficiency (needs record_shapes);"
+                    + " idle: per stream, idle time as host wait, kernel wait, other (HTA's categories);"
+                    + " queue: per stream, launched GPU operations not yet started (HTA's queue length).")
     private AnalysisViews.By by;
 
     @Option(names = "--all-ranks", description = "Add a cross-rank table: busy, idle, imbalance, straggler, "
@@ -131,7 +134,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                 return AnalysisViews.By.valueOf(value.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new picocli.CommandLine.TypeConversionException(
-                        "'" + value + "' is not a view; use kernel, category, operator, roofline, step or stage");
+                        "'" + value + "' is not a view; use kernel, category, operator, roofline, step, stage, idle or queue");
             }
         }
     }

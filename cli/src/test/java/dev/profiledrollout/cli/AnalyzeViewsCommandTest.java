@@ -200,4 +200,22 @@ class AnalyzeViewsCommandTest {
         assertThat(out.toString()).contains(",UNKNOWN,2,");
         assertThat(run("--by", "bogus", TestTraces.resolve(DECODE).toString())).isEqualTo(2);
     }
+
+    @Test
+    void by_idle_splits_each_stream_into_hta_idle_categories() {
+        assertThat(run("--by", "idle", "--format", "csv", TestTraces.resolve(DECODE).toString())).isZero();
+        List<String> csv = out.toString().lines().toList();
+        assertThat(csv.get(0)).isEqualTo("file,device,stream,events,idleNs,hostWaitNs,kernelWaitNs,otherNs,"
+                + "hostWaitShare,kernelWaitShare,otherShare");
+        // stream 3: 556 decode kernels; 398 640 + 9 282 + 273 690 ns idle (hta_reference.py, HtaOracleTest)
+        assertThat(csv).anySatisfy(l -> assertThat(l).contains(",9,3,556,681612,398640,9282,273690,"));
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--by", "queue", "--format", "csv", TestTraces.resolve(DECODE).toString())).isZero();
+        List<String> queue = out.toString().lines().toList();
+        assertThat(queue.get(0)).isEqualTo("file,device,stream,points,meanQueueLength,p50QueueLength,p99QueueLength,"
+                + "maxQueueLength");
+        // stream 3: 11 launched (not graph-replayed) GPU events, up to 5 waiting (hta_reference.py)
+        assertThat(queue).anySatisfy(l -> assertThat(l).contains(",9,3,22,").endsWith(",1,5,5"));
+    }
 }

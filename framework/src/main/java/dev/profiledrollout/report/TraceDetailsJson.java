@@ -11,6 +11,8 @@ import dev.profiledrollout.trace.LaunchStats;
 import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.StreamIdle;
+import dev.profiledrollout.trace.StreamQueue;
 import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceDetails;
 
@@ -31,6 +33,10 @@ import java.util.OptionalLong;
  *       "nonComputeNs","communicationNs","overlapNs","overlapPercent"}} (overlapPercent null without communication);</li>
  *   <li>{@code gpuTimeline}: TraceLens' rows, the {@link GpuTimelineBreakdown} components;</li>
  *   <li>{@code idleGaps}: {@code [{"deviceId","startNs","durationNs","cpuContext"}]};</li>
+ *   <li>{@code streamIdle}: per device and stream, HTA's idle categories {@code [{"deviceId","stream","events",
+ *       "hostWaitNs","kernelWaitNs","otherNs"}]} ({@link StreamIdle});</li>
+ *   <li>{@code streamQueues}: per device and stream, HTA's queue length {@code [{"deviceId","stream","points","mean",
+ *       "p50","p99","max"}]} ({@link StreamQueue});</li>
  *   <li>{@code stages}: per stage {@code {"stage","steps","kernelNs","durationP50Ns","durationP99Ns","durationMaxNs"}}
  *       (derived from the steps; not read back);</li>
  *   <li>{@code steps}: the first {@value #MAX_STEPS} steps {@code {"name","stage","startNs","durationNs",
@@ -76,6 +82,8 @@ final class TraceDetailsJson {
         json.writeEndObject();
         provider.defaultSerializeField("gpuTimeline", d.gpuTimeline(), json);
         provider.defaultSerializeField("idleGaps", d.idleGaps(), json);
+        provider.defaultSerializeField("streamIdle", d.streamIdle(), json);
+        provider.defaultSerializeField("streamQueues", d.streamQueues(), json);
         List<Stage> stages = new ArrayList<>();
         for (StepStats.Stage stage : StepStats.Stage.values()) {
             List<StepStats> steps = d.steps(stage);
@@ -118,7 +126,9 @@ final class TraceDetailsJson {
                         : GpuTimelineBreakdown.empty(),
                 trace.path("deviceName").isTextual() ? Optional.of(trace.get("deviceName").asText())
                         : Optional.empty(),
-                TraceSummaryJson.list(trace.path("roofline"), OperatorRoofline.class, context), List.of());
+                TraceSummaryJson.list(trace.path("roofline"), OperatorRoofline.class, context), List.of(),
+                TraceSummaryJson.list(trace.path("streamIdle"), StreamIdle.class, context),
+                TraceSummaryJson.list(trace.path("streamQueues"), StreamQueue.class, context));
     }
 
     /** The JSON leaves out which mode a breakdown is in: the field it sits in says so. */

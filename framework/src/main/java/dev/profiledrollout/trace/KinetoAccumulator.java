@@ -35,6 +35,13 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     static final int KIND_KERNEL = 0;
     static final int KIND_MEMCPY = 1;
     static final int KIND_MEMSET = 2;
+    /**
+     * A CUDA synchronization record on a stream ({@code cuda_sync} with {@code args.stream ≥ 0}): HTA's breakdowns
+     * select GPU rows by {@code stream != -1} (HolisticTraceAnalysis {@code hta/analyzers/breakdown_analysis.py},
+     * {@code get_temporal_breakdown}; {@code hta/common/trace_filter.py}, {@code GPUKernelFilter}), so they count it
+     * as GPU time; only the HTA-compatible mode sees it.
+     */
+    static final int KIND_HTA_ONLY = 3;
 
     /** Per kernel name: count, total, min, max, and a duration histogram (2 significant digits). */
     static final class KernelAgg {
@@ -66,9 +73,17 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final List<String> kernelNames = new ArrayList<>();
     final Map<String, KernelAgg> memoryNames = new HashMap<>();
     final Map<String, Integer> deviceIndex = new LinkedHashMap<>();
+    /** Per (device, stream) lane, in first-seen order: its device index and stream (-1 when absent). */
+    final Map<String, Integer> laneIndex = new LinkedHashMap<>();
+    final List<long[]> lanes = new ArrayList<>();
+    private int lastLane = -1;
     final GpuTimeline timeline = new GpuTimeline();
+    /** {@link #KIND_HTA_ONLY} events seen. */
+    long htaOnlyEvents;
     final List<String> warnings = new ArrayList<>();
-    final LongLongMap launches = new LongLongMap();   // correlation → (cpu ts, cpu end)
+    final LongLongMap launches = new LongLongMap();
+    /** correlation → launch ts of HTA's launch calls ({@link StreamQueue}). */
+    final LongLongMap queueLaunches = new LongLongMap();   // correlation → (cpu ts, cpu end)
     final LongLongMap graphLaunches = new LongLongMap(); // correlation → (cpu ts, GPU events seen)
     final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
     long launchCount;
@@ -162,14 +177,22 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             return;
         }
         String name = e.name == null ? "" : e.name;
+        if (e.cat == RawEvent.CAT_CUDA_SYNC) {
+            if (e.stream != RawEvent.NONE && e.stream >= 0) {
+                htaOnlyEvents++;
+                timeline.add(e.tsNs, e.tsNs + e.durNs, e.correlation, RawEvent.NONE,
+                        KIND_HTA_ONLY | (HtaKernelType.of(name) << 6), -1);
+            }
+            return;
+        }
         if (kind >= 0) {
-            gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.tsNs, e.durNs, e.correlation, e.externalId);
+            gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.stream, e.tsNs, e.durNs, e.correlation, e.externalId);
         } else {
             cpuEvent(e.cat, name, e.tsNs, e.durNs, e);
         }
     }
 
-    private void gpuEvent(int kind, String name, String pid, long ts, long dur, long corr, long ext) {
+    private void gpuEvent(int kind, String name, String pid, long stream, long ts, long dur, long corr, long ext) {
         KernelAgg agg;
         if (kind == KIND_KERNEL) {
             kernelEvents++;
@@ -207,7 +230,19 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
             device = deviceIndex.size();
             deviceIndex.put(pid, device);
         }
-        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (device << 9);
+        long streamId = stream == RawEvent.NONE ? -1 : stream;
+        int lane = lastLane;
+        if (lane < 0 || lanes.get(lane)[0] != device || lanes.get(lane)[1] != streamId) {
+            Integer known = laneIndex.get(device + "/" + streamId); // only when the stream changes
+            if (known == null) {
+                known = lanes.size();
+                laneIndex.put(device + "/" + streamId, known);
+                lanes.add(new long[] {device, streamId});
+            }
+            lane = known;
+            lastLane = lane;
+        }
+        int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (lane << 9);
         timeline.add(ts, ts + dur, corr, ext, tag, agg.id);
     }
 
@@ -215,6 +250,9 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         long end = ts + Math.max(0, dur);
         if (e.correlation != RawEvent.NONE && cat == RawEvent.CAT_RUNTIME) {
             launches.putIfAbsent(e.correlation, ts, end);
+            if (StreamQueue.isHtaLaunch(name)) {
+                queueLaunches.putIfAbsent(e.correlation, ts, 0);
+            }
             roofline.runtime(e);
             if (isLaunch(name)) {
                 launchCount++;

@@ -352,7 +352,8 @@ public final class KinetoTraceReader {
         }
         TraceDetails details = new TraceDetails(acc.distributedRank, acc.baseTimeNs, acc.categoryStats(),
                 sweep.exact(), sweep.htaCompatible(), sweep.idleGaps(), sweep.steps(), launches, sweep.operators(),
-                sweep.gpuTimeline(), Optional.ofNullable(acc.deviceName), acc.roofline.results(), sweep.stageKernels());
+                sweep.gpuTimeline(), Optional.ofNullable(acc.deviceName), acc.roofline.results(), sweep.stageKernels(),
+                sweep.streamIdle(), sweep.streamQueues());
         Path name = file.getFileName();
         Optional<RankIdentity> rank = name == null ? Optional.empty() : RankIdentity.fromFileName(name.toString());
         return new TraceSummary(file, rank, acc.kernelEvents, acc.memoryEvents, kernelStats.size(), kernelTotal,

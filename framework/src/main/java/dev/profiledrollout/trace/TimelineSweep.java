@@ -44,6 +44,12 @@ final class TimelineSweep {
     private final RunningUnion traceLensCompOrComm = new RunningUnion();
     private long traceLensUnlinked;
     private final boolean htaFilter;
+    /** Per lane (device, stream): its device; previous event end; events; host wait, kernel wait, other (ns). */
+    private final int[] laneDevice;
+    private final long[] lanePrevEnd;
+    private final long[][] laneIdle;
+    private final long[][][] laneQueue;
+    private final long[] laneQueueSize;
     private long[] pendingEnds = new long[64];
     private int pendingSize;
     private long pendingStart;
@@ -76,6 +82,14 @@ final class TimelineSweep {
             deviceUnions[d] = new RunningUnion((start, duration) -> offerGap(device, start, duration));
         }
         all = new RunningUnion();
+        laneDevice = new int[acc.lanes.size()];
+        for (int l = 0; l < laneDevice.length; l++) {
+            laneDevice[l] = (int) acc.lanes.get(l)[0];
+        }
+        lanePrevEnd = new long[laneDevice.length];
+        laneIdle = new long[laneDevice.length][4];
+        laneQueue = new long[laneDevice.length][2][0];
+        laneQueueSize = new long[laneDevice.length];
         htaFilter = acc.profilerStepNames.size() >= 2;
         opGpu = new long[acc.opKeys.size()];
         opGpuEvents = new long[acc.opKeys.size()];
@@ -163,9 +177,14 @@ final class TimelineSweep {
         int category = (tag >>> 2) & 15;
         int htaType = (tag >>> 6) & 3;
         boolean traceLensComm = ((tag >>> 8) & 1) != 0;
-        int device = tag >>> 9;
+        int lane = tag >>> 9;
+        if (kind == KinetoAccumulator.KIND_HTA_ONLY) {
+            hta(start, end, htaType, corr == RawEvent.NONE ? -1 : acc.launches.find(corr));
+            return;
+        }
         boolean kernel = kind == KinetoAccumulator.KIND_KERNEL;
         long dur = end - start;
+        int device = laneDevice[lane];
         deviceUnions[device].add(start, end);
         all.add(start, end);
         boolean isComm = kernel && category == COMM;
@@ -180,6 +199,13 @@ final class TimelineSweep {
             commOrComp.add(start, end);
         }
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
+        streamIdle(lane, start, end, launch);
+        if (corr != RawEvent.NONE) {
+            int q = acc.queueLaunches.find(corr);
+            if (q >= 0) {
+                queue(lane, acc.queueLaunches.a(q), start);
+            }
+        }
         hta(start, end, htaType, launch);
         if (launch >= 0) {
             traceLens(start, end, kind, kernel && traceLensComm);
@@ -251,6 +277,99 @@ final class TimelineSweep {
         } else {
             stepUnionEnd[step] = Math.max(stepUnionEnd[step], end);
         }
+    }
+
+    /**
+     * HTA's per-stream idle categories ({@link StreamIdle}): events of a lane arrive in start order, so the previous
+     * event of the lane is the one HTA compares with.
+     */
+    private void streamIdle(int lane, long start, long end, int launch) {
+        long[] idle = laneIdle[lane];
+        if (idle[0]++ > 0) {
+            long prevEnd = lanePrevEnd[lane];
+            long gap = start - prevEnd;
+            if (launch >= 0 && acc.launches.a(launch) > prevEnd) {
+                idle[1] += gap;
+            } else if (gap < StreamIdle.CONSECUTIVE_KERNEL_DELAY_NS) {
+                idle[2] += gap;
+            } else {
+                idle[3] += gap;
+            }
+        }
+        lanePrevEnd[lane] = end;
+    }
+
+    /** Per lane: launch times and GPU start times of launched events (starts arrive sorted). */
+    private void queue(int lane, long launchNs, long startNs) {
+        long[][] q = laneQueue[lane];
+        int n = (int) laneQueueSize[lane];
+        if (q[0].length == n) {
+            q[0] = java.util.Arrays.copyOf(q[0], Math.max(16, n * 2));
+            q[1] = java.util.Arrays.copyOf(q[1], Math.max(16, n * 2));
+        }
+        q[0][n] = launchNs;
+        q[1][n] = startNs;
+        laneQueueSize[lane] = n + 1;
+    }
+
+    List<StreamQueue> streamQueues() {
+        List<StreamQueue> list = new ArrayList<>();
+        for (int l = 0; l < laneDevice.length; l++) {
+            int n = (int) laneQueueSize[l];
+            if (n == 0) {
+                continue;
+            }
+            long[] launchesSorted = java.util.Arrays.copyOf(laneQueue[l][0], n);
+            long[] starts = laneQueue[l][1];
+            java.util.Arrays.sort(launchesSorted);
+            long[] counts = new long[2 * n + 1]; // length + n: a launch stamped after its start can go below 0
+            int i = 0;
+            int j = 0;
+            int length = 0;
+            long sum = 0;
+            int max = 0;
+            while (i < n || j < n) {
+                // a rise before a fall at the same time
+                if (j >= n || (i < n && launchesSorted[i] <= starts[j])) {
+                    length++;
+                    i++;
+                } else {
+                    length--;
+                    j++;
+                }
+                counts[length + n]++;
+                sum += length;
+                max = Math.max(max, length);
+            }
+            long points = 2L * n;
+            list.add(new StreamQueue(deviceIds[laneDevice[l]], acc.lanes.get(l)[1], points, (double) sum / points,
+                    nearestRank(counts, points, 50) - n, nearestRank(counts, points, 99) - n, max));
+        }
+        list.sort(Comparator.comparing(StreamQueue::deviceId).thenComparingLong(StreamQueue::stream));
+        return list;
+    }
+
+    private static long nearestRank(long[] counts, long total, double p) {
+        long rank = Math.max(1, (long) Math.ceil(p / 100.0 * total));
+        long seen = 0;
+        for (int v = 0; v < counts.length; v++) {
+            seen += counts[v];
+            if (seen >= rank) {
+                return v;
+            }
+        }
+        return counts.length - 1;
+    }
+
+    List<StreamIdle> streamIdle() {
+        List<StreamIdle> list = new ArrayList<>();
+        for (int l = 0; l < laneDevice.length; l++) {
+            long[] idle = laneIdle[l];
+            list.add(new StreamIdle(deviceIds[laneDevice[l]], acc.lanes.get(l)[1], idle[0], idle[1], idle[2],
+                    idle[3]));
+        }
+        list.sort(Comparator.comparing(StreamIdle::deviceId).thenComparingLong(StreamIdle::stream));
+        return list;
     }
 
     private void hta(long start, long end, int htaType, int launch) {

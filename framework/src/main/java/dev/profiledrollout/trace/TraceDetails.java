@@ -33,13 +33,18 @@ import org.apiguardian.api.API;
  *                           kernel time first ({@link OperatorRoofline}); empty without {@code record_shapes}
  * @param stageKernels       per step kind, the kernels attributed to steps of that kind ({@link StageKernels}), in
  *                           {@link StepStats.Stage} order; empty without step annotations
+ * @param streamIdle         per device and stream, idle time in HTA's categories (host wait, kernel wait, other;
+ *                           {@link StreamIdle}), sorted by device then stream; empty for readers without streams
+ * @param streamQueues       per device and stream with launched GPU events, HTA's queue length statistics
+ *                           ({@link StreamQueue}), sorted by device then stream
  */
 @API(status = EXPERIMENTAL, since = "0.1")
 public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
                            TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
                            List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
                            GpuTimelineBreakdown gpuTimeline, Optional<String> deviceName,
-                           List<OperatorRoofline> roofline, List<StageKernels> stageKernels) {
+                           List<OperatorRoofline> roofline, List<StageKernels> stageKernels,
+                           List<StreamIdle> streamIdle, List<StreamQueue> streamQueues) {
 
     /** How many idle gaps are kept. */
     public static final int MAX_IDLE_GAPS = 20;
@@ -58,6 +63,18 @@ public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs,
         Objects.requireNonNull(deviceName, "deviceName");
         roofline = List.copyOf(roofline);
         stageKernels = List.copyOf(stageKernels);
+        streamIdle = List.copyOf(streamIdle);
+        streamQueues = List.copyOf(streamQueues);
+    }
+
+    /** Details without per-stream idle time and queue length. */
+    public TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs, List<CategoryStats> categories,
+                        TemporalBreakdown exact, TemporalBreakdown htaCompatible, List<IdleGap> idleGaps,
+                        List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
+                        GpuTimelineBreakdown gpuTimeline, Optional<String> deviceName,
+                        List<OperatorRoofline> roofline, List<StageKernels> stageKernels) {
+        this(distributedRank, baseTimeNs, categories, exact, htaCompatible, idleGaps, steps, launches, operators,
+                gpuTimeline, deviceName, roofline, stageKernels, List.of(), List.of());
     }
 
     /** Details without a device name, roofline figures or per-stage kernel attribution (readers without a timeline, JSON read back). */
@@ -66,7 +83,7 @@ public record TraceDetails(OptionalInt distributedRank, OptionalLong baseTimeNs,
                         List<StepStats> steps, LaunchStats launches, List<OperatorStats> operators,
                         GpuTimelineBreakdown gpuTimeline) {
         this(distributedRank, baseTimeNs, categories, exact, htaCompatible, idleGaps, steps, launches, operators,
-                gpuTimeline, Optional.empty(), List.of(), List.of());
+                gpuTimeline, Optional.empty(), List.of(), List.of(), List.of(), List.of());
     }
 
     /** This trace's GPU in {@code peaks}, by {@link #deviceName()}. */

@@ -11,6 +11,8 @@ import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.StreamIdle;
+import dev.profiledrollout.trace.StreamQueue;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 
@@ -31,7 +33,7 @@ import org.apiguardian.api.API;
 public final class AnalysisViews {
 
     /** {@code --by} choices. */
-    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE }
+    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE, IDLE, QUEUE }
 
     /** A header and its rows. */
     public record View(List<String> header, List<List<String>> rows) {
@@ -67,6 +69,26 @@ public final class AnalysisViews {
                 yield new View(List.of("operator", "inputDims", "count", "cpuNs", "gpuEvents", "gpuNs"), rows);
             }
             case ROOFLINE -> roofline(s, GpuPeaks.defaults());
+            case QUEUE -> {
+                // HTA's queue length per stream (StreamQueue): launched GPU operations not yet started
+                for (StreamQueue q : s.details().streamQueues()) {
+                    rows.add(List.of(q.deviceId(), n(q.stream()), n(q.points()), d(q.mean()), n(q.p50()),
+                            n(q.p99()), n(q.max())));
+                }
+                yield new View(List.of("device", "stream", "points", "meanQueueLength", "p50QueueLength",
+                        "p99QueueLength", "maxQueueLength"), rows);
+            }
+            case IDLE -> {
+                // HTA's idle categories per stream (StreamIdle); shares of that stream's idle time
+                for (StreamIdle i : s.details().streamIdle()) {
+                    long idle = i.idleNs();
+                    rows.add(List.of(i.deviceId(), n(i.stream()), n(i.events()), n(idle), n(i.hostWaitNs()),
+                            n(i.kernelWaitNs()), n(i.otherNs()), share(i.hostWaitNs(), idle),
+                            share(i.kernelWaitNs(), idle), share(i.otherNs(), idle)));
+                }
+                yield new View(List.of("device", "stream", "events", "idleNs", "hostWaitNs", "kernelWaitNs",
+                        "otherNs", "hostWaitShare", "kernelWaitShare", "otherShare"), rows);
+            }
             case STEP -> {
                 for (StepStats st : s.details().steps()) {
                     rows.add(List.of(st.name(), st.stage().name(), n(st.startNs()), n(st.durationNs()),

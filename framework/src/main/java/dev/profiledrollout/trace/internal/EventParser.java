@@ -243,6 +243,7 @@ public final class EventParser {
             switch (field) {
                 case "correlation" -> e.correlation = longValue(parser, value);
                 case "External id" -> e.externalId = longValue(parser, value);
+                case "stream" -> e.stream = longValue(parser, value);
                 case "Input Dims", "Input type", "Input Strides", "Concrete Inputs" -> {
                     if (value == JsonToken.START_ARRAY
                             && (field.equals("Input Dims") || RooflineOps.wantsArguments(e.name))) {

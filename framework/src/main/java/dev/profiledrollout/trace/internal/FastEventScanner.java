@@ -41,6 +41,7 @@ public final class FastEventScanner extends ByteCursor {
     private static final byte[] K_RANK = bytes("rank");
     private static final byte[] K_CORRELATION = bytes("correlation");
     private static final byte[] K_EXTERNAL_ID = bytes("External id");
+    private static final byte[] K_STREAM = bytes("stream");
     private static final byte[] K_INPUT_DIMS = bytes("Input Dims");
     private static final byte[] K_INPUT_TYPE = bytes("Input type");
     private static final byte[] K_INPUT_STRIDES = bytes("Input Strides");
@@ -437,6 +438,7 @@ public final class FastEventScanner extends ByteCursor {
             int len = key();
             boolean correlation = keyIs(len, K_CORRELATION);
             boolean external = keyIs(len, K_EXTERNAL_ID);
+            boolean stream = keyIs(len, K_STREAM);
             boolean inputDims = keyIs(len, K_INPUT_DIMS);
             boolean arguments = !inputDims && RooflineOps.wantsArguments(e.name);
             boolean inputTypes = arguments && keyIs(len, K_INPUT_TYPE);
@@ -447,6 +449,8 @@ public final class FastEventScanner extends ByteCursor {
                 e.correlation = integer();
             } else if (external) {
                 e.externalId = integer();
+            } else if (stream) {
+                e.stream = integer();
             } else if (inputDims && skipWs() == '[') {
                 dims.setLength(0);
                 compact(dims);

@@ -26,6 +26,12 @@ public final class RawEvent {
     public static final int CAT_RUNTIME = 5;
     public static final int CAT_USER_ANNOTATION = 6;
     public static final int CAT_GPU_USER_ANNOTATION = 7;
+    /**
+     * {@code cuda_sync}: CUPTI synchronization records ({@code Stream Sync}, {@code Stream Wait Event}, {@code Event
+     * Sync}, {@code Context Sync}; pytorch/kineto {@code libkineto/src/CuptiActivity.h}, {@code cupti_strings.cpp}).
+     * Not GPU work, but HTA counts those on a stream as GPU events (§3.1 of docs/TRACES.md).
+     */
+    public static final int CAT_CUDA_SYNC = 8;
 
     /** Whether {@code ph} was {@code "X"}; {@link #phSeen} says whether {@code ph} was present at all. */
     public boolean complete;
@@ -44,6 +50,8 @@ public final class RawEvent {
     public long tid;
     /** {@code args.correlation}. */
     public long correlation;
+    /** {@code args.stream}, or {@link #NONE}. */
+    public long stream;
     /** {@code args."External id"}. */
     public long externalId;
     /** {@code args."Input Dims"} as compact JSON text, or null. */
@@ -66,6 +74,7 @@ public final class RawEvent {
         durNs = NONE;
         badTime = false;
         correlation = NONE;
+        stream = NONE;
         tid = NONE;
         externalId = NONE;
         inputDims = null;
@@ -89,6 +98,7 @@ public final class RawEvent {
         return switch (len) {
             case 6 -> is(buf, off, len, "kernel") ? CAT_KERNEL : is(buf, off, len, "memcpy") ? CAT_MEMCPY
                     : is(buf, off, len, "memset") ? CAT_MEMSET : is(buf, off, len, "cpu_op") ? CAT_CPU_OP : CAT_OTHER;
+            case 9 -> is(buf, off, len, "cuda_sync") ? CAT_CUDA_SYNC : CAT_OTHER;
             case 10 -> is(buf, off, len, "gpu_memcpy") ? CAT_MEMCPY : is(buf, off, len, "gpu_memset") ? CAT_MEMSET
                     : CAT_OTHER;
             case 11 -> is(buf, off, len, "cuda_driver") ? CAT_RUNTIME : CAT_OTHER;
