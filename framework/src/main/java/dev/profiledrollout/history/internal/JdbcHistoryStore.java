@@ -10,7 +10,7 @@ import dev.profiledrollout.history.HistoryStoreException;
 import dev.profiledrollout.history.RunConfiguration;
 import dev.profiledrollout.history.RunIdentity;
 import dev.profiledrollout.history.RunRecord;
-import java.nio.ByteBuffer;
+import dev.profiledrollout.history.RunRecords;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,7 +29,6 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
 import org.apiguardian.api.API;
 import org.sqlite.SQLiteErrorCode;
@@ -216,11 +215,12 @@ public final class JdbcHistoryStore implements HistoryStore {
                     }
                     byte[] compressed = rows.getBytes(1);
                     try {
-                        return Optional.of(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(compressed), 0));
-                    } catch (DataFormatException | RuntimeException e) {
+                        return Optional.of(RunRecords.decode(compressed));
+                    } catch (IllegalArgumentException e) {
+                        Throwable cause = e.getCause() == null ? e : e.getCause();
                         throw new HistoryStoreException("The " + distribution + " histogram of run " + runId
                                 + " in " + location + " is not an HdrHistogram in compressed form ("
-                                + e.getMessage() + "): delete the run (prune) or re-record it", e);
+                                + cause.getMessage() + "): delete the run (prune) or re-record it", e);
                     }
                 }
             }
