@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.trace.KinetoTraceReader;
+import dev.profiledrollout.trace.StepTimeline;
+import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +16,7 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
@@ -28,8 +31,10 @@ import java.util.zip.GZIPOutputStream;
  *   <li>{@code streaming FILE}: {@code KinetoTraceReader.read}.</li>
  *   <li>{@code tree FILE}: the baseline — Jackson {@code readTree} of the whole file (what json.loads-based analysers
  *       such as HTA's default backend do), then the same per-kernel totals from the tree.</li>
+ *   <li>{@code analyze FILE BYTES} and {@code analyze-set BYTES FILE...}: the full analysis of one file or of a rank
+ *       set (run by {@code bench/analyze}); BYTES is the uncompressed size, for MiB/s.</li>
  * </ul>
- * Prints one line: {@code mode seconds peakHeapMiB kernelTotalNs}.
+ * {@code streaming} and {@code tree} print one line: {@code mode seconds peakHeapMiB kernelTotalNs}.
  */
 public class TraceReaderBench {
 
@@ -39,7 +44,9 @@ public class TraceReaderBench {
             case "streaming" -> measure("streaming", () -> KinetoTraceReader.read(Path.of(args[1])).kernelTotalNs());
             case "tree" -> measure("tree", () -> treeKernelTotal(Path.of(args[1])));
             case "analyze" -> analyze(Path.of(args[1]), Long.parseLong(args[2]));
-            default -> throw new IllegalArgumentException("mode: generate | streaming | tree | analyze");
+            case "analyze-set" -> analyzeSet(java.util.Arrays.stream(args, 2, args.length).map(Path::of).toList(),
+                    Long.parseLong(args[1]));
+            default -> throw new IllegalArgumentException("mode: generate | streaming | tree | analyze | analyze-set");
         }
     }
 
@@ -60,20 +67,54 @@ public class TraceReaderBench {
         System.out.printf(Locale.ROOT, "%s %.3f %.1f %d%n", mode, seconds, peak / 1048576.0, kernelTotalNs);
     }
 
-    /** Full analysis (all of TraceDetails); prints seconds, MiB/s of uncompressed JSON, and a few results. */
+    /**
+     * Full analysis of one file, as a test or {@code analyze} gets it: every {@code TraceDetails} analysis (kernels,
+     * categories, both temporal breakdowns, idle gaps, steps, launches, operators, roofline, stage kernels, per-stream
+     * idle and queue length) plus the step timeline of the file's rank set. Prints seconds, MiB/s of JSON, the
+     * reading thread's and the whole process's CPU time, and a few results.
+     */
     static void analyze(Path file, long uncompressedBytes) throws Exception {
         java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long cpu0 = threads.getCurrentThreadCpuTime();
+        long process0 = processCpuNs();
         long start = System.nanoTime();
         TraceSummary s = KinetoTraceReader.read(file);
+        StepTimeline timeline = TraceSet.of(List.of(s)).stepTimeline();
         double seconds = (System.nanoTime() - start) / 1e9;
         double parseCpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
-        System.out.printf(Locale.ROOT, "analyze %.3f s wall, %.1f MiB/s of JSON, parsing thread CPU %.3f s; kernels %d, "
-                        + "kernel total %d ns, busy %d ns, HTA idle %d ns, steps %d, operators %d, warnings %s%n",
-                seconds, uncompressedBytes / 1048576.0 / seconds, parseCpu,
+        double processCpu = (processCpuNs() - process0) / 1e9;
+        System.out.printf(Locale.ROOT, "analyze %.3f s wall, %.1f MiB/s of JSON, parsing thread CPU %.3f s, process CPU "
+                        + "%.3f s; kernels %d, kernel total %d ns, busy %d ns, HTA idle %d ns, steps %d, operators %d, "
+                        + "roofline ops %d, stream queues %d, timeline steps %d, warnings %s%n",
+                seconds, uncompressedBytes / 1048576.0 / seconds, parseCpu, processCpu,
                 s.kernelEvents(), s.kernelTotalNs(), s.busyNs(),
                 s.details().htaCompatible().idleNs(), s.details().steps().size(), s.details().operators().size(),
+                s.details().roofline().size(), s.details().streamQueues().size(), timeline.steps().size(),
                 s.warnings());
+    }
+
+    /**
+     * Full analysis of a rank set ({@code TraceSet.read}: the files in parallel, every analysis of {@link #analyze},
+     * then the step timeline across the ranks). Prints seconds, MiB/s of JSON, process CPU time and a few results.
+     */
+    static void analyzeSet(List<Path> files, long uncompressedBytes) throws Exception {
+        long process0 = processCpuNs();
+        long start = System.nanoTime();
+        TraceSet set = TraceSet.read(files);
+        StepTimeline timeline = set.stepTimeline();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double processCpu = (processCpuNs() - process0) / 1e9;
+        long kernels = set.traces().stream().mapToLong(TraceSummary::kernelEvents).sum();
+        System.out.printf(Locale.ROOT, "analyze-set %.3f s wall, %.1f MiB/s of JSON, process CPU %.3f s on %d cores; "
+                        + "ranks %d, kernels %d, timeline steps %d (matched %d, %s), max step gap %d ns%n",
+                seconds, uncompressedBytes / 1048576.0 / seconds, processCpu,
+                Runtime.getRuntime().availableProcessors(), set.traces().size(), kernels, timeline.steps().size(),
+                timeline.matchedSteps(), timeline.matching(), timeline.maxGapNs());
+    }
+
+    static long processCpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     static long treeKernelTotal(Path file) throws Exception {

@@ -74,9 +74,12 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final Map<String, KernelAgg> memoryNames = new HashMap<>();
     final Map<String, Integer> deviceIndex = new LinkedHashMap<>();
     /** Per (device, stream) lane, in first-seen order: its device index and stream (-1 when absent). */
-    final Map<String, Integer> laneIndex = new LinkedHashMap<>();
     final List<long[]> lanes = new ArrayList<>();
+    /** (device << 40 ^ stream) → lane index. */
+    private final LongLongMap laneIndex = new LongLongMap();
     private int lastLane = -1;
+    private String lastPid;
+    private int lastDevice;
     final GpuTimeline timeline = new GpuTimeline();
     /** {@link #KIND_HTA_ONLY} events seen. */
     long htaOnlyEvents;
@@ -88,7 +91,8 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
     long launchCount;
     final LongLongMap opsByExternalId = new LongLongMap(); // External id → (op index, 0)
-    final Map<String, Integer> opIndex = new HashMap<>();
+    /** op name → input dims → index into {@link #opKeys}. */
+    final Map<String, Map<String, Integer>> opIndex = new HashMap<>();
     final List<String[]> opKeys = new ArrayList<>();
     final List<long[]> opAggs = new ArrayList<>(); // count, cpuNs
     final RooflineAccumulator roofline = new RooflineAccumulator();
@@ -225,25 +229,44 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 }
             }
         }
-        Integer device = deviceIndex.get(pid);
-        if (device == null) {
-            device = deviceIndex.size();
-            deviceIndex.put(pid, device);
+        int device;
+        if (pid == lastPid) { // the same String instance: the scanner's cache hands out one per distinct pid
+            device = lastDevice;
+        } else {
+            Integer known = deviceIndex.get(pid);
+            if (known == null) {
+                known = deviceIndex.size();
+                deviceIndex.put(pid, known);
+            }
+            device = known;
+            lastPid = pid;
+            lastDevice = device;
         }
         long streamId = stream == RawEvent.NONE ? -1 : stream;
         int lane = lastLane;
         if (lane < 0 || lanes.get(lane)[0] != device || lanes.get(lane)[1] != streamId) {
-            Integer known = laneIndex.get(device + "/" + streamId); // only when the stream changes
-            if (known == null) {
-                known = lanes.size();
-                laneIndex.put(device + "/" + streamId, known);
-                lanes.add(new long[] {device, streamId});
-            }
-            lane = known;
+            lane = lane(device, streamId); // only when the device or stream changes
             lastLane = lane;
         }
         int tag = kind | (agg.category << 2) | (agg.htaType << 6) | (agg.traceLensComm ? 1 << 8 : 0) | (lane << 9);
         timeline.add(ts, ts + dur, corr, ext, tag, agg.id);
+    }
+
+    /** The lane index of (device, stream), adding it in first-seen order. */
+    private int lane(int device, long streamId) {
+        int at = laneIndex.find(((long) device << 40) ^ streamId);
+        if (at >= 0 && lanes.get((int) laneIndex.a(at))[0] == device && lanes.get((int) laneIndex.a(at))[1] == streamId) {
+            return (int) laneIndex.a(at);
+        }
+        for (int i = 0; i < lanes.size(); i++) { // a key collision (streams beyond 2^40): fall back to a scan
+            if (lanes.get(i)[0] == device && lanes.get(i)[1] == streamId) {
+                return i;
+            }
+        }
+        int lane = lanes.size();
+        laneIndex.putIfAbsent(((long) device << 40) ^ streamId, lane, 0);
+        lanes.add(new long[] {device, streamId});
+        return lane;
     }
 
     private void cpuEvent(int cat, String name, long ts, long dur, RawEvent e) {
@@ -298,11 +321,11 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     }
 
     private void operator(String name, String dims, long ts, long dur, long externalId) {
-        String key = name + '\u0000' + dims;
-        Integer index = opIndex.get(key);
+        Map<String, Integer> byDims = opIndex.computeIfAbsent(name, n -> new HashMap<>());
+        Integer index = byDims.get(dims);
         if (index == null) {
             index = opKeys.size();
-            opIndex.put(key, index);
+            byDims.put(dims, index);
             opKeys.add(new String[] {name, dims});
             opAggs.add(new long[2]);
         }

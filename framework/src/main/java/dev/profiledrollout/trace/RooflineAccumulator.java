@@ -60,7 +60,7 @@ final class RooflineAccumulator {
 
     /** A {@code cpu_op} event. */
     void cpuOp(String name, RawEvent e) {
-        if (e.inputDims == null || e.tid == RawEvent.NONE || !RooflineModel.covers(name)) {
+        if (e.inputDims == null || e.tid == RawEvent.NONE || !dev.profiledrollout.trace.internal.RooflineOps.covers(name)) {
             return;
         }
         String types = e.inputTypes == null ? "" : e.inputTypes;

@@ -434,13 +434,14 @@ public final class FastEventScanner extends ByteCursor {
             pos++;
             return;
         }
+        boolean covered = RooflineOps.wantsArguments(e.name);
         do {
             int len = key();
             boolean correlation = keyIs(len, K_CORRELATION);
             boolean external = keyIs(len, K_EXTERNAL_ID);
             boolean stream = keyIs(len, K_STREAM);
             boolean inputDims = keyIs(len, K_INPUT_DIMS);
-            boolean arguments = !inputDims && RooflineOps.wantsArguments(e.name);
+            boolean arguments = !inputDims && covered;
             boolean inputTypes = arguments && keyIs(len, K_INPUT_TYPE);
             boolean inputStrides = arguments && keyIs(len, K_INPUT_STRIDES);
             boolean concrete = arguments && keyIs(len, K_CONCRETE_INPUTS);

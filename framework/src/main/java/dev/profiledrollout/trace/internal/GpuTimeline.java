@@ -92,7 +92,8 @@ public final class GpuTimeline implements AutoCloseable {
     public void replay(Visitor visitor) {
         int[] order = sortedOrder();
         if (runs.isEmpty()) {
-            for (int i : order) {
+            for (int k = 0; k < size; k++) {
+                int i = order[k];
                 visitor.visit(starts[i], ends[i], corrs[i], exts[i], tags[i], names[i]);
             }
             return;
@@ -107,7 +108,7 @@ public final class GpuTimeline implements AutoCloseable {
                     heap.add(r);
                 }
             }
-            RunReader memory = new RunReader(order);
+            RunReader memory = new RunReader(order, size);
             if (memory.next()) {
                 heap.add(memory);
             }
@@ -133,23 +134,47 @@ public final class GpuTimeline implements AutoCloseable {
         }
     }
 
+    /** The buffers of {@link #sortedOrder()}, reused by every spill (allocating them each time cost a GC per GB). */
+    private long[] sortKeys;
+    private int[] sortOrder;
+
+    /**
+     * The chunk's record indexes in start order. The returned array is reused by the next call. GPU events arrive
+     * almost in start order (per device, in the order the profiler's activity buffers were flushed), so the keys are
+     * first put in order by insertion within a budget of moves, and only a chunk that exceeds it is sorted in full.
+     */
     private int[] sortedOrder() {
-        int[] order = new int[size];
+        if (sortOrder == null || sortOrder.length < size) {
+            sortOrder = new int[CHUNK];
+        }
+        int[] order = sortOrder;
         if (size == 0) {
             return order;
         }
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
+        boolean ascending = true;
         for (int i = 0; i < size; i++) {
-            min = Math.min(min, starts[i]);
-            max = Math.max(max, starts[i]);
+            long s = starts[i];
+            ascending &= i == 0 || s >= starts[i - 1];
+            min = Math.min(min, s);
+            max = Math.max(max, s);
         }
-        if (max - min >= 0 && max - min < REL_LIMIT) {
-            long[] keys = new long[size];
+        if (ascending) {
+            for (int i = 0; i < size; i++) {
+                order[i] = i;
+            }
+        } else if (max - min >= 0 && max - min < REL_LIMIT) {
+            if (sortKeys == null) {
+                sortKeys = new long[CHUNK];
+            }
+            long[] keys = sortKeys;
             for (int i = 0; i < size; i++) {
                 keys[i] = ((starts[i] - min) << IDX_BITS) | i;
             }
-            Arrays.sort(keys);
+            if (!insertionSort(keys, size, 8L * size)) {
+                Arrays.sort(keys, 0, size);
+            }
             for (int i = 0; i < size; i++) {
                 order[i] = (int) (keys[i] & ((1 << IDX_BITS) - 1));
             }
@@ -166,6 +191,28 @@ public final class GpuTimeline implements AutoCloseable {
         return order;
     }
 
+    /**
+     * Sorts {@code keys[0, n)} by insertion unless that would take more than {@code budget} moves; returns false (the
+     * keys then hold a permutation of the input, not sorted) when the budget ran out.
+     */
+    static boolean insertionSort(long[] keys, int n, long budget) {
+        long moves = 0;
+        for (int i = 1; i < n; i++) {
+            long k = keys[i];
+            int j = i - 1;
+            while (j >= 0 && keys[j] > k) {
+                keys[j + 1] = keys[j];
+                j--;
+                if (++moves > budget) {
+                    keys[j + 1] = k;
+                    return false;
+                }
+            }
+            keys[j + 1] = k;
+        }
+        return true;
+    }
+
     private void spill() {
         int[] order = sortedOrder();
         try {
@@ -175,7 +222,8 @@ public final class GpuTimeline implements AutoCloseable {
             byte[] block = new byte[RECORD * BLOCK_RECORDS];
             try (OutputStream out = Files.newOutputStream(run)) {
                 int n = 0;
-                for (int i : order) {
+                for (int k = 0; k < size; k++) {
+                    int i = order[k];
                     int at = n * RECORD;
                     LONGS.set(block, at, starts[i]);
                     LONGS.set(block, at + 8, ends[i]);
@@ -215,6 +263,7 @@ public final class GpuTimeline implements AutoCloseable {
         private int blockLength;
         private int blockPos;
         private final int[] order;
+        private final int orderLength;
         private int pos;
         long start;
         long end;
@@ -227,17 +276,19 @@ public final class GpuTimeline implements AutoCloseable {
             this.in = Files.newInputStream(run);
             this.block = new byte[RECORD * BLOCK_RECORDS];
             this.order = null;
+            this.orderLength = 0;
         }
 
-        RunReader(int[] order) {
+        RunReader(int[] order, int length) {
             this.in = null;
             this.block = null;
             this.order = order;
+            this.orderLength = length;
         }
 
         boolean next() throws IOException {
             if (in == null) {
-                if (pos == order.length) {
+                if (pos == orderLength) {
                     return false;
                 }
                 int i = order[pos++];
