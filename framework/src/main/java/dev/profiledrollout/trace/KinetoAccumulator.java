@@ -269,23 +269,49 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         return lane;
     }
 
+    private static final int NAME_LAUNCH = 1;
+    private static final int NAME_HTA_LAUNCH = 2;
+    private static final int NAME_GRAPH_LAUNCH = 4;
+    private static final int NAME_PROFILER_STEP = 8;
+    private static final int NAME_PROFILER_STEP_PREFIX = 16;
+
+    /** The NAME_* facts of CPU event names: names repeat every step, and each fact is a string test. */
+    private final Map<String, Integer> nameFacts = new HashMap<>();
+
+    private int nameFacts(String name) {
+        Integer known = nameFacts.get(name);
+        if (known != null) {
+            return known;
+        }
+        int facts = (isLaunch(name) ? NAME_LAUNCH : 0)
+                | (StreamQueue.isHtaLaunch(name) ? NAME_HTA_LAUNCH : 0)
+                | (name.contains("GraphLaunch") ? NAME_GRAPH_LAUNCH : 0)
+                | (name.contains("ProfilerStep") ? NAME_PROFILER_STEP : 0)
+                | (name.startsWith("ProfilerStep#") ? NAME_PROFILER_STEP_PREFIX : 0);
+        if (nameFacts.size() < 10_000) {
+            nameFacts.put(name, facts);
+        }
+        return facts;
+    }
+
     private void cpuEvent(int cat, String name, long ts, long dur, RawEvent e) {
         long end = ts + Math.max(0, dur);
+        int facts = nameFacts(name);
         if (e.correlation != RawEvent.NONE && cat == RawEvent.CAT_RUNTIME) {
             launches.putIfAbsent(e.correlation, ts, end);
-            if (StreamQueue.isHtaLaunch(name)) {
+            if ((facts & NAME_HTA_LAUNCH) != 0) {
                 queueLaunches.putIfAbsent(e.correlation, ts, 0);
             }
             roofline.runtime(e);
-            if (isLaunch(name)) {
+            if ((facts & NAME_LAUNCH) != 0) {
                 launchCount++;
                 launchDurations.recordValue(Math.max(0, dur));
-                if (name.contains("GraphLaunch")) {
+                if ((facts & NAME_GRAPH_LAUNCH) != 0) {
                     graphLaunches.putIfAbsent(e.correlation, ts, 0);
                 }
             }
         }
-        if (cat != RawEvent.CAT_GPU_USER_ANNOTATION && name.contains("ProfilerStep")) {
+        if (cat != RawEvent.CAT_GPU_USER_ANNOTATION && (facts & NAME_PROFILER_STEP) != 0) {
             profilerStepNames.add(name);
             lastProfilerStepStart = Math.max(lastProfilerStepStart, ts);
         }
@@ -295,7 +321,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 if (e.externalId != RawEvent.NONE) {
                     operator(name, e.inputDims == null ? "" : e.inputDims, ts, dur, e.externalId);
                 }
-                if (name.startsWith("ProfilerStep#")) {
+                if ((facts & NAME_PROFILER_STEP_PREFIX) != 0) {
                     cpuSteps.add(new Span(name, ts, end));
                 }
             }

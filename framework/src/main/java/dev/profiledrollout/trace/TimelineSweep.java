@@ -42,6 +42,12 @@ final class TimelineSweep {
     private final RunningUnion traceLensComm = new RunningUnion();
     private final RunningUnion traceLensMemcpy = new RunningUnion();
     private final RunningUnion traceLensCompOrComm = new RunningUnion();
+    // The unions above by role, for addEach: RunningUnion.add then has three call sites here instead of thirteen, which
+    // keeps the JIT's compiled visit small.
+    private final RunningUnion[] exactUnions;
+    private final RunningUnion[] htaUnions = {htaAll, htaComp, htaComm, htaCommOrComp};
+    private final RunningUnion[] traceLensUnions = {traceLensAll, traceLensComp, traceLensComm, traceLensMemcpy,
+        traceLensCompOrComm};
     private long traceLensUnlinked;
     private final boolean htaFilter;
     /** Per lane (device, stream): its device; previous event end; events; host wait, kernel wait, other (ns). */
@@ -82,6 +88,7 @@ final class TimelineSweep {
             deviceUnions[d] = new RunningUnion((start, duration) -> offerGap(device, start, duration));
         }
         all = new RunningUnion();
+        exactUnions = new RunningUnion[] {all, comp, comm, commOrComp};
         laneDevice = new int[acc.lanes.size()];
         for (int l = 0; l < laneDevice.length; l++) {
             laneDevice[l] = (int) acc.lanes.get(l)[0];
@@ -156,6 +163,15 @@ final class TimelineSweep {
         return new ArrayList<>(engine.isEmpty() ? spans : engine);
     }
 
+    /** Adds {@code [start, end)} to {@code unions[i]} for each bit i set in {@code mask}. */
+    private static void addEach(RunningUnion[] unions, int mask, long start, long end) {
+        for (int i = 0; mask != 0; i++, mask >>>= 1) {
+            if ((mask & 1) != 0) {
+                unions[i].add(start, end);
+            }
+        }
+    }
+
     private void offerGap(int device, long start, long duration) {
         if (gaps.size() < TraceDetails.MAX_IDLE_GAPS) {
             gaps.add(new long[] {device, duration, start});
@@ -186,18 +202,9 @@ final class TimelineSweep {
         long dur = end - start;
         int device = laneDevice[lane];
         deviceUnions[device].add(start, end);
-        all.add(start, end);
         boolean isComm = kernel && category == COMM;
         boolean isComp = kernel && category != COMM && category != MEM;
-        if (isComm) {
-            comm.add(start, end);
-        }
-        if (isComp) {
-            comp.add(start, end);
-        }
-        if (isComm || isComp) {
-            commOrComp.add(start, end);
-        }
+        addEach(exactUnions, 1 | (isComp ? 2 : 0) | (isComm ? 4 : 0) | (isComm || isComp ? 8 : 0), start, end);
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
         streamIdle(lane, start, end, launch);
         if (corr != RawEvent.NONE) {
@@ -411,26 +418,15 @@ final class TimelineSweep {
     }
 
     private void htaRow(long s, long e, int htaType) {
-        htaAll.add(s, e);
-        if (htaType == HtaKernelType.COMPUTATION) {
-            htaComp.add(s, e);
-        }
-        if (htaType == HtaKernelType.COMMUNICATION) {
-            htaComm.add(s, e);
-        }
-        if (htaType == HtaKernelType.COMPUTATION || htaType == HtaKernelType.COMMUNICATION) {
-            htaCommOrComp.add(s, e);
-        }
+        boolean isComp = htaType == HtaKernelType.COMPUTATION;
+        boolean isComm = htaType == HtaKernelType.COMMUNICATION;
+        addEach(htaUnions, 1 | (isComp ? 2 : 0) | (isComm ? 4 : 0) | (isComm || isComp ? 8 : 0), s, e);
     }
 
     private void traceLens(long start, long end, int kind, boolean comm) {
-        traceLensAll.add(start, end);
-        if (kind == KinetoAccumulator.KIND_MEMCPY) {
-            traceLensMemcpy.add(start, end);
-            return;
-        }
-        (comm ? traceLensComm : traceLensComp).add(start, end);
-        traceLensCompOrComm.add(start, end);
+        // all, comp, comm, memcpy, comp or comm
+        int mask = kind == KinetoAccumulator.KIND_MEMCPY ? 1 | 8 : 1 | (comm ? 4 : 2) | 16;
+        addEach(traceLensUnions, mask, start, end);
     }
 
     GpuTimelineBreakdown gpuTimeline() {

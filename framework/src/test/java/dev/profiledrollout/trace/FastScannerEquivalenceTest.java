@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The byte scanner must give exactly what the Jackson path gives on every input it accepts, and hand every input it
@@ -219,6 +220,66 @@ class FastScannerEquivalenceTest {
                     jackson = e.getClass().getSimpleName() + ": " + e.getMessage();
                 }
                 assertThat(fast).as(doc).isEqualTo(jackson);
+            }
+        }
+    }
+
+    @Test
+    void record_shapes_arrays_and_thread_ids_in_every_spelling_give_identical_summaries() throws IOException {
+        // the scanner copies plain shape arrays byte by byte and decodes the rest the general way; tid may be a number
+        // or a thread name, and alternate between the two for the same text
+        String[] dims = {"[[2, 3], [3, 4]]", "[[2,3],[3,4]]", "[ [2 , 3] ,\n [3,4] ]", "[[], []]", "[]",
+                "[[1.5, -2], [1e3, true, null, false]]", "[\"float\", \"c10::BFloat16\"]", "[\"a\\\"b\"]",
+                "[\"\u00b5\"]", "[\"µs\"]", "[{\"a\":1}, [2]]", "[[[1]], [[2, [3]]]]",
+                "[1 2]", "[1,]", "[,1]", "[[1]2]", "[\"a\"\"b\"]", "[01]", "[1.]", "[[1], ]"};
+        String[] tids = {"7", "\"7\"", "7", "\"main\"", "-1", "1.5", "12345678901234567890123", "null", "\"7\""};
+        int n = 0;
+        for (String d : dims) {
+            StringBuilder doc = new StringBuilder("{\"traceEvents\":[");
+            for (int i = 0; i < tids.length; i++) {
+                String tid = tids[i];
+                doc.append(i == 0 ? "" : ",")
+                        .append("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":")
+                        .append(tid).append(",\"ts\":").append(100 * i).append(",\"dur\":50,\"args\":{\"External id\":")
+                        .append(i + 1).append(",\"Input Dims\":").append(d).append(",\"Input type\":").append(d)
+                        .append(",\"Input Strides\":").append(d).append(",\"Concrete Inputs\":").append(d).append("}},")
+                        .append("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,")
+                        .append("\"tid\":").append(tid).append(",\"ts\":").append(100 * i + 10)
+                        .append(",\"dur\":5,\"args\":{\"correlation\":").append(i + 1).append(",\"External id\":")
+                        .append(i + 1).append("}},")
+                        .append("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":")
+                        .append(100 * i + 20).append(",\"dur\":30,\"args\":{\"correlation\":").append(i + 1)
+                        .append(",\"External id\":").append(i + 1).append(",\"stream\":7}}");
+            }
+            doc.append("]}");
+            Path file = Files.writeString(dir.resolve("shapes" + n++ + ".json"), doc);
+            Object fast;
+            Object jackson;
+            try {
+                fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
+            } catch (IOException | RuntimeException e) {
+                fast = e.getClass().getSimpleName() + ": " + e.getMessage();
+            }
+            try {
+                jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
+            } catch (IOException | RuntimeException e) {
+                jackson = e.getClass().getSimpleName() + ": " + e.getMessage();
+            }
+            assertThat(fast).as(d).isEqualTo(jackson);
+            boolean wellFormed = n <= 12;
+            if (d.contains("\\u")) {
+                continue; // \\u escapes: the scanner hands the file over by design
+            }
+            if (wellFormed) { // read by the scanner itself, not handed over
+                assertThat(scannedKernels(file)).as(d).isEqualTo(tids.length);
+            } else { // refused by the scanner, so the tolerant path's verdict above is the result
+                assertThatThrownBy(() -> scannedKernels(file)).as(d).isInstanceOf(FastEventScanner.Bail.class);
+            }
+            if (fast instanceof TraceSummary summary && d.equals("[[2, 3], [3, 4]]")) {
+                // the well-formed case really reaches the joins: one op shape, nine timed calls of it
+                assertThat(summary.details().operators()).hasSize(1);
+                assertThat(summary.details().operators().get(0).inputDims()).isEqualTo("[[2, 3], [3, 4]]");
+                assertThat(summary.details().roofline()).isNotEmpty();
             }
         }
     }

@@ -62,7 +62,7 @@ abstract class ByteCursor {
 
     /**
      * Called before each event: when fewer than {@value #LOOKAHEAD} bytes are buffered ahead, moves the rest to the
-     * front and reads until the buffer is full or the input ends. Events shorter than that then never reach the end
+     * front and reads until the buffer is filled to its current target or the input ends. Events shorter than that then never reach the end
      * of the buffer, so the end-of-buffer branches inside the scanning loops stay untaken: the JIT compiles them as
      * traps, and taking one (about once per buffer before this) deoptimised and recompiled the whole event scanner.
      */
@@ -70,13 +70,26 @@ abstract class ByteCursor {
         if (lim - pos >= LOOKAHEAD || eof) {
             return;
         }
+        refill();
+    }
+
+    /**
+     * How far {@link #refill()} fills the buffer: 2 × {@value #LOOKAHEAD} at first, doubling with each refill up to
+     * the buffer's size. The first refills thus come within the first megabyte, while the JIT still profiles the event
+     * loop, so it compiles the refill as a rare call rather than a trap that would deoptimise the loop when first hit.
+     */
+    private int fillTarget = 2 * LOOKAHEAD;
+
+    private void refill() throws IOException {
         if (pos > 0) {
             System.arraycopy(buf, pos, buf, 0, lim - pos);
             lim -= pos;
             pos = 0;
         }
-        while (lim < buf.length) {
-            int n = in.read(buf, lim, buf.length - lim);
+        int target = Math.min(fillTarget, buf.length);
+        fillTarget = Math.min(buf.length, fillTarget * 2);
+        while (lim < target) {
+            int n = in.read(buf, lim, target - lim);
             if (n < 0) {
                 eof = true;
                 return;

@@ -52,6 +52,9 @@ public final class FastEventScanner extends ByteCursor {
     private final RawEvent event = new RawEvent();
     private final StringBuilder dims = new StringBuilder();
     private final boolean pidOfEveryEvent;
+    private String lastTidText;
+    private long lastTid;
+    private boolean lastTidQuoted;
 
     /** A scanner that reads {@code pid} of GPU events only. */
     public FastEventScanner(InputStream in) {
@@ -190,102 +193,53 @@ public final class FastEventScanner extends ByteCursor {
             pos++;
             return;
         }
+        // Each value reader has one call site: the JIT inlines what it calls at every site, and this loop runs for
+        // every event, so fewer sites keep its compiled form small and quick to compile.
         do {
             // Kineto writes ph, cat, name, pid, tid, ts, dur, args; decide on the key before the value moves pos.
             int which = eventKey();
             expect(':');
-            switch (which) {
-                case 1 -> { // ph
-                    int c;
-                    if (skipWs() == '"' && pos + 2 < lim && buf[pos + 2] == '"'
-                            && (c = buf[pos + 1]) >= 0x20 && c != '"' && c != '\\') {
-                        // a one-character plain string (0x7F and non-ASCII bytes are negative or fail the test)
-                        e.phSeen = true;
-                        e.complete = c == 'X';
-                        pos += 3;
-                    } else if (skipWs() == '"') {
-                        int end = stringEnd();
-                        e.phSeen = true;
-                        e.complete = end == 2 && buf[pos + 1] == 'X';
-                        pos += end + 1;
-                    } else if (isNull()) {
-                        skipValue();
-                    } else {
-                        String ph = text();
-                        e.phSeen = true;
-                        e.complete = "X".equals(ph);
-                    }
-                }
-                case 2 -> { // cat
-                    int known = skipWs() == '"' ? knownCategory() : -1;
-                    if (known >= 0) {
-                        e.cat = known;
-                    } else if (skipWs() == '"') {
-                        int end = stringEnd();
-                        int catLength = end - 1;
-                        if (plain && catLength <= chars.length) {
-                            for (int k = 0; k < catLength; k++) {
-                                chars[k] = (char) buf[pos + 1 + k];
-                            }
-                            e.cat = RawEvent.categoryOf(chars, 0, catLength);
-                            pos += end + 1;
-                        } else {
-                            String cat = readString();
-                            e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
+            boolean read = true;
+            if (which == 1) {
+                ph(e);
+            } else if (which == 2) {
+                cat(e);
+            } else if (!e.wanted()) {
+                read = false;
+            } else if (which == 3 || which == 4 || which == 8) {
+                if (which != 4 || pidOfEveryEvent || e.cat == RawEvent.CAT_ABSENT || RawEvent.isGpu(e.cat)) {
+                    boolean quoted = skipWs() == '"';
+                    String text = text();
+                    if (which == 3) {
+                        e.name = text;
+                    } else if (which == 4) {
+                        e.pid = text;
+                    } else { // tid: joins launches to the CPU ops around them
+                        if (text != lastTidText || quoted != lastTidQuoted) { // mostly the last event's String
+                            lastTidText = text;
+                            lastTidQuoted = quoted;
+                            lastTid = quoted ? text.hashCode() : integerOf(text);
                         }
-                    } else {
-                        String cat = text();
-                        if (cat != null) {
-                            e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
-                        }
+                        e.tid = lastTid;
                     }
+                } else {
+                    read = false;
                 }
-                case 3 -> { // name
-                    if (e.wanted()) {
-                        e.name = text();
-                    } else {
-                        skipValue();
-                    }
+            } else if (which == 5 || which == 6) {
+                long ns = micros(e);
+                if (which == 5) {
+                    e.tsNs = ns;
+                } else {
+                    e.durNs = ns;
                 }
-                case 4 -> { // pid
-                    if (e.wanted() && (pidOfEveryEvent || e.cat == RawEvent.CAT_ABSENT || RawEvent.isGpu(e.cat))) {
-                        e.pid = text();
-                    } else {
-                        skipValue();
-                    }
-                }
-                case 5 -> { // ts
-                    if (e.wanted()) {
-                        e.tsNs = micros(e);
-                    } else {
-                        skipValue();
-                    }
-                }
-                case 6 -> { // dur
-                    if (e.wanted()) {
-                        e.durNs = micros(e);
-                    } else {
-                        skipValue();
-                    }
-                }
-                case 7 -> { // args
-                    if (e.wanted() && skipWs() == '{') {
-                        pos++;
-                        args(e);
-                    } else {
-                        skipValue();
-                    }
-                }
-                case 8 -> { // tid: joins launches to the CPU ops around them
-                    if (e.wanted() && skipWs() == '"') {
-                        e.tid = readString().hashCode();
-                    } else if (e.wanted()) {
-                        e.tid = integer();
-                    } else {
-                        skipValue();
-                    }
-                }
-                default -> skipValue();
+            } else if (which == 7 && skipWs() == '{') {
+                pos++;
+                args(e);
+            } else {
+                read = false;
+            }
+            if (!read) {
+                skipValue();
             }
             if (!e.wanted()) {
                 // python_function, ac2g flows, …: nothing more is needed, so skip to the closing brace unparsed
@@ -293,6 +247,80 @@ public final class FastEventScanner extends ByteCursor {
                 return;
             }
         } while (more('}'));
+    }
+
+    private void ph(RawEvent e) throws IOException {
+        int c;
+        if (skipWs() == '"' && pos + 2 < lim && buf[pos + 2] == '"'
+                && (c = buf[pos + 1]) >= 0x20 && c != '"' && c != '\\') {
+            // a one-character plain string (0x7F and non-ASCII bytes are negative or fail the test)
+            e.phSeen = true;
+            e.complete = c == 'X';
+            pos += 3;
+        } else {
+            phOther(e);
+        }
+    }
+
+    private void phOther(RawEvent e) throws IOException {
+        if (skipWs() == '"') {
+            int end = stringEnd();
+            e.phSeen = true;
+            e.complete = end == 2 && buf[pos + 1] == 'X';
+            pos += end + 1;
+        } else if (isNull()) {
+            skipValue();
+        } else {
+            String ph = text();
+            e.phSeen = true;
+            e.complete = "X".equals(ph);
+        }
+    }
+
+    private void cat(RawEvent e) throws IOException {
+        int known = skipWs() == '"' ? knownCategory() : -1;
+        if (known >= 0) {
+            e.cat = known;
+        } else {
+            catOther(e);
+        }
+    }
+
+    private void catOther(RawEvent e) throws IOException {
+        if (skipWs() == '"') {
+            int end = stringEnd();
+            int catLength = end - 1;
+            if (plain && catLength <= chars.length) {
+                for (int k = 0; k < catLength; k++) {
+                    chars[k] = (char) buf[pos + 1 + k];
+                }
+                e.cat = RawEvent.categoryOf(chars, 0, catLength);
+                pos += end + 1;
+            } else {
+                String cat = readString();
+                e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
+            }
+        } else {
+            String cat = text();
+            if (cat != null) {
+                e.cat = RawEvent.categoryOf(cat.toCharArray(), 0, cat.length());
+            }
+        }
+    }
+
+    /**
+     * The JSON scalar {@code text} (validated, possibly {@code null}) as a 64-bit integer, or {@link RawEvent#NONE}
+     * for anything else, as {@link #integer()} reads it.
+     */
+    private static long integerOf(String text) {
+        if (text == null || text.isEmpty() || (text.charAt(0) != '-' && (text.charAt(0) < '0' || text.charAt(0) > '9'))) {
+            return RawEvent.NONE;
+        }
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException fractionOrWider) {
+            return RawEvent.NONE;
+        }
     }
 
     private static final long MASK4 = 0xFFFFFFFFL;
@@ -429,6 +457,15 @@ public final class FastEventScanner extends ByteCursor {
         };
     }
 
+    private static final int ARG_OTHER = 0;
+    private static final int ARG_CORRELATION = 1;
+    private static final int ARG_EXTERNAL_ID = 2;
+    private static final int ARG_STREAM = 3;
+    private static final int ARG_INPUT_DIMS = 4;
+    private static final int ARG_INPUT_TYPE = 5;
+    private static final int ARG_INPUT_STRIDES = 6;
+    private static final int ARG_CONCRETE_INPUTS = 7;
+
     private void args(RawEvent e) throws IOException {
         if (skipWs() == '}') {
             pos++;
@@ -436,35 +473,26 @@ public final class FastEventScanner extends ByteCursor {
         }
         boolean covered = RooflineOps.wantsArguments(e.name);
         do {
-            int len = key();
-            boolean correlation = keyIs(len, K_CORRELATION);
-            boolean external = keyIs(len, K_EXTERNAL_ID);
-            boolean stream = keyIs(len, K_STREAM);
-            boolean inputDims = keyIs(len, K_INPUT_DIMS);
-            boolean arguments = !inputDims && covered;
-            boolean inputTypes = arguments && keyIs(len, K_INPUT_TYPE);
-            boolean inputStrides = arguments && keyIs(len, K_INPUT_STRIDES);
-            boolean concrete = arguments && keyIs(len, K_CONCRETE_INPUTS);
+            int field = argField(key(), covered);
             expect(':');
-            if (correlation) {
-                e.correlation = integer();
-            } else if (external) {
-                e.externalId = integer();
-            } else if (stream) {
-                e.stream = integer();
-            } else if (inputDims && skipWs() == '[') {
-                dims.setLength(0);
-                compact(dims);
-                e.inputDims = dims.toString();
-            } else if ((inputTypes || inputStrides || concrete) && skipWs() == '[') {
-                dims.setLength(0);
-                compact(dims);
-                if (inputTypes) {
-                    e.inputTypes = dims.toString();
-                } else if (inputStrides) {
-                    e.inputStrides = dims.toString();
+            if (field >= ARG_CORRELATION && field <= ARG_STREAM) {
+                long v = integer();
+                if (field == ARG_CORRELATION) {
+                    e.correlation = v;
+                } else if (field == ARG_EXTERNAL_ID) {
+                    e.externalId = v;
                 } else {
-                    e.concreteInputs = dims.toString();
+                    e.stream = v;
+                }
+            } else if (field >= ARG_INPUT_DIMS && skipWs() == '[') {
+                dims.setLength(0);
+                compact(dims);
+                String text = dims.toString();
+                switch (field) {
+                    case ARG_INPUT_DIMS -> e.inputDims = text;
+                    case ARG_INPUT_TYPE -> e.inputTypes = text;
+                    case ARG_INPUT_STRIDES -> e.inputStrides = text;
+                    default -> e.concreteInputs = text;
                 }
             } else {
                 skipValue();
@@ -472,8 +500,101 @@ public final class FastEventScanner extends ByteCursor {
         } while (more('}'));
     }
 
-    /** Writes the array or value at pos as compact JSON with ", " separators (as EventParser does). */
+    /** The args field just read by {@link #key()}; the shape fields other than Input Dims only when {@code covered}. */
+    private int argField(int len, boolean covered) {
+        return switch (len) {
+            case 6 -> keyIs(len, K_STREAM) ? ARG_STREAM : ARG_OTHER;
+            case 10 -> keyIs(len, K_INPUT_DIMS) ? ARG_INPUT_DIMS
+                    : covered && keyIs(len, K_INPUT_TYPE) ? ARG_INPUT_TYPE : ARG_OTHER;
+            case 11 -> keyIs(len, K_CORRELATION) ? ARG_CORRELATION
+                    : keyIs(len, K_EXTERNAL_ID) ? ARG_EXTERNAL_ID : ARG_OTHER;
+            case 13 -> covered && keyIs(len, K_INPUT_STRIDES) ? ARG_INPUT_STRIDES : ARG_OTHER;
+            case 15 -> covered && keyIs(len, K_CONCRETE_INPUTS) ? ARG_CONCRETE_INPUTS : ARG_OTHER;
+            default -> ARG_OTHER;
+        };
+    }
+
+    /** Writes the array at pos as compact JSON with ", " separators (as EventParser does). */
     private void compact(StringBuilder out) throws IOException {
+        int start = pos;
+        if (!compactPlain(out)) {
+            pos = start;
+            out.setLength(0);
+            compactValue(out);
+        }
+    }
+
+    /**
+     * {@link #compactValue} of an array of arrays, plain strings and JSON scalars in one pass over its bytes (the
+     * shapes of {@code record_shapes}); false when it holds anything else (an object, an escape, a non-ASCII byte, the
+     * end of the buffer), and the caller then takes the general path from the start.
+     */
+    private boolean compactPlain(StringBuilder out) {
+        byte[] b = buf;
+        int p = pos;
+        int end = lim;
+        int depth = 0;
+        // what may come next: 0 a value or a closing bracket (after '['), 1 a value (after ','), 2 ',' or ']'
+        int expect = 1;
+        do {
+            if (p >= end) {
+                return false;
+            }
+            byte c = b[p];
+            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                p++;
+                continue;
+            }
+            if (c == ']' || c == ',') {
+                if (expect == 1 || (c == ',' && expect == 0)) {
+                    return false; // "[,", ",]", ",,": the general path reports it
+                }
+                out.append(c == ']' ? "]" : ", ");
+                depth -= c == ']' ? 1 : 0;
+                expect = c == ']' ? 2 : 1;
+                p++;
+                continue;
+            }
+            if (expect == 2) {
+                return false; // two values without a comma
+            }
+            if (c == '[') {
+                out.append('[');
+                depth++;
+                expect = 0;
+                p++;
+                continue;
+            }
+            int q = p;
+            if (c == '"') {
+                q++;
+                while (q < end && b[q] >= 0x20 && b[q] != '"' && b[q] != '\\') {
+                    q++;
+                }
+                if (q >= end || b[q] != '"') {
+                    return false; // escape, control or non-ASCII byte: the general path decodes it
+                }
+                q++;
+            } else {
+                while (q < end && b[q] != ',' && b[q] != ']' && b[q] != '}' && b[q] > ' ') {
+                    q++;
+                }
+                if (q == p || q >= end || !isJsonScalar(b, p, q - p)) {
+                    return false; // an object, a non-JSON scalar: the general path decides
+                }
+            }
+            for (int k = p; k < q; k++) {
+                out.append((char) b[k]);
+            }
+            p = q;
+            expect = 2;
+        } while (depth > 0);
+        pos = p;
+        return true;
+    }
+
+    /** Writes the array or value at pos as compact JSON with ", " separators (as EventParser does). */
+    private void compactValue(StringBuilder out) throws IOException {
         int b = skipWs();
         if (b == '[') {
             pos++;
@@ -489,7 +610,7 @@ public final class FastEventScanner extends ByteCursor {
                     out.append(", ");
                 }
                 first = false;
-                compact(out);
+                compactValue(out);
             } while (more(']'));
             out.append(']');
         } else if (b == '{') {

@@ -65,8 +65,8 @@ public final class GpuTimeline implements AutoCloseable {
      * @param name the caller's index of the event's name (kernel name id), or −1
      */
     public void add(long start, long end, long correlation, long externalId, int tag, int name) {
-        if (size == CHUNK) {
-            spill();
+        if (size == checkAt) {
+            checkpoint();
         }
         starts[size] = start;
         ends[size] = Math.max(start, end);
@@ -76,6 +76,22 @@ public final class GpuTimeline implements AutoCloseable {
         names[size] = name;
         size++;
         total++;
+    }
+
+    /**
+     * The size at which {@link #add} calls {@link #checkpoint()}: 1, 2, 4, … up to {@link #CHUNK}, where it spills.
+     * The early calls do nothing but double it; they make the branch one the JIT's profile has seen taken, so the
+     * compiled caller takes the first spill as an ordinary call instead of leaving its compiled code for the
+     * interpreter and being compiled again (an "unstable if" deoptimisation of the whole event loop).
+     */
+    private int checkAt = 1;
+
+    private void checkpoint() {
+        if (size == CHUNK) {
+            spill();
+        } else {
+            checkAt = Math.min(CHUNK, checkAt * 2);
+        }
     }
 
     /** Number of records added. */
