@@ -275,11 +275,15 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     private static final int NAME_PROFILER_STEP = 8;
     private static final int NAME_PROFILER_STEP_PREFIX = 16;
 
-    /** The NAME_* facts of CPU event names: names repeat every step, and each fact is a string test. */
-    private final Map<String, Integer> nameFacts = new HashMap<>();
+    /**
+     * The NAME_* facts of CPU event names: names repeat every step, and each fact is a string test. Shared by every
+     * reader of the JVM (the facts depend on the name alone): the names of one trace are those of the next, so a
+     * fresh reader does not begin with a run of misses, which the JIT would meet as a new branch in compiled code.
+     */
+    private static final Map<String, Integer> NAME_FACTS = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private int nameFacts(String name) {
-        Integer known = nameFacts.get(name);
+    private static int nameFacts(String name) {
+        Integer known = NAME_FACTS.get(name);
         if (known != null) {
             return known;
         }
@@ -288,8 +292,8 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 | (name.contains("GraphLaunch") ? NAME_GRAPH_LAUNCH : 0)
                 | (name.contains("ProfilerStep") ? NAME_PROFILER_STEP : 0)
                 | (name.startsWith("ProfilerStep#") ? NAME_PROFILER_STEP_PREFIX : 0);
-        if (nameFacts.size() < 10_000) {
-            nameFacts.put(name, facts);
+        if (NAME_FACTS.size() < 10_000) {
+            NAME_FACTS.put(name, facts);
         }
         return facts;
     }
@@ -361,17 +365,17 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         opsByExternalId.putIfAbsent(externalId, index, 0);
     }
 
-    /** Step-name answers by annotation name: names repeat every step, and the check runs three regexes. */
-    private final Map<String, Boolean> stepNames = new HashMap<>();
+    /** Step-name answers by annotation name (names repeat every step; the check runs three regexes), shared as above. */
+    private static final Map<String, Boolean> STEP_NAMES = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private boolean isStepName(String name) {
-        Boolean known = stepNames.get(name);
+    private static boolean isStepName(String name) {
+        Boolean known = STEP_NAMES.get(name);
         if (known != null) {
             return known;
         }
         boolean step = StepStats.isStepName(name);
-        if (stepNames.size() < 10_000) {
-            stepNames.put(name, step);
+        if (STEP_NAMES.size() < 10_000) {
+            STEP_NAMES.put(name, step);
         }
         return step;
     }

@@ -185,7 +185,12 @@ public final class KinetoTraceReader {
         if (fast) {
             S sink = fresh.get();
             try (InputStream in = open(file)) {
-                new FastEventScanner(in, allPids).scan(sink);
+                FastEventScanner scanner = new FastEventScanner(in, allPids);
+                try {
+                    scanner.scan(sink);
+                } finally {
+                    scanner.release();
+                }
                 if (sink.sawEvents()) {
                     return sink;
                 }

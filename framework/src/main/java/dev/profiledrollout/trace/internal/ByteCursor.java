@@ -16,8 +16,11 @@ import java.util.Arrays;
  */
 abstract class ByteCursor {
 
+    private static final int BUFFER = 1 << 21;
+    private static final Recycler<byte[]> BUFFERS = new Recycler<>(() -> new byte[BUFFER]);
+
     private final InputStream in;
-    protected byte[] buf = new byte[1 << 21];
+    protected byte[] buf = BUFFERS.take();
     protected int pos;
     protected int lim;
     protected boolean eof;
@@ -25,6 +28,17 @@ abstract class ByteCursor {
 
     ByteCursor(InputStream in) {
         this.in = in;
+    }
+
+    /**
+     * Gives the buffer back for the next scanner of this thread ({@link Recycler}); the scanner can no longer be used.
+     * Optional: a scanner that is not released is simply collected.
+     */
+    public void release() {
+        if (buf != null && buf.length == BUFFER) {
+            BUFFERS.give(buf);
+        }
+        buf = null;
     }
 
     static byte[] bytes(String s) {

@@ -23,8 +23,9 @@ import org.apiguardian.api.API;
  * replayed once in start order by {@link #replay(Visitor)}.
  *
  * <h2>Bound</h2>
- * Records are buffered in a chunk of {@value #CHUNK} records (44 bytes each, about 5.5 MiB). A full chunk is sorted by
- * start and written to a temporary file as one sorted run; {@link #replay} merges the runs (k-way, one 64 KiB buffer
+ * Records are buffered in a chunk of {@value #CHUNK} records (44 bytes each, about 5.5 MiB, plus 1.5 MiB of sort
+ * buffers; the chunk is recycled for the next timeline of the same thread once this one is closed). A full chunk is
+ * sorted by start and written to a temporary file as one sorted run; {@link #replay} merges the runs (k-way, one 64 KiB buffer
  * per run) with the last, in-memory chunk. Memory is therefore O(chunk + runs × 64 KiB), independent of the number
  * of events; disk use is 40 bytes per event beyond the first chunk. Temporary files are deleted by {@link #close()}.
  * Not thread-safe.
@@ -43,12 +44,27 @@ public final class GpuTimeline implements AutoCloseable {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
-    private final long[] starts = new long[CHUNK];
-    private final long[] ends = new long[CHUNK];
-    private final long[] corrs = new long[CHUNK];
-    private final long[] exts = new long[CHUNK];
-    private final int[] tags = new int[CHUNK];
-    private final int[] names = new int[CHUNK];
+    /** The in-memory chunk's columns and sort buffers (about 7 MiB), recycled per thread ({@link Recycler}). */
+    private static final class Chunk {
+        final long[] starts = new long[CHUNK];
+        final long[] ends = new long[CHUNK];
+        final long[] corrs = new long[CHUNK];
+        final long[] exts = new long[CHUNK];
+        final int[] tags = new int[CHUNK];
+        final int[] names = new int[CHUNK];
+        final long[] sortKeys = new long[CHUNK];
+        final int[] sortOrder = new int[CHUNK];
+    }
+
+    private static final Recycler<Chunk> CHUNKS = new Recycler<>(Chunk::new);
+
+    private Chunk chunk = CHUNKS.take();
+    private long[] starts = chunk.starts;
+    private long[] ends = chunk.ends;
+    private long[] corrs = chunk.corrs;
+    private long[] exts = chunk.exts;
+    private int[] tags = chunk.tags;
+    private int[] names = chunk.names;
     private final List<Path> runs = new ArrayList<>();
     private int size;
     private long total;
@@ -150,9 +166,6 @@ public final class GpuTimeline implements AutoCloseable {
         }
     }
 
-    /** The buffers of {@link #sortedOrder()}, reused by every spill (allocating them each time cost a GC per GB). */
-    private long[] sortKeys;
-    private int[] sortOrder;
 
     /**
      * The chunk's record indexes in start order. The returned array is reused by the next call. GPU events arrive
@@ -160,10 +173,7 @@ public final class GpuTimeline implements AutoCloseable {
      * first put in order by insertion within a budget of moves, and only a chunk that exceeds it is sorted in full.
      */
     private int[] sortedOrder() {
-        if (sortOrder == null || sortOrder.length < size) {
-            sortOrder = new int[CHUNK];
-        }
-        int[] order = sortOrder;
+        int[] order = chunk.sortOrder; // reused by every spill: allocating it each time cost a collection per GB
         if (size == 0) {
             return order;
         }
@@ -181,10 +191,7 @@ public final class GpuTimeline implements AutoCloseable {
                 order[i] = i;
             }
         } else if (max - min >= 0 && max - min < REL_LIMIT) {
-            if (sortKeys == null) {
-                sortKeys = new long[CHUNK];
-            }
-            long[] keys = sortKeys;
+            long[] keys = chunk.sortKeys;
             for (int i = 0; i < size; i++) {
                 keys[i] = ((starts[i] - min) << IDX_BITS) | i;
             }
@@ -271,6 +278,16 @@ public final class GpuTimeline implements AutoCloseable {
             }
         }
         runs.clear();
+        if (chunk != null) { // recycled for the next timeline of this thread; this one can no longer be used
+            CHUNKS.give(chunk);
+            chunk = null;
+            starts = null;
+            ends = null;
+            corrs = null;
+            exts = null;
+            tags = null;
+            names = null;
+        }
     }
 
     private final class RunReader {
