@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 import org.apiguardian.api.API;
 
@@ -49,7 +50,8 @@ import org.apiguardian.api.API;
  * the events; busy and span do not depend on it.
  *
  * <h2>Speed</h2>
- * gzip is inflated on a second thread ({@code PipedInflater}) while this thread scans bytes with
+ * gzip is inflated on a second thread ({@code PipedInflater}; on the reading thread itself when {@link TraceSet#read}
+ * already runs one reader per core) while this thread scans bytes with
  * {@code FastEventScanner}, which compares field names as bytes and decodes only the values the analyses use. When
  * the file is not strict, well-formed JSON (bare {@code inf}, invalid UTF-8, unescaped quotes, truncation) it is read
  * again from the start with Jackson's byte parser and, if that fails too, through the repairing character filter;
@@ -125,7 +127,15 @@ public final class KinetoTraceReader {
 
     /** {@link #read(Path, KernelCategories)}; {@code fast = false} skips the byte scanner (for equivalence tests). */
     static TraceSummary read(Path file, KernelCategories categories, boolean fast) throws IOException {
-        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false, fast);
+        return read(file, categories, fast, true);
+    }
+
+    /**
+     * {@link #read(Path, KernelCategories)}; {@code pipe = false} inflates gzip on the calling thread instead of a
+     * second one, for callers that already keep every core busy with a reader each ({@link TraceSet#read}).
+     */
+    static TraceSummary read(Path file, KernelCategories categories, boolean fast, boolean pipe) throws IOException {
+        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false, fast, pipe);
         try {
             return summary(file, acc);
         } catch (UncheckedIOException e) {
@@ -145,7 +155,12 @@ public final class KinetoTraceReader {
      * @throws IOException          when the file cannot be read
      */
     public static List<TraceSummary> readRanks(Path file, KernelCategories categories) throws IOException {
-        RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true, true);
+        return readRanks(file, categories, true);
+    }
+
+    /** {@link #readRanks(Path, KernelCategories)}; {@code pipe} as in {@link #read(Path, KernelCategories, boolean, boolean)}. */
+    static List<TraceSummary> readRanks(Path file, KernelCategories categories, boolean pipe) throws IOException {
+        RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true, true, pipe);
         try {
             String name = String.valueOf(file.getFileName());
             String profileId = TraceFileName.mergedProfileId(name);
@@ -181,10 +196,10 @@ public final class KinetoTraceReader {
     }
 
     private static <S extends Sink> S readWith(Path file, java.util.function.Supplier<S> fresh, boolean allPids,
-                                               boolean fast) throws IOException {
+                                               boolean fast, boolean pipe) throws IOException {
         if (fast) {
             S sink = fresh.get();
-            try (InputStream in = open(file)) {
+            try (InputStream in = open(file, pipe)) {
                 FastEventScanner scanner = new FastEventScanner(in, allPids);
                 try {
                     scanner.scan(sink);
@@ -204,12 +219,12 @@ public final class KinetoTraceReader {
         }
         S sink = fresh.get();
         try {
-            if (readStrict(file, sink, allPids)) {
+            if (readStrict(file, sink, allPids, pipe)) {
                 return sink;
             }
             sink.close();
             sink = fresh.get();
-            readRepairing(file, sink, allPids);
+            readRepairing(file, sink, allPids, pipe);
             return sink;
         } catch (IOException | RuntimeException e) {
             sink.close();
@@ -218,8 +233,8 @@ public final class KinetoTraceReader {
     }
 
     /** Strict byte pass; false when the file needs the repairing pass. */
-    private static boolean readStrict(Path file, Sink acc, boolean allPids) throws IOException {
-        try (InputStream in = open(file); JsonParser parser = createParser(file, in)) {
+    private static boolean readStrict(Path file, Sink acc, boolean allPids, boolean pipe) throws IOException {
+        try (InputStream in = open(file, pipe); JsonParser parser = createParser(file, in)) {
             parse(file, parser, acc, true, allPids);
             return true;
         } catch (NeedsRepair e) {
@@ -235,8 +250,8 @@ public final class KinetoTraceReader {
         }
     }
 
-    private static void readRepairing(Path file, Sink acc, boolean allPids) throws IOException {
-        try (InputStream in = open(file);
+    private static void readRepairing(Path file, Sink acc, boolean allPids, boolean pipe) throws IOException {
+        try (InputStream in = open(file, pipe);
              // A decoding Reader replaces invalid UTF-8 instead of failing mid-file.
              NonFiniteLiteralReader reader = new NonFiniteLiteralReader(new InputStreamReader(in, StandardCharsets.UTF_8));
              JsonParser parser = JSON.createParser(reader)) {
@@ -250,7 +265,7 @@ public final class KinetoTraceReader {
         }
     }
 
-    private static InputStream open(Path file) throws IOException {
+    private static InputStream open(Path file, boolean pipe) throws IOException {
         // file is used in messages only
         InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
         raw.mark(2);
@@ -261,7 +276,7 @@ public final class KinetoTraceReader {
             return raw;
         }
         try {
-            return new PipedInflater(raw);
+            return pipe ? new PipedInflater(raw) : new GZIPInputStream(raw, 1 << 16);
         } catch (ZipException | EOFException e) {
             raw.close();
             throw new TraceFormatException(file, "it starts like gzip but its header is damaged (" + e.getMessage() + ")", e);

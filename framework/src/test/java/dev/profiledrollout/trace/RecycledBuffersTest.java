@@ -55,4 +55,19 @@ class RecycledBuffersTest {
             pool.shutdownNow();
         }
     }
+
+    @Test
+    void a_rank_set_read_on_every_core_gives_the_summaries_of_single_reads() throws IOException {
+        // TraceSet.read inflates on the reading threads when it has a reader per core, else on piped threads: both
+        // must give what a single read gives (gzip and plain files, valid and damaged-but-tolerated ones)
+        List<Path> traces = TestTraces.jsonTraces();
+        List<TraceSummary> alone = new ArrayList<>();
+        for (Path trace : traces) {
+            alone.add(KinetoTraceReader.read(trace));
+        }
+        for (List<Path> files : List.of(traces, traces.subList(0, 1))) {
+            TraceSet set = TraceSet.read(files);
+            assertThat(set.traces()).containsExactlyInAnyOrderElementsOf(alone.subList(0, files.size()));
+        }
+    }
 }
