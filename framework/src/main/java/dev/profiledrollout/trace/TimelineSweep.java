@@ -403,10 +403,20 @@ final class TimelineSweep {
 
     /**
      * The double nearest to {@code ns / 1000} µs, as parsing the decimal text gives: below 2^53 the long converts
-     * exactly and IEEE division rounds correctly; above, BigDecimal does it.
+     * exactly and IEEE division rounds correctly. Above (epoch ns), {@code whole + rest / 1000.0}: whole µs are exact
+     * in a double (below 2^53; beyond, BigDecimal), and the one rounding of the sum gives the nearest double, because a sum of at most
+     * three decimals lies either on a rounding midpoint (then {@code rest / 1000.0} is exact) or at least 2^-10 / 1000
+     * from one, far beyond the error of {@code rest / 1000.0} (checked against BigDecimal in TimelineSweepMicrosTest).
      */
-    private static double micros(long ns) {
-        return Math.abs(ns) < (1L << 53) ? ns / 1000.0 : java.math.BigDecimal.valueOf(ns, 3).doubleValue();
+    static double micros(long ns) {
+        if (Math.abs(ns) < (1L << 53)) {
+            return ns / 1000.0;
+        }
+        long whole = Math.floorDiv(ns, 1000L);
+        if (Math.abs(whole) >= (1L << 53)) { // beyond year 2255 in epoch ns: whole µs are not exact in a double
+            return java.math.BigDecimal.valueOf(ns, 3).doubleValue();
+        }
+        return (double) whole + Math.floorMod(ns, 1000L) / 1000.0;
     }
 
     private void flushHta() {

@@ -648,7 +648,8 @@ abstract class ByteCursor {
     }
 
     /**
-     * {@link MicrosToNanos#parse} of the common form {@code -?d{1,15}(.d+)?} straight from the bytes, or
+     * {@link MicrosToNanos#parse} of the common form {@code -?d{1,18}(.d+)?} (whole µs below 2^63 / 1000) straight from
+     * the bytes, or
      * {@link RawEvent#NONE} for anything else (which then takes {@link MicrosToNanos}). Same result: three fraction
      * digits, the fourth rounds half-up (away from zero).
      */
@@ -671,7 +672,8 @@ abstract class ByteCursor {
             i++;
         }
         int wholeDigits = i - digitsStart;
-        if (wholeDigits == 0 || wholeDigits > 15) {
+        // up to 18 digits fit a long; epoch µs (16 digits) are the usual Kineto timestamps
+        if (wholeDigits == 0 || wholeDigits > 18 || whole > MAX_WHOLE_MICROS) {
             return RawEvent.NONE;
         }
         long fraction = 0;
@@ -703,6 +705,9 @@ abstract class ByteCursor {
         long ns = whole * 1000 + fraction;
         return negative ? -ns : ns;
     }
+
+    /** The largest whole µs whose ns value (plus a fraction of up to 999 ns) fits a long. */
+    private static final long MAX_WHOLE_MICROS = (Long.MAX_VALUE - 999) / 1000;
 
     private static final long[] POW10 = new long[19];
 
