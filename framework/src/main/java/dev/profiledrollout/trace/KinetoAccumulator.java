@@ -135,6 +135,10 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     @Override
     public void close() {
         timeline.close();
+        for (LongLongMap map : new LongLongMap[] {laneIndex, launches, queueLaunches, graphLaunches, opsByExternalId}) {
+            map.close();
+        }
+        roofline.close();
     }
 
     @Override
