@@ -135,10 +135,6 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     @Override
     public void close() {
         timeline.close();
-        for (LongLongMap map : new LongLongMap[] {laneIndex, launches, queueLaunches, graphLaunches, opsByExternalId}) {
-            map.close();
-        }
-        roofline.close();
     }
 
     @Override

@@ -87,11 +87,6 @@ final class RooflineAccumulator {
         calls++;
     }
 
-    /** Gives the join table back ({@link LongLongMap#close()}); call after {@link #results()}. */
-    void close() {
-        launches.close();
-    }
-
     /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
     void runtime(RawEvent e) {
         if (e.tid != RawEvent.NONE) {

@@ -2,7 +2,7 @@ package dev.profiledrollout.trace.internal;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import java.lang.ref.SoftReference;
+import java.util.Arrays;
 import org.apiguardian.api.API;
 
 /**
@@ -41,51 +41,12 @@ public final class LongLongMap {
         table = emptyTable(capacity);
     }
 
-    /**
-     * Tables given up by grown and closed maps of this thread, by log2 of their capacity, for the next maps of the
-     * thread (the join tables of the next trace file): a fresh table of millions of slots costs more in page faults
-     * and zeroing than the lookups that fill it. At most two per size, softly referenced.
-     */
-    private static final ThreadLocal<SoftReference<long[]>[][]> FREE = ThreadLocal.withInitial(() -> {
-        @SuppressWarnings("unchecked")
-        SoftReference<long[]>[][] lists = new SoftReference[31][2];
-        return lists;
-    });
-
     private static long[] emptyTable(int capacity) {
-        long[] t = null;
-        SoftReference<long[]>[] list = FREE.get()[Integer.numberOfTrailingZeros(capacity)];
-        for (int i = 0; i < list.length && t == null; i++) {
-            if (list[i] != null) {
-                t = list[i].get();
-                list[i] = null;
-            }
-        }
-        if (t == null) {
-            t = new long[capacity * 3];
-        }
+        long[] t = new long[capacity * 3];
         for (int i = 0; i < t.length; i += 3) {
             t[i] = EMPTY;
         }
         return t;
-    }
-
-    private static void recycle(long[] table) {
-        SoftReference<long[]>[] list = FREE.get()[Integer.numberOfTrailingZeros(table.length / 3)];
-        for (int i = 0; i < list.length; i++) {
-            if (list[i] == null || list[i].get() == null) {
-                list[i] = new SoftReference<>(table);
-                return;
-            }
-        }
-    }
-
-    /** Gives the table back for the next maps of this thread; the map can no longer be used. */
-    public void close() {
-        if (table != null) {
-            recycle(table);
-            table = null;
-        }
     }
 
     /** Number of keys. */
@@ -214,7 +175,6 @@ public final class LongLongMap {
         }
         table = fresh;
         capacity = newCapacity;
-        recycle(old);
     }
 
     private boolean moveAll(long[] from, long[] to, int toCapacity) {
