@@ -3,6 +3,7 @@ package dev.profiledrollout.trace;
 import dev.profiledrollout.metrics.HistogramPercentile;
 import dev.profiledrollout.trace.internal.EventParser;
 import dev.profiledrollout.trace.internal.GpuTimeline;
+import dev.profiledrollout.trace.internal.IdJoin;
 import dev.profiledrollout.trace.internal.HtaKernelType;
 import dev.profiledrollout.trace.internal.LongLongMap;
 import dev.profiledrollout.trace.internal.MicrosToNanos;
@@ -24,7 +25,7 @@ import java.util.Set;
  * timeline ({@link GpuTimeline}, bounded) and the join tables. {@link TimelineSweep} does the rest at the end.
  *
  * <p>Memory beyond the bounded timeline: per distinct kernel name four longs and a histogram; per CPU runtime event
- * with a correlation id one {@link LongLongMap} entry (about 48 bytes); per {@code cpu_op} with an
+ * with a correlation id one {@link IdJoin} entry (24 bytes); per {@code cpu_op} with an
  * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}); the
  * roofline join ({@link RooflineAccumulator}). Confined
  * to the reading thread.
@@ -84,13 +85,13 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     /** {@link #KIND_HTA_ONLY} events seen. */
     long htaOnlyEvents;
     final List<String> warnings = new ArrayList<>();
-    final LongLongMap launches = new LongLongMap();
+    final IdJoin launches = new IdJoin();
     /** correlation → launch ts of HTA's launch calls ({@link StreamQueue}). */
-    final LongLongMap queueLaunches = new LongLongMap();   // correlation → (cpu ts, cpu end)
-    final LongLongMap graphLaunches = new LongLongMap(); // correlation → (cpu ts, GPU events seen)
+    final IdJoin queueLaunches = new IdJoin();   // correlation → (cpu ts, cpu end)
+    final IdJoin graphLaunches = new IdJoin(); // correlation → (cpu ts, GPU events seen)
     final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
     long launchCount;
-    final LongLongMap opsByExternalId = new LongLongMap(); // External id → (op index, 0)
+    final IdJoin opsByExternalId = new IdJoin(); // External id → (op index, 0)
     /** op name → input dims → index into {@link #opKeys}. */
     final Map<String, Map<String, Integer>> opIndex = new HashMap<>();
     final List<String[]> opKeys = new ArrayList<>();

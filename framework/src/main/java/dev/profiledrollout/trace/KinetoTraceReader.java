@@ -68,8 +68,8 @@ import org.apiguardian.api.API;
  * <h2>Memory</h2>
  * Bounded independently of the file size for the GPU timeline (see {@code GpuTimeline}: about 5 MiB in memory, the
  * rest in sorted temporary runs on disk, deleted before returning). What grows with the file: one entry per distinct
- * kernel name (with a small histogram), about 48 bytes per CPU runtime event carrying a correlation id and per
- * {@code cpu_op} with an {@code External id} (the launch and operator joins), another map entry per runtime event
+ * kernel name (with a small histogram), 24 to 48 bytes per CPU runtime event carrying a correlation id and 24 per
+ * {@code cpu_op} with an {@code External id} (the launch and operator joins), another 24 per runtime event
  * and six longs per GEMM/attention call with recorded shapes (the roofline join, {@link OperatorRoofline}), and at
  * most 200 000 CPU annotations.
  *

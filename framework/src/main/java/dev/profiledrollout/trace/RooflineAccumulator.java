@@ -1,6 +1,6 @@
 package dev.profiledrollout.trace;
 
-import dev.profiledrollout.trace.internal.LongLongMap;
+import dev.profiledrollout.trace.internal.IdJoin;
 import dev.profiledrollout.trace.internal.RawEvent;
 
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ final class RooflineAccumulator {
 
     private final Map<String, Integer> groupIndex = new HashMap<>();
     private final List<Group> groups = new ArrayList<>();
-    private final LongLongMap launches = new LongLongMap(); // correlation → (tid, ts)
+    private final IdJoin launches = new IdJoin(); // correlation → (tid, ts)
     private int calls;
     private int[] callGroup = new int[64];
     private long[] callTid = new long[64];

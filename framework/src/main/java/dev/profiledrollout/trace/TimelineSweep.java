@@ -1,7 +1,6 @@
 package dev.profiledrollout.trace;
 
 import dev.profiledrollout.trace.internal.HtaKernelType;
-import dev.profiledrollout.trace.internal.LongLongMap;
 import dev.profiledrollout.trace.internal.RawEvent;
 import dev.profiledrollout.trace.internal.RunningUnion;
 import org.HdrHistogram.IntCountsHistogram;
