@@ -43,7 +43,11 @@ final class RooflineAccumulator {
         }
     }
 
-    private final Map<String, Integer> groupIndex = new HashMap<>();
+    /** A group's identity; the scanner hands out one String per recent distinct shape, so equals is mostly ==. */
+    private record GroupKey(String name, String dims, String types, String strides, String concrete) {
+    }
+
+    private final Map<GroupKey, Integer> groupIndex = new HashMap<>();
     private final List<Group> groups = new ArrayList<>();
     private final IdJoin launches = new IdJoin(); // correlation → (tid, ts)
     private int calls;
@@ -66,7 +70,7 @@ final class RooflineAccumulator {
         String types = e.inputTypes == null ? "" : e.inputTypes;
         String strides = e.inputStrides == null ? "" : e.inputStrides;
         String concrete = e.concreteInputs == null ? "" : e.concreteInputs;
-        String key = name + '\u0000' + e.inputDims + '\u0000' + types + '\u0000' + strides + '\u0000' + concrete;
+        GroupKey key = new GroupKey(name, e.inputDims, types, strides, concrete);
         Integer g = groupIndex.get(key);
         if (g == null) {
             g = groups.size();

@@ -487,7 +487,7 @@ public final class FastEventScanner extends ByteCursor {
             } else if (field >= ARG_INPUT_DIMS && skipWs() == '[') {
                 dims.setLength(0);
                 compact(dims);
-                String text = dims.toString();
+                String text = shapes(dims);
                 switch (field) {
                     case ARG_INPUT_DIMS -> e.inputDims = text;
                     case ARG_INPUT_TYPE -> e.inputTypes = text;
@@ -498,6 +498,25 @@ public final class FastEventScanner extends ByteCursor {
                 skipValue();
             }
         } while (more('}'));
+    }
+
+    /** Recent shape strings by content: an op's shapes repeat every step, so most events allocate none. */
+    private final String[] shapeCache = new String[1024];
+
+    /** {@code text} as a String, the cached one when the same shapes were seen recently. */
+    private String shapes(StringBuilder text) {
+        int h = text.length();
+        for (int i = 0; i < text.length(); i++) {
+            h = 31 * h + text.charAt(i);
+        }
+        int slot = (h ^ (h >>> 16)) & (shapeCache.length - 1);
+        String known = shapeCache[slot];
+        if (known != null && known.contentEquals(text)) {
+            return known;
+        }
+        String s = text.toString();
+        shapeCache[slot] = s;
+        return s;
     }
 
     /** The args field just read by {@link #key()}; the shape fields other than Input Dims only when {@code covered}. */

@@ -131,7 +131,7 @@ public final class IdJoin {
     /** Sorts by id, stable, and keeps the first entry of each id. */
     private void seal() {
         sealed = true;
-        if (!sorted && !insertionSort(8L * size)) {
+        if (!sorted && !insertionSort(2L * size)) {
             sortByIndex();
         }
         int n = 0;
@@ -175,14 +175,38 @@ public final class IdJoin {
         return true;
     }
 
-    /** Stable sort of the entries by id through an index order (for entries far from id order). */
+    /**
+     * Stable sort of the entries by id through an index order (for entries far from id order, such as the ops of
+     * several threads): a bottom-up merge sort of indexes that starts from the runs already in order.
+     */
     private void sortByIndex() {
-        Integer[] order = new Integer[size];
+        int[] order = new int[size];
+        int[] buffer = new int[size];
         for (int i = 0; i < size; i++) {
             order[i] = i;
         }
-        long[] k = keys;
-        Arrays.sort(order, (x, y) -> Long.compare(k[x], k[y])); // TimSort: stable, so the first entry stays first
+        for (int width = 1; width < size; width *= 2) {
+            for (int lo = 0; lo < size - width; lo += 2 * width) {
+                int mid = lo + width;
+                int hi = Math.min(lo + 2 * width, size);
+                if (keys[order[mid - 1]] <= keys[order[mid]]) {
+                    continue; // already in order: the common case for almost sorted ids
+                }
+                int i = lo;
+                int j = mid;
+                int k = lo;
+                while (i < mid && j < hi) {
+                    buffer[k++] = keys[order[j]] < keys[order[i]] ? order[j++] : order[i++]; // ties: left first
+                }
+                while (i < mid) {
+                    buffer[k++] = order[i++];
+                }
+                while (j < hi) {
+                    buffer[k++] = order[j++];
+                }
+                System.arraycopy(buffer, lo, order, lo, hi - lo);
+            }
+        }
         long[] sk = new long[keys.length];
         long[] sa = new long[keys.length];
         long[] sb = new long[keys.length];
