@@ -207,16 +207,30 @@ public final class IdJoin {
                 System.arraycopy(buffer, lo, order, lo, hi - lo);
             }
         }
-        long[] sk = new long[keys.length];
-        long[] sa = new long[keys.length];
-        long[] sb = new long[keys.length];
-        for (int i = 0; i < size; i++) {
-            sk[i] = keys[order[i]];
-            sa[i] = as[order[i]];
-            sb[i] = bs[order[i]];
+        // Entry order[i] goes to slot i: follow each cycle of the permutation in place (buffer marks done slots).
+        java.util.Arrays.fill(buffer, 0);
+        for (int start = 0; start < size; start++) {
+            if (buffer[start] != 0 || order[start] == start) {
+                continue;
+            }
+            long k = keys[start];
+            long a = as[start];
+            long b = bs[start];
+            int i = start;
+            while (true) {
+                buffer[i] = 1;
+                int from = order[i];
+                if (from == start) {
+                    keys[i] = k;
+                    as[i] = a;
+                    bs[i] = b;
+                    break;
+                }
+                keys[i] = keys[from];
+                as[i] = as[from];
+                bs[i] = bs[from];
+                i = from;
+            }
         }
-        keys = sk;
-        as = sa;
-        bs = sb;
     }
 }
