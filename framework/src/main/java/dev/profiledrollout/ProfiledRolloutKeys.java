@@ -321,13 +321,6 @@ public final class ProfiledRolloutKeys {
      */
     public static final String GPU_PEAKS_FILE = "profiledrollout.gpu.peaks.file";
 
-    /**
-     * JVM system property: {@code false} keeps the trace reader from adding its HotSpot compiler directive (a few
-     * large helpers kept out of line in its own hot methods; {@code dev.profiledrollout.trace.internal
-     * .CompilerDirectives}). Default {@code true}.
-     */
-    public static final String TRACE_COMPILER_DIRECTIVES = "profiledrollout.trace.compiler.directives";
-
     // --- profiledrollout.engine=container --------------------------------------------------------------------
 
     /**
@@ -425,8 +418,6 @@ public final class ProfiledRolloutKeys {
             key(SHUTDOWN_TIMEOUT, "15", Scope.EXTENSION, "bound on the shutdown hook's clean-up, seconds"),
             key(LOAD_THREADS, null, Scope.SYSTEM_PROPERTY, "event-loop threads of the load generator"),
             key(GPU_PEAKS_FILE, null, Scope.SYSTEM_PROPERTY, "a GPU peaks table looked up before the built-in one"),
-            key(TRACE_COMPILER_DIRECTIVES, "true", Scope.SYSTEM_PROPERTY,
-                    "whether the trace reader adds its HotSpot compiler directive"),
             key(CONTAINER_IMAGE, null, Scope.CONTAINER, "the engine image"),
             key(CONTAINER_MODEL, "meta-llama/Llama-3.1-8B-Instruct", Scope.CONTAINER, "the model to serve"),
             key(CONTAINER_TP, "1", Scope.CONTAINER, "tensor-parallel size"),

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
-import dev.profiledrollout.trace.internal.CompilerDirectives;
 import dev.profiledrollout.trace.internal.EventParser;
 import dev.profiledrollout.trace.internal.FastEventScanner;
 import dev.profiledrollout.trace.internal.NonFiniteLiteralReader;
@@ -198,7 +197,6 @@ public final class KinetoTraceReader {
 
     private static <S extends Sink> S readWith(Path file, java.util.function.Supplier<S> fresh, boolean allPids,
                                                boolean fast, boolean pipe) throws IOException {
-        CompilerDirectives.installOnce();
         if (fast) {
             S sink = fresh.get();
             try (InputStream in = open(file, pipe)) {
