@@ -35,8 +35,8 @@ import java.util.OptionalLong;
  *   <li>{@code idleGaps}: {@code [{"deviceId","startNs","durationNs","cpuContext"}]};</li>
  *   <li>{@code streamIdle}: per device and stream, HTA's idle categories {@code [{"deviceId","stream","events",
  *       "hostWaitNs","kernelWaitNs","otherNs"}]} ({@link StreamIdle});</li>
- *   <li>{@code streamQueues}: per device and stream, HTA's queue length {@code [{"deviceId","stream","points","mean",
- *       "p50","p99","max"}]} ({@link StreamQueue});</li>
+ *   <li>{@code streamQueues}: per device and stream, HTA's queue length summary {@code [{"deviceId","stream","points",
+ *       "mean","std","min","p25","p50","p75","max"}]} ({@link StreamQueue}; {@code std} is null for one point);</li>
  *   <li>{@code stages}: per stage {@code {"stage","steps","kernelNs","durationP50Ns","durationP99Ns","durationMaxNs"}}
  *       (derived from the steps; not read back);</li>
  *   <li>{@code steps}: the first {@value #MAX_STEPS} steps {@code {"name","stage","startNs","durationNs",

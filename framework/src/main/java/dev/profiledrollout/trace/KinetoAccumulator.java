@@ -37,10 +37,11 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     static final int KIND_MEMCPY = 1;
     static final int KIND_MEMSET = 2;
     /**
-     * A CUDA synchronization record on a stream ({@code cuda_sync} with {@code args.stream ≥ 0}): HTA's breakdowns
-     * select GPU rows by {@code stream != -1} (HolisticTraceAnalysis {@code hta/analyzers/breakdown_analysis.py},
-     * {@code get_temporal_breakdown}; {@code hta/common/trace_filter.py}, {@code GPUKernelFilter}), so they count it
-     * as GPU time; only the HTA-compatible mode sees it.
+     * A record HTA counts as GPU time and the exact mode does not: a CUDA synchronization record on a stream
+     * ({@code cuda_sync} with {@code args.stream ≥ 0}), or a CPU event that carries {@code args.stream} other than −1
+     * (Triton's {@code cpu_op} launches do). HTA's breakdowns select GPU rows by {@code stream != -1}
+     * (HolisticTraceAnalysis {@code hta/analyzers/breakdown_analysis.py}, {@code get_temporal_breakdown};
+     * {@code hta/common/trace_filter.py}, {@code GPUKernelFilter}); only the HTA-compatible mode sees these.
      */
     static final int KIND_HTA_ONLY = 3;
 
@@ -193,6 +194,12 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         if (kind >= 0) {
             gpuEvent(kind, name, e.pid == null ? "" : e.pid, e.stream, e.tsNs, e.durNs, e.correlation, e.externalId);
         } else {
+            if (e.stream != RawEvent.NONE && e.stream != -1) {
+                // a CPU event with args.stream (Triton's cpu_op launches carry "stream": 0): HTA takes it as a GPU row
+                htaOnlyEvents++;
+                timeline.add(e.tsNs, e.tsNs + e.durNs, e.correlation, RawEvent.NONE,
+                        KIND_HTA_ONLY | (HtaKernelType.of(name) << 6), -1);
+            }
             cpuEvent(e.cat, name, e.tsNs, e.durNs, e);
         }
     }

@@ -19,12 +19,16 @@ import org.apiguardian.api.API;
  *       between back-to-back kernels;</li>
  *   <li>else <b>other</b> (for example waiting on another stream or an event).</li>
  * </ul>
- * Overlapping events on one stream give a negative interval, which is summed as HTA does. Unlike HTA the times are
- * the trace's ns (not rounded to µs) and no profiler step is dropped.
+ * Overlapping events on one stream give a negative interval, which is summed as HTA does. As in HTA, the times are
+ * HTA's rounded µs ({@code ceil} of a fractional start, {@code floor} of the end; {@code hta/common/trace_parser.py},
+ * {@code round_down_time_stamps}), events without a stream are left out, and with two or more ProfilerStep names so
+ * are the events launched from the last step on ({@code hta/common/trace.py}, {@code _filter_irrelevant_gpu_kernels}).
+ * The values therefore equal HTA's {@code idle_time} (µs × 1000); checked against HTA's own output on every repository
+ * trace ({@code testdata/traces/expected/hta_real.json}).
  *
  * @param deviceId     the device ({@code pid} as text)
- * @param stream       {@code args.stream}, or -1 when the trace gives none
- * @param events       GPU events on the stream
+ * @param stream       {@code args.stream}
+ * @param events       GPU events on the stream that HTA keeps
  * @param hostWaitNs   Σ host-wait intervals
  * @param kernelWaitNs Σ kernel-wait intervals
  * @param otherNs      Σ other intervals

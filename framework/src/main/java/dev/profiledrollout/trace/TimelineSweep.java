@@ -51,6 +51,7 @@ final class TimelineSweep {
     private final boolean htaFilter;
     /** Per lane (device, stream): its device; previous event end; events; host wait, kernel wait, other (ns). */
     private final int[] laneDevice;
+    private final long[] laneStream;
     private final long[] lanePrevEnd;
     private final long[][] laneIdle;
     private final long[][][] laneQueue;
@@ -89,8 +90,10 @@ final class TimelineSweep {
         all = new RunningUnion();
         exactUnions = new RunningUnion[] {all, comp, comm, commOrComp};
         laneDevice = new int[acc.lanes.size()];
+        laneStream = new long[laneDevice.length];
         for (int l = 0; l < laneDevice.length; l++) {
             laneDevice[l] = (int) acc.lanes.get(l)[0];
+            laneStream[l] = acc.lanes.get(l)[1];
         }
         lanePrevEnd = new long[laneDevice.length];
         laneIdle = new long[laneDevice.length][4];
@@ -194,7 +197,9 @@ final class TimelineSweep {
         boolean traceLensComm = ((tag >>> 8) & 1) != 0;
         int lane = tag >>> 9;
         if (kind == KinetoAccumulator.KIND_HTA_ONLY) {
-            hta(start, end, htaType, corr == RawEvent.NONE ? -1 : acc.launches.find(corr));
+            if (htaKeeps(corr == RawEvent.NONE ? -1 : acc.launches.find(corr))) {
+                hta(htaStart(start), htaEnd(start, end), htaType);
+            }
             return;
         }
         boolean kernel = kind == KinetoAccumulator.KIND_KERNEL;
@@ -205,14 +210,18 @@ final class TimelineSweep {
         boolean isComp = kernel && category != COMM && category != MEM;
         addEach(exactUnions, 1 | (isComp ? 2 : 0) | (isComm ? 4 : 0) | (isComm || isComp ? 8 : 0), start, end);
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
-        streamIdle(lane, start, end, launch);
-        if (corr != RawEvent.NONE) {
-            int q = acc.queueLaunches.find(corr);
-            if (q >= 0) {
-                queue(lane, acc.queueLaunches.a(q), start);
+        if (htaKeeps(launch)) {
+            long s = htaStart(start);
+            long e = htaEnd(start, end);
+            hta(s, e, htaType);
+            if (laneStream[lane] != -1) { // HTA's per-stream analyses take GPU events on a stream
+                streamIdle(lane, s, e, launch);
+                int q = corr == RawEvent.NONE ? -1 : acc.queueLaunches.find(corr);
+                if (q >= 0) {
+                    queue(lane, htaStart(acc.queueLaunches.a(q)), s);
+                }
             }
         }
-        hta(start, end, htaType, launch);
         if (launch >= 0) {
             traceLens(start, end, kind, kernel && traceLensComm);
         } else {
@@ -294,7 +303,7 @@ final class TimelineSweep {
         if (idle[0]++ > 0) {
             long prevEnd = lanePrevEnd[lane];
             long gap = start - prevEnd;
-            if (launch >= 0 && acc.launches.a(launch) > prevEnd) {
+            if (launch >= 0 && htaStart(acc.launches.a(launch)) > prevEnd) {
                 idle[1] += gap;
             } else if (gap < StreamIdle.CONSECUTIVE_KERNEL_DELAY_NS) {
                 idle[2] += gap;
@@ -348,46 +357,89 @@ final class TimelineSweep {
                 max = Math.max(max, length);
             }
             long points = 2L * n;
-            list.add(new StreamQueue(deviceIds[laneDevice[l]], acc.lanes.get(l)[1], points, (double) sum / points,
-                    nearestRank(counts, points, 50) - n, nearestRank(counts, points, 99) - n, max));
+            double mean = (double) sum / points;
+            double squares = 0; // Σ (x − mean)² over the points, from the histogram
+            int min = Integer.MAX_VALUE;
+            for (int v = 0; v < counts.length; v++) {
+                if (counts[v] > 0) {
+                    squares += counts[v] * (v - n - mean) * (v - n - mean);
+                    min = Math.min(min, v - n);
+                }
+            }
+            list.add(new StreamQueue(deviceIds[laneDevice[l]], laneStream[l], points, mean,
+                    points > 1 ? Math.sqrt(squares / (points - 1)) : Double.NaN, min,
+                    quantile(counts, points, 0.25) - n, quantile(counts, points, 0.5) - n,
+                    quantile(counts, points, 0.75) - n, max));
         }
         list.sort(Comparator.comparing(StreamQueue::deviceId).thenComparingLong(StreamQueue::stream));
         return list;
     }
 
-    private static long nearestRank(long[] counts, long total, double p) {
-        long rank = Math.max(1, (long) Math.ceil(p / 100.0 * total));
+    /**
+     * The q-quantile of {@code total} values given as a histogram ({@code counts[v]} values equal to v), interpolated
+     * linearly between the two nearest ranks as pandas' {@code describe} does: position {@code (total − 1) q}.
+     */
+    static double quantile(long[] counts, long total, double q) {
+        double position = (total - 1) * q;
+        long lower = (long) Math.floor(position);
+        double fraction = position - lower;
         long seen = 0;
+        int below = -1;
         for (int v = 0; v < counts.length; v++) {
-            seen += counts[v];
-            if (seen >= rank) {
-                return v;
+            if (counts[v] == 0) {
+                continue;
             }
+            if (below < 0 && seen + counts[v] > lower) {
+                below = v;
+                if (fraction == 0 || seen + counts[v] > lower + 1) {
+                    return v;
+                }
+            } else if (below >= 0) {
+                return below + fraction * (v - below);
+            }
+            seen += counts[v];
         }
-        return counts.length - 1;
+        return below;
     }
 
     List<StreamIdle> streamIdle() {
         List<StreamIdle> list = new ArrayList<>();
         for (int l = 0; l < laneDevice.length; l++) {
             long[] idle = laneIdle[l];
-            list.add(new StreamIdle(deviceIds[laneDevice[l]], acc.lanes.get(l)[1], idle[0], idle[1], idle[2],
-                    idle[3]));
+            if (idle[0] > 0) { // streams with events HTA keeps (not -1, not all after the last ProfilerStep)
+                list.add(new StreamIdle(deviceIds[laneDevice[l]], laneStream[l], idle[0], idle[1], idle[2], idle[3]));
+            }
         }
         list.sort(Comparator.comparing(StreamIdle::deviceId).thenComparingLong(StreamIdle::stream));
         return list;
     }
 
-    private void hta(long start, long end, int htaType, int launch) {
-        if (htaFilter && (launch < 0 || acc.launches.a(launch) >= acc.lastProfilerStepStart)) {
-            return;
-        }
-        // HTA holds ts and dur as float64 µs (pandas) and rounds ts + dur in float64; at epoch µs (≈1.7e15) a double
-        // resolves 0.25 µs, so floor(ts + dur) can differ from the exact value. Emulate that arithmetic.
-        double tsUs = micros(start);
-        double durUs = micros(end - start);
-        long s = (long) Math.ceil(tsUs) * 1000;
-        long e = (long) Math.floor(tsUs + durUs) * 1000;
+    /**
+     * Whether HTA keeps a GPU event: with two or more ProfilerStep names HTA drops the GPU events whose launch is missing
+     * or starts at or after the last ProfilerStep's start ({@code hta/common/trace.py},
+     * {@code _filter_irrelevant_gpu_kernels}, applied when the trace is loaded, so to every analysis).
+     */
+    private boolean htaKeeps(int launch) {
+        return !htaFilter || (launch >= 0 && acc.launches.a(launch) < acc.lastProfilerStepStart);
+    }
+
+    /**
+     * HTA's start of an event at {@code ns}, in ns: HTA parses µs into float64 and, for traces with fractional
+     * µs, takes {@code ceil(ts)} ({@code hta/common/trace_parser.py}, {@code round_down_time_stamps}); for whole µs that
+     * changes nothing.
+     */
+    static long htaStart(long ns) {
+        return (long) Math.ceil(micros(ns)) * 1000;
+    }
+
+    /** HTA's end of an event, in ns: {@code floor(ts + dur)} with both in float64 µs (same source). */
+    static long htaEnd(long start, long end) {
+        // at epoch µs (≈1.7e15) a double resolves 0.25 µs, so floor(ts + dur) can differ from the exact value
+        return (long) Math.floor(micros(start) + micros(end - start)) * 1000;
+    }
+
+    /** One GPU row of HTA's temporal breakdown, in HTA's rounded ns. */
+    private void hta(long s, long e, int htaType) {
         // HTA sorts rows by (ts, end) after rounding; distinct exact starts can round to one µs, and with HTA's
         // negative sub-µs durations the order among them matters, so rows sharing a rounded start wait here.
         if (pendingSize > 0 && s != pendingStart) {

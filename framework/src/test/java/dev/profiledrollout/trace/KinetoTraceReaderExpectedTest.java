@@ -24,10 +24,12 @@ class KinetoTraceReaderExpectedTest {
     }
 
     @Test
-    void should_find_all_four_shared_json_traces() {
+    void should_find_all_nine_shared_json_traces() {
         assertThat(traces()).extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrder(
                 "sampled_rank-0.json.gz", "sampled_rank-1.json.gz",
-                "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", "sglang_Qwen3-8B_decode.json.gz");
+                "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", "sglang_Qwen3-8B_decode.json.gz",
+                "mi250_minitoy_train_ROCm6_2_kineto.json.gz", "event_sync_trace.json.gz",
+                "benchmark_result_2869224_1695835535_trace.json.gz", "rank0.json.gz", "triton_example.json.gz");
     }
 
     @ParameterizedTest(name = "{0}")

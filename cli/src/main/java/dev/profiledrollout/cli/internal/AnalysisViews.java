@@ -72,11 +72,12 @@ public final class AnalysisViews {
             case QUEUE -> {
                 // HTA's queue length per stream (StreamQueue): launched GPU operations not yet started
                 for (StreamQueue q : s.details().streamQueues()) {
-                    rows.add(List.of(q.deviceId(), n(q.stream()), n(q.points()), d(q.mean()), n(q.p50()),
-                            n(q.p99()), n(q.max())));
+                    rows.add(List.of(q.deviceId(), n(q.stream()), n(q.points()), d(q.mean()), d(q.std()), n(q.min()),
+                            d(q.p25()), d(q.p50()), d(q.p75()), n(q.max())));
                 }
-                yield new View(List.of("device", "stream", "points", "meanQueueLength", "p50QueueLength",
-                        "p99QueueLength", "maxQueueLength"), rows);
+                yield new View(List.of("device", "stream", "points", "meanQueueLength", "stdQueueLength",
+                        "minQueueLength", "p25QueueLength", "p50QueueLength", "p75QueueLength", "maxQueueLength"),
+                        rows);
             }
             case IDLE -> {
                 // HTA's idle categories per stream (StreamIdle); shares of that stream's idle time
