@@ -36,7 +36,7 @@ import java.util.concurrent.Callable;
 import org.apiguardian.api.API;
 
 /**
- * {@code analyze [--format table|json|csv] [--by kernel|category|operator|roofline|step|stage|idle|queue]
+ * {@code analyze [--format table|json|csv] [--by kernel|category|operator|roofline|step|stage|idle|queue|queue-series]
  * [--all-ranks]
  * [--baseline FILE] [--write-baseline FILE] [--merge OUT] PATH...}: kernel and GPU time analysis of trace files.
  *
@@ -106,10 +106,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
     private Format format;
 
     @Option(names = "--by", defaultValue = "kernel", converter = ByConverter.class,
-            paramLabel = "kernel|category|operator|roofline|step|stage|idle|queue",
+            paramLabel = "kernel|category|operator|roofline|step|stage|idle|queue|queue-series",
             description = "Table/CSV view (default kernel); roofline: GEMM/attention efficiency (needs record_shapes);"
                     + " idle: per stream, idle time as host wait, kernel wait, other (HTA's categories);"
-                    + " queue: per stream, launched GPU operations not yet started (HTA's queue length).")
+                    + " queue: per stream, launched GPU operations not yet started (HTA's queue length summary);"
+                    + " queue-series: that length at each change, per stream.")
     private AnalysisViews.By by;
 
     @Option(names = "--all-ranks", description = "Add a cross-rank table: busy, idle, imbalance, straggler, "
@@ -131,10 +132,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
         @Override
         public AnalysisViews.By convert(String value) {
             try {
-                return AnalysisViews.By.valueOf(value.trim().toUpperCase(Locale.ROOT));
+                return AnalysisViews.By.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new picocli.CommandLine.TypeConversionException(
-                        "'" + value + "' is not a view; use kernel, category, operator, roofline, step, stage, idle or queue");
+                        "'" + value + "' is not a view; use kernel, category, operator, roofline, step, stage, idle, queue or "
+                                + "queue-series");
             }
         }
     }

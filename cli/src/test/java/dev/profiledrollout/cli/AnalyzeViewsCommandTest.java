@@ -218,5 +218,17 @@ class AnalyzeViewsCommandTest {
         // stream 3: 11 launched (not graph-replayed) GPU events, up to 5 waiting; HTA's own summary: count 22,
         // mean 1.6818, std 1.4601, quartiles 1, 1, 2.75 (expected/hta_real.json)
         assertThat(queue).anySatisfy(l -> assertThat(l).endsWith(",9,3,22,1.68182,1.46015,0,1.00000,1.00000,2.75000,5"));
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--by", "queue-series", "--format", "csv", TestTraces.resolve(DECODE).toString())).isZero();
+        List<String> series = out.toString().lines().toList();
+        assertThat(series.get(0)).isEqualTo("file,device,stream,tsNs,queueLength");
+        // the series behind that summary: 22 points on stream 3, whole µs, starting with a launch and back to 0
+        List<String> stream3 = series.stream().filter(l -> l.contains(",9,3,")).toList();
+        assertThat(stream3).hasSize(22);
+        assertThat(stream3.get(0)).endsWith(",1");
+        assertThat(stream3.get(21)).endsWith(",0");
+        assertThat(stream3).allSatisfy(l -> assertThat(Long.parseLong(l.split(",")[3]) % 1000).isZero());
+        assertThat(stream3.stream().mapToLong(l -> Long.parseLong(l.split(",")[4])).max().getAsLong()).isEqualTo(5);
     }
 }

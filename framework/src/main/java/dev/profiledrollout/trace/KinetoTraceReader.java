@@ -146,6 +146,29 @@ public final class KinetoTraceReader {
     }
 
     /**
+     * The queue-length series of every GPU stream of a Kineto JSON trace ({@link StreamQueue.Point}: a point at each
+     * launch and at each start of a launched GPU event, HTA's {@code get_queue_length_time_series}), by device, stream,
+     * then time. {@link TraceDetails#streamQueues()} summarises the same series; this reads the file again and holds
+     * two points per launched GPU event, so it is for one trace at a time.
+     *
+     * @throws TraceFormatException when the file is not a trace
+     * @throws IOException          when the file cannot be read
+     */
+    public static List<StreamQueue.Point> queueLengthSeries(Path file) throws IOException {
+        KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(KernelCategories.defaults()), false, true,
+                true);
+        try {
+            TimelineSweep sweep = new TimelineSweep(acc);
+            sweep.run();
+            return sweep.queueSeries();
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        } finally {
+            acc.close();
+        }
+    }
+
+    /**
      * Reads an SGLang merged trace ({@code merged-{id}.trace.json.gz}, {@code docs/PROTOCOLS.md} §1.4), whose events
      * carry string pids such as {@code "[TP01-DP00] 1234"}, and splits it back into one summary per rank label, sorted
      * by rank. Events whose pid has no label form one more summary without a rank. A file without labels gives one

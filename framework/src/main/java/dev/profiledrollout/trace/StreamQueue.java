@@ -38,6 +38,19 @@ import org.apiguardian.api.API;
 public record StreamQueue(String deviceId, long stream, long points, double mean, double std, long min, double p25,
                           double p50, double p75, long max) {
 
+    /**
+     * One point of a stream's queue-length series, as HTA's {@code get_queue_length_time_series} gives it: the length
+     * from {@code tsNs} (HTA's rounded time, ns) until the next point of the stream.
+     *
+     * @param deviceId the device ({@code pid} as text)
+     * @param stream   {@code args.stream}
+     * @param tsNs     when the length changed, ns on the trace's clock (whole µs, as HTA rounds)
+     * @param length   launched GPU operations of the stream not started yet, from then on
+     */
+    @API(status = EXPERIMENTAL, since = "0.1")
+    public record Point(String deviceId, long stream, long tsNs, long length) {
+    }
+
     public StreamQueue {
         Objects.requireNonNull(deviceId, "deviceId");
     }

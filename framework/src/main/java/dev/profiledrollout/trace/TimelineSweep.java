@@ -375,6 +375,38 @@ final class TimelineSweep {
         return list;
     }
 
+    /** Every point of every stream's queue-length series ({@link StreamQueue.Point}), by device, stream, then time. */
+    List<StreamQueue.Point> queueSeries() {
+        List<StreamQueue.Point> points = new ArrayList<>();
+        Integer[] order = new Integer[laneDevice.length];
+        for (int l = 0; l < order.length; l++) {
+            order[l] = l;
+        }
+        java.util.Arrays.sort(order, Comparator.comparing((Integer l) -> deviceIds[laneDevice[l]])
+                .thenComparingLong(l -> laneStream[l]));
+        for (int l : order) {
+            int n = (int) laneQueueSize[l];
+            long[] launchesSorted = java.util.Arrays.copyOf(laneQueue[l][0], n);
+            long[] starts = laneQueue[l][1];
+            java.util.Arrays.sort(launchesSorted);
+            int i = 0;
+            int j = 0;
+            int length = 0;
+            while (i < n || j < n) { // as in streamQueues(): a rise before a fall at the same time
+                long ts;
+                if (j >= n || (i < n && launchesSorted[i] <= starts[j])) {
+                    length++;
+                    ts = launchesSorted[i++];
+                } else {
+                    length--;
+                    ts = starts[j++];
+                }
+                points.add(new StreamQueue.Point(deviceIds[laneDevice[l]], laneStream[l], ts, length));
+            }
+        }
+        return points;
+    }
+
     /**
      * The q-quantile of {@code total} values given as a histogram ({@code counts[v]} values equal to v), interpolated
      * linearly between the two nearest ranks as pandas' {@code describe} does: position {@code (total − 1) q}.

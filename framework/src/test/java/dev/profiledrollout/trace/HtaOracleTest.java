@@ -159,6 +159,20 @@ class HtaOracleTest {
     }
 
     @Test
+    void queue_length_series_of_the_ns_resolution_trace_starts_as_htas_does() throws IOException {
+        List<StreamQueue.Point> series = KinetoTraceReader.queueLengthSeries(TestTraces.root()
+                .resolve("hta/ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
+        // HTA's get_queue_length_time_series on this trace (ts relative to the trace's first event, µs):
+        // (3449, 1), (3488, 0), (3666, 1), (3678, 0), (4035, 1), … 9752 points in all
+        assertThat(series).hasSize(9_752).allSatisfy(p -> assertThat(p.stream()).isEqualTo(7));
+        assertThat(series.subList(0, 5)).extracting(StreamQueue.Point::length).containsExactly(1L, 0L, 1L, 0L, 1L);
+        long first = series.get(0).tsNs();
+        assertThat(series.subList(0, 5)).extracting(p -> (p.tsNs() - first) / 1000)
+                .containsExactly(0L, 39L, 217L, 229L, 586L);
+        assertThat(series).allSatisfy(p -> assertThat(p.tsNs() % 1000).isZero());
+    }
+
+    @Test
     void stream_idle_of_the_sglang_decode_trace_is_mostly_host_wait() throws IOException {
         List<StreamIdle> idle = KinetoTraceReader.read(
                 TestTraces.root().resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz")).details()

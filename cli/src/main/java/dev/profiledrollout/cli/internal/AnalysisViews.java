@@ -12,6 +12,7 @@ import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.StreamIdle;
+import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.StreamQueue;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
@@ -33,13 +34,26 @@ import org.apiguardian.api.API;
 public final class AnalysisViews {
 
     /** {@code --by} choices. */
-    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE, IDLE, QUEUE }
+    public enum By { KERNEL, CATEGORY, OPERATOR, ROOFLINE, STEP, STAGE, IDLE, QUEUE, QUEUE_SERIES }
 
     /** A header and its rows. */
     public record View(List<String> header, List<List<String>> rows) {
     }
 
     private AnalysisViews() {
+    }
+
+    /** The queue-length series of a Kineto JSON trace (read again); none for other trace formats. */
+    private static List<StreamQueue.Point> queueSeries(TraceSummary s) {
+        String name = String.valueOf(s.file().getFileName());
+        if (!name.endsWith(".json") && !name.endsWith(".json.gz")) {
+            return List.of();
+        }
+        try {
+            return KinetoTraceReader.queueLengthSeries(s.file());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** One trace's view by {@code by}. */
@@ -78,6 +92,13 @@ public final class AnalysisViews {
                 yield new View(List.of("device", "stream", "points", "meanQueueLength", "stdQueueLength",
                         "minQueueLength", "p25QueueLength", "p50QueueLength", "p75QueueLength", "maxQueueLength"),
                         rows);
+            }
+            case QUEUE_SERIES -> {
+                // HTA's queue length over time (get_queue_length_time_series): a point at each change, per stream
+                for (StreamQueue.Point p : queueSeries(s)) {
+                    rows.add(List.of(p.deviceId(), n(p.stream()), n(p.tsNs()), n(p.length())));
+                }
+                yield new View(List.of("device", "stream", "tsNs", "queueLength"), rows);
             }
             case IDLE -> {
                 // HTA's idle categories per stream (StreamIdle); shares of that stream's idle time
