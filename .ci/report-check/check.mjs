@@ -3,7 +3,8 @@
 // - its report.html at 1280 px width: the outcome banner agrees with summary.json's outcome, the verdict table has one
 //   row per summary.json verdict, every chart image loads, the page does not overflow horizontally, the banner and
 //   summary fit in one screen and the charts sit in two columns at most 450 px tall, each of the top kernels' full
-//   names is on the page, and each phase's own report.html exists; when summary.json (or a phase) has a history block
+//   names is on the page, each phase's own report.html exists, and when summary.json has timed roofline rows the
+//   Roofline table lists them (up to 15) with GFLOPs and TFLOPS/s; when summary.json (or a phase) has a history block
 //   with trends, its History section has one row per history verdict and every trend chart loads in a 2-column grid;
 // - the rendered Allure report (a single index.html): its phase steps, the latency table, at least four charts that
 //   load as images and the kernel table.
@@ -79,6 +80,12 @@ async function checkPage(page, t) {
       columns: new Set(gridImgs.map(i => Math.round(i.getBoundingClientRect().left))).size,
       tallest: Math.max(0, ...gridImgs.map(i => i.getBoundingClientRect().height)),
       kernelNames: kernelCells.flatMap(c => [c.textContent, c.getAttribute('title')]),
+      rooflineRows: [...document.querySelectorAll('table.roofline tr')].slice(1)
+        .map(r => [...r.querySelectorAll('td')].map(td => td.textContent)),
+      rooflineWidth: (() => {
+        const t = document.querySelector('table.roofline');
+        return t ? t.closest('div.scroll').getBoundingClientRect().width : 0;
+      })(),
     };
   });
   const want = expectedStatus(summary);
@@ -103,6 +110,18 @@ async function checkPage(page, t) {
   const kernels = ((summary.trace || {}).kernels || []).slice(0, 10).map(k => k.name);
   const missing = kernels.filter(k => !m.kernelNames.includes(k));
   if (missing.length > 0) failures.push(`${name}: report.html lacks the full kernel name(s) ${missing.join(' | ')}`);
+  // A Roofline table when summary.json has timed GEMM/attention rows: one row per op and argument set (at most 15),
+  // each with a positive GFLOPs figure and achieved TFLOPS/s, inside its scroll box.
+  const timed = ((summary.trace || {}).ranks || []).flatMap(r => r.roofline || []).filter(r => r.count > 0);
+  if (timed.length > 0) {
+    const want = Math.min(15, timed.length);
+    if (m.rooflineRows.length !== want) {
+      failures.push(`${name}: report.html roofline table has ${m.rooflineRows.length} row(s), expected ${want}`);
+    } else if (!m.rooflineRows.every(c => parseFloat(c[4]) > 0 && parseFloat(c[8]) > 0)) {
+      failures.push(`${name}: report.html roofline rows without GFLOPs or TFLOPS/s: ${JSON.stringify(m.rooflineRows[0])}`);
+    }
+    if (m.rooflineWidth > VIEWPORT.width) failures.push(`${name}: report.html roofline table wider than the page`);
+  }
   for (const phase of summary.phases || []) {
     if (phase.directory && !existsSync(join(dir, phase.directory, 'report.html'))) {
       failures.push(`${name}: no ${phase.directory}/report.html for phase ${phase.phase}`);
@@ -112,7 +131,8 @@ async function checkPage(page, t) {
     .filter(([, h]) => h && (h.trends || []).some(t => (t.points || []).length > 0));
   for (const [id, history] of histories) await checkHistory(page, name, id, history);
   console.log(`report-check: ${name}: report.html ${m.status}, ${m.verdictRows} verdict row(s), ${m.images} chart(s) `
-    + `in ${m.columns} column(s), ${m.height} px tall` + (histories.length ? `, ${histories.length} history section(s)` : ''));
+    + `in ${m.columns} column(s), ${m.height} px tall` + (histories.length ? `, ${histories.length} history section(s)` : '')
+    + (m.rooflineRows.length ? `, ${m.rooflineRows.length} roofline row(s)` : ''));
 }
 
 // A history block with trends: its History section (section#history, a phase's section#history-PHASE) has one verdict

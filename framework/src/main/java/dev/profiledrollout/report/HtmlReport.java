@@ -402,6 +402,72 @@ final class HtmlReport {
         return html.append("</table></div>").toString();
     }
 
+    /** Rows of the roofline table: the ops and argument sets with the most kernel time. */
+    static final int ROOFLINE_ROWS = 15;
+
+    /**
+     * @return a "Roofline" section: per GEMM/attention op and argument set of {@code trace.ranks[].roofline} (timed
+     *         calls only, most kernel time first, at most {@value #ROOFLINE_ROWS}), the calls, input shapes and
+     *         precision, GFLOPs and MiB per call, arithmetic intensity, median kernel time, median achieved TFLOPS/s
+     *         and TB/s, and the fraction of the device's peak for that precision ({@code GpuPeaks}); "" when no rank
+     *         has timed rows
+     */
+    static String rooflineTable(ReportData data) {
+        record Row(JsonNode op, double kernelNs) {
+        }
+        List<Row> rows = new java.util.ArrayList<>();
+        String device = null;
+        for (JsonNode rank : data.summary().path("trace").path("ranks")) {
+            if (device == null && rank.path("deviceName").isTextual()) {
+                device = rank.get("deviceName").asText();
+            }
+            for (JsonNode r : rank.path("roofline")) {
+                if (r.path("count").asLong() > 0) {
+                    rows.add(new Row(r, r.path("kernelNs").path("mean").asDouble() * r.path("count").asLong()));
+                }
+            }
+        }
+        if (rows.isEmpty()) {
+            return "";
+        }
+        rows.sort(java.util.Comparator.comparingDouble(Row::kernelNs).reversed());
+        java.util.Optional<dev.profiledrollout.trace.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
+                : dev.profiledrollout.trace.GpuPeaks.defaults().find(device);
+        StringBuilder html = new StringBuilder("<h2>Roofline</h2><p class=\"roofline-device\">")
+                .append(gpu.isPresent() ? "Peaks of " + escape(gpu.get().id()) + " (" + escape(device) + ")"
+                        : "No peaks known for " + escape(device == null ? "this device" : device)
+                        + ": add them with -Dprofiledrollout.gpu.peaks.file")
+                .append(".</p><div class=\"scroll\"><table class=\"roofline\"><tr><th>op</th><th>input dims</th>"
+                        + "<th>precision</th><th>calls</th><th>GFLOPs / call</th><th>MiB / call</th>"
+                        + "<th>FLOP/byte</th><th>kernel (µs, median)</th><th>TFLOPS/s (median)</th>"
+                        + "<th>TB/s (median)</th><th>of peak</th></tr>");
+        for (Row row : rows.subList(0, Math.min(ROOFLINE_ROWS, rows.size()))) {
+            JsonNode r = row.op();
+            double flops = r.path("flops").asDouble();
+            double bytes = r.path("bytes").asDouble(Double.NaN);
+            double tflops = r.path("tflops").path("median").asDouble(Double.NaN);
+            String precision = r.path("precision").asText("");
+            java.util.OptionalDouble peak = gpu.map(g -> g.peakTflops(precision))
+                    .orElse(java.util.OptionalDouble.empty());
+            html.append("<tr><td class=\"text\">").append(escape(r.path("name").asText())).append("</td><td class=\"text\">")
+                    .append(escape(r.path("inputDims").asText(""))).append("</td><td class=\"text\">")
+                    .append(escape(precision)).append("</td><td>").append(r.path("count").asLong()).append("</td><td>")
+                    .append(fixed(flops / 1e9, 3)).append("</td><td>").append(fixed(bytes / 1048576.0, 2))
+                    .append("</td><td>").append(fixed(flops / bytes, 1)).append("</td><td>")
+                    .append(fixed(r.path("kernelNs").path("median").asDouble(Double.NaN) / 1e3, 1)).append("</td><td>")
+                    .append(fixed(tflops, 1)).append("</td><td>")
+                    .append(fixed(r.path("tbps").path("median").asDouble(Double.NaN), 2)).append("</td><td>")
+                    .append(peak.isPresent() && Double.isFinite(tflops)
+                            ? String.format(Locale.ROOT, "%.1f%%", 100 * tflops / peak.getAsDouble()) : "–")
+                    .append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
+    }
+
+    private static String fixed(double value, int decimals) {
+        return Double.isFinite(value) ? String.format(Locale.ROOT, "%." + decimals + "f", value) : "–";
+    }
+
     /**
      * @return the kernels of {@code summary.json}'s {@code baseline.kernels} the baseline-diff chart shows, numbered
      *         {@code B1}… as its bars, with full names; "" without a baseline
@@ -584,7 +650,7 @@ final class HtmlReport {
         boolean traced = !data.trace().ranks().isEmpty() || !data.trace().kernels().isEmpty();
         if (traced) {
             html.append("<h2>Ranks</h2>").append(rankTable(data)).append(stepTimelineNotes(data))
-                    .append("<h2>Kernels</h2>").append(kernelTable(data));
+                    .append("<h2>Kernels</h2>").append(kernelTable(data)).append(rooflineTable(data));
         }
         html.append(baselineTable(s.path("baseline")));
         html.append("<p>").append(traced ? "All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "

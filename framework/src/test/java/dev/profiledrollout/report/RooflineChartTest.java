@@ -115,7 +115,26 @@ class RooflineChartTest {
         Path png = rendered.pngs().stream().filter(p -> p.getFileName().toString().equals("roofline.png"))
                 .findFirst().orElseThrow();
         assertThat(Files.size(png)).isPositive();
-        assertThat(Files.readString(rendered.html())).contains("roofline.png");
+        String page = Files.readString(rendered.html());
+        assertThat(page).contains("roofline.png");
+        // the table beside the chart: the ops with the most kernel time, each row from summary.json's figures
+        assertThat(page).contains("<h2>Roofline</h2>").contains("Peaks of H100-SXM (NVIDIA H100 80GB HBM3)");
+        JsonNode top = null;
+        for (JsonNode r : rank.path("roofline")) {
+            if (r.path("count").asLong() > 0 && (top == null || r.path("kernelNs").path("mean").asDouble()
+                    * r.path("count").asLong() > top.path("kernelNs").path("mean").asDouble()
+                    * top.path("count").asLong())) {
+                top = r;
+            }
+        }
+        String firstRow = page.substring(page.indexOf("<table class=\"roofline\">"));
+        firstRow = firstRow.substring(firstRow.indexOf("</tr>") + 5, firstRow.indexOf("</tr>", firstRow.indexOf("</tr>") + 5));
+        double tflops = top.path("tflops").path("median").asDouble();
+        assertThat(firstRow).contains(">" + top.path("name").asText() + "<")
+                .contains(">" + top.path("inputDims").asText() + "<")
+                .contains(String.format(java.util.Locale.ROOT, ">%.3f<", top.path("flops").asDouble() / 1e9))
+                .contains(String.format(java.util.Locale.ROOT, ">%.1f<", tflops))
+                .contains(String.format(java.util.Locale.ROOT, ">%.1f%%<", 100 * tflops / 989.5));
         String copyTo = System.getProperty("roofline.png");
         if (copyTo != null && !copyTo.isBlank()) {
             Files.copy(png, Path.of(copyTo), StandardCopyOption.REPLACE_EXISTING);
