@@ -35,6 +35,15 @@ class FastScannerEquivalenceTest {
         sameSummaryBothPaths(trace);
     }
 
+    /** The summary of one path (byte scanner or Jackson), or its error's class and message. */
+    private static Object summaryOrError(Path file, boolean fast) {
+        try {
+            return KinetoTraceReader.read(file, KernelCategories.defaults(), fast);
+        } catch (IOException | RuntimeException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
     /** Reads {@code file} with the byte scanner and with the Jackson path, asserts equal summaries, returns one. */
     private static TraceSummary sameSummaryBothPaths(Path file) throws IOException {
         TraceSummary fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
@@ -210,18 +219,8 @@ class FastScannerEquivalenceTest {
                         + "\"dur\":1},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
                         + String.format(place, value) + "}]}";
                 Path file = Files.writeString(dir.resolve("d" + i++ + ".json"), doc);
-                Object fast;
-                Object jackson;
-                try {
-                    fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
-                } catch (IOException | RuntimeException e) {
-                    fast = e.getClass().getSimpleName() + ": " + e.getMessage();
-                }
-                try {
-                    jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
-                } catch (IOException | RuntimeException e) {
-                    jackson = e.getClass().getSimpleName() + ": " + e.getMessage();
-                }
+                Object fast = summaryOrError(file, true);
+                Object jackson = summaryOrError(file, false);
                 assertThat(fast).as(doc).isEqualTo(jackson);
             }
         }
@@ -256,18 +255,8 @@ class FastScannerEquivalenceTest {
             }
             doc.append("]}");
             Path file = Files.writeString(dir.resolve("shapes" + n++ + ".json"), doc);
-            Object fast;
-            Object jackson;
-            try {
-                fast = KinetoTraceReader.read(file, KernelCategories.defaults(), true);
-            } catch (IOException | RuntimeException e) {
-                fast = e.getClass().getSimpleName() + ": " + e.getMessage();
-            }
-            try {
-                jackson = KinetoTraceReader.read(file, KernelCategories.defaults(), false);
-            } catch (IOException | RuntimeException e) {
-                jackson = e.getClass().getSimpleName() + ": " + e.getMessage();
-            }
+            Object fast = summaryOrError(file, true);
+            Object jackson = summaryOrError(file, false);
             assertThat(fast).as(d).isEqualTo(jackson);
             boolean wellFormed = n <= 12;
             if (d.contains("\\u")) {
