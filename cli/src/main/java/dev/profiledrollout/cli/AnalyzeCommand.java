@@ -60,9 +60,10 @@ import org.apiguardian.api.API;
  * totalNs descending, {@code categories} by share descending); {@code "frontendTraces"} (only when there are any)
  * holds the frontend traces in the same shape; with {@code --all-ranks} also {@code "allRanks":{"busyImbalance",
  * "straggler","ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],"kernelSpread":[…],"rankSets":[{"directory",
- * "ranks","busyImbalance","straggler"}]}} (ranks of files from several directories are labelled with their directory,
- * e.g. {@code worker-1/TP-0}, and each directory is a rank set; straggler and imbalance are null with fewer than two
- * ranks), with {@code --baseline} also
+ * "ranks","busyImbalance","straggler","stepTimeline"}]}} (ranks of files from several directories are labelled with
+ * their directory, e.g. {@code worker-1/TP-0}, and each directory is a rank set; straggler and imbalance are null with
+ * fewer than two ranks; {@code stepTimeline} is the set's {@link dev.profiledrollout.trace.StepTimeline}, absent
+ * without two ranks with steps; the table prints one line of it per set), with {@code --baseline} also
  * {@code "baselineDiff"}: the {@link BaselineDiff} with every kernel (shapes in
  * {@link dev.profiledrollout.report.ResultsModule}). Fields are added in later versions, never renamed or removed.
  * {@code --format table} (the default) prints per file a header and the top 15 rows of the

@@ -11,6 +11,7 @@ import dev.profiledrollout.report.LabeledTrace;
 import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelSpread;
+import dev.profiledrollout.trace.StepTimeline;
 import dev.profiledrollout.trace.TraceSet;
 
 import java.io.IOException;
@@ -88,15 +89,42 @@ final class AnalyzeOutput {
 
     /**
      * The ranks of one input directory ({@code ""} when all inputs share one), analysed alone: busy imbalance
-     * (max/mean) and straggler, both null with fewer than two ranks.
+     * (max/mean) and straggler, both null with fewer than two ranks, and the steps × ranks timeline
+     * ({@link StepTimeline}: per matched step each rank's GPU busy time, span and gap to the step's straggler; null
+     * without two ranks with steps), as summary.json's {@code trace.stepTimeline[]}.
      */
-    private record RankSetRow(String directory, List<String> ranks, Double busyImbalance, String straggler) {
+    private record RankSetRow(String directory, List<String> ranks, Double busyImbalance, String straggler,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) StepTimeline stepTimeline) {
 
         static RankSetRow of(String directory, TraceSet ranks, TraceSet all) {
             boolean several = ranks.traces().size() > 1;
+            StepTimeline timeline = several ? ranks.stepTimeline() : null;
             return new RankSetRow(directory, ranks.traces().stream().map(all::rankLabel).toList(),
-                    several ? ranks.busyImbalance() : null, ranks.straggler().map(all::rankLabel).orElse(null));
+                    several ? ranks.busyImbalance() : null, ranks.straggler().map(all::rankLabel).orElse(null),
+                    timeline == null || timeline.steps().isEmpty() ? null : timeline);
         }
+    }
+
+    /**
+     * One line per rank set with a step timeline: matched steps, the largest gap to a step's straggler and where,
+     * and how many steps each rank was the straggler of.
+     */
+    private static void stepTimelineLines(PrintWriter out, TraceSet ranks) {
+        ranks.rankSets().forEach((directory, set) -> {
+            if (set.traces().size() < 2) {
+                return;
+            }
+            StepTimeline timeline = set.stepTimeline();
+            if (timeline.steps().isEmpty()) {
+                return;
+            }
+            String counts = timeline.stragglerCounts().entrySet().stream()
+                    .map(e -> e.getKey() + " ×" + e.getValue()).collect(java.util.stream.Collectors.joining(", "));
+            out.printf(Locale.ROOT, "Step timeline%s: %d steps matched by %s; largest gap to a straggler %.3f ms%s;"
+                            + " straggler per step: %s%n", directory.isEmpty() ? "" : " (" + directory + ")",
+                    timeline.matchedSteps(), timeline.matching(), timeline.maxGapNs() / 1e6,
+                    timeline.worstStep().map(st -> " (step " + st.name() + ")").orElse(""), counts);
+        });
     }
 
     static void table(PrintWriter out, List<AnalyzeCommand.Labeled> traces, List<AnalyzeCommand.Labeled> frontends,
@@ -130,6 +158,7 @@ final class AnalyzeOutput {
                         set.straggler().map(ranks::rankLabel).orElse("-")));
             }
             ViewPrinter.table(out, AnalysisViews.ranks(ranks), Integer.MAX_VALUE);
+            stepTimelineLines(out, ranks);
             if (ranks.traces().size() > 1) {
                 out.println("Kernel time spread across ranks (max/mean), largest first:");
                 ViewPrinter.table(out, AnalysisViews.spread(ranks, SPREAD_ROWS), SPREAD_ROWS);

@@ -101,7 +101,18 @@ class AnalyzeViewsCommandTest {
         assertThat(run("--all-ranks", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString(),
                 TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
         assertThat(out.toString()).contains("All ranks: 2 traces, busy imbalance (max/mean)")
-                .contains("rank 0").contains("rank 1").contains("Kernel time spread across ranks");
+                .contains("rank 0").contains("rank 1").contains("Kernel time spread across ranks")
+                // HTA's two real ranks: ProfilerStep#551 and #552 on both; in #552 rank 1 is 36.82 ms busier
+                .contains("Step timeline: 2 steps matched by profilerStepNumber; largest gap to a straggler "
+                        + "36.820 ms (step ProfilerStep#552); straggler per step: rank 0 ×1, rank 1 ×1");
+        out.getBuffer().setLength(0);
+        assertThat(run("--all-ranks", "--format", "json", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz")
+                .toString(), TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
+        com.fasterxml.jackson.databind.JsonNode timeline = json(out.toString()).path("allRanks").path("rankSets").get(0)
+                .path("stepTimeline");
+        assertThat(timeline.path("matchedSteps").asInt()).isEqualTo(2);
+        assertThat(timeline.path("steps").get(1).path("gapNs").get(0).asLong()).isEqualTo(36_820_000L);
+        assertThat(timeline.path("steps").get(1).path("straggler").asInt()).isEqualTo(1);
         out.getBuffer().setLength(0);
         assertThat(run("--all-ranks", "--format", "csv", TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz").toString(),
                 TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz").toString())).isZero();
@@ -230,5 +241,13 @@ class AnalyzeViewsCommandTest {
         assertThat(stream3.get(21)).endsWith(",0");
         assertThat(stream3).allSatisfy(l -> assertThat(Long.parseLong(l.split(",")[3]) % 1000).isZero());
         assertThat(stream3.stream().mapToLong(l -> Long.parseLong(l.split(",")[4])).max().getAsLong()).isEqualTo(5);
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode json(String text) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }
