@@ -318,7 +318,10 @@ public final class RunReport {
         return array;
     }
 
-    /** Prints the latency table, the top kernels over all ranks and each rank's GPU busy time. */
+    /**
+     * Prints the latency table, the top kernels over all ranks, each rank's GPU busy time, per rank set the busy
+     * imbalance and step timeline, and the roofline of the op with the most kernel time.
+     */
     public void printConsoleSummary(LatencyReport latency, TraceSet trace, PrintStream out) {
         StringBuilder text = new StringBuilder();
         text.append("\n=== Profiled rollout: ").append(testName).append(" — ");
@@ -359,7 +362,20 @@ public final class RunReport {
                 text.append(String.format(Locale.ROOT, "  busy imbalance (max/mean over %s ranks): %.3f, straggler %s%n",
                         set.getKey().isEmpty() ? "the" : set.getKey() + "'s", ranks.busyImbalance(),
                         ranks.straggler().map(trace::rankLabel).orElse("none")));
+                dev.profiledrollout.trace.StepTimeline timeline = ranks.stepTimeline();
+                if (!timeline.steps().isEmpty()) {
+                    text.append(String.format(Locale.ROOT, "  step timeline: %d steps matched by %s, largest gap to a"
+                                    + " step's straggler %.3f ms%s%n", timeline.matchedSteps(), timeline.matching(),
+                            timeline.maxGapNs() / 1e6, timeline.worstStep().map(st -> " (" + st.name() + ", "
+                                    + ranks.rankLabel(ranks.traces().get(st.straggler())) + ")").orElse("")));
+                }
             }
+            trace.traces().stream().flatMap(t -> t.details().roofline().stream())
+                    .filter(r -> r.count() > 0 && Double.isFinite(r.tflops().median()))
+                    .max(Comparator.comparingDouble(r -> r.kernelNs().mean() * r.count()))
+                    .ifPresent(r -> text.append(String.format(Locale.ROOT, "  roofline: %s %s, %d calls, median %.1f"
+                                    + " TFLOPS/s at %.1f FLOP/byte (the op with the most kernel time)%n", r.name(),
+                            abbreviate(r.inputDims(), 60), r.count(), r.tflops().median(), r.flops() / r.bytes())));
             trace.workerImbalance().ifPresent(imbalance -> text.append(String.format(Locale.ROOT,
                     "  worker imbalance (max/mean of per-worker busy time over %d workers): %.3f%n", rankSets.size(),
                     imbalance)));

@@ -64,4 +64,30 @@ class RunReportConsoleTest {
                 .contains("busy imbalance (max/mean over worker-2's ranks): 1.500, straggler worker-2/TP-0")
                 .contains("worker imbalance (max/mean of per-worker busy time over 2 workers): 1.333");
     }
+
+    @Test
+    void should_print_the_step_timeline_and_the_busiest_ops_roofline_of_real_ranks() throws Exception {
+        // GIVEN HTA's two real training ranks: ProfilerStep#551 and #552, GEMMs recorded with their shapes
+        TraceSet trace = TraceSet.read(List.of(dev.profiledrollout.trace.TestTraces.resolve(
+                        "hta/trace_filter/sampled_rank-0.json.gz"),
+                dev.profiledrollout.trace.TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz")));
+        RunReport report = new RunReport(dir, "ConsoleTest.ranks", URI.create("http://127.0.0.1:30000"), false,
+                new ServerInfo(2, 1, 1, 1, "m", true, JsonNodeFactory.instance.objectNode()),
+                new LoadSpec(1, 1, 16, 4, 0.0, 0, 0), ProfileRequest.builder().build());
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        // WHEN
+        report.printConsoleSummary(RunFixtures.latency(), trace, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+
+        // THEN one line for the steps × ranks timeline (in #552 rank 1 is 36.82 ms busier) and one for the roofline
+        String console = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(console).contains("  step timeline: 2 steps matched by profilerStepNumber, largest gap to a step's"
+                + " straggler 36.820 ms (ProfilerStep#552, rank 1)");
+        dev.profiledrollout.trace.OperatorRoofline top = trace.traces().stream()
+                .flatMap(t -> t.details().roofline().stream()).filter(r -> r.count() > 0)
+                .max(java.util.Comparator.comparingDouble(r -> r.kernelNs().mean() * r.count())).orElseThrow();
+        assertThat(console).contains(String.format(java.util.Locale.ROOT, "  roofline: %s ", top.name()))
+                .contains(String.format(java.util.Locale.ROOT, ", %d calls, median %.1f TFLOPS/s at ", top.count(),
+                        top.tflops().median()));
+    }
 }
