@@ -4,7 +4,8 @@
 //   row per summary.json verdict, every chart image loads, the page does not overflow horizontally, the banner and
 //   summary fit in one screen and the charts sit in two columns at most 450 px tall, each of the top kernels' full
 //   names is on the page, each phase's own report.html exists, and when summary.json has timed roofline rows the
-//   Roofline table lists them (up to 15) with GFLOPs and TFLOPS/s; when summary.json (or a phase) has a history block
+//   Roofline table lists them (up to 15) with GFLOPs and TFLOPS/s, and a multi-rank step timeline with gaps has its
+//   per-step table with one straggler cell a row; when summary.json (or a phase) has a history block
 //   with trends, its History section has one row per history verdict and every trend chart loads in a 2-column grid;
 // - the rendered Allure report (a single index.html): its phase steps, the latency table, at least four charts that
 //   load as images and the kernel table.
@@ -82,6 +83,8 @@ async function checkPage(page, t) {
       kernelNames: kernelCells.flatMap(c => [c.textContent, c.getAttribute('title')]),
       rooflineRows: [...document.querySelectorAll('table.roofline tr')].slice(1)
         .map(r => [...r.querySelectorAll('td')].map(td => td.textContent)),
+      stepGapRows: [...document.querySelectorAll('table.step-gaps tr')].slice(1)
+        .map(r => r.querySelectorAll('td.straggler').length),
       rooflineWidth: (() => {
         const t = document.querySelector('table.roofline');
         return t ? t.closest('div.scroll').getBoundingClientRect().width : 0;
@@ -122,6 +125,12 @@ async function checkPage(page, t) {
     }
     if (m.rooflineWidth > VIEWPORT.width) failures.push(`${name}: report.html roofline table wider than the page`);
   }
+  // A per-step table under each multi-rank step timeline with gaps: every row marks exactly one straggler cell.
+  const gapped = ((summary.trace || {}).stepTimeline || [])
+    .filter(t => (t.ranks || []).length > 1 && (t.steps || []).some(st => (st.gapNs || []).some(g => g > 0)));
+  if (gapped.length > 0 && (m.stepGapRows.length === 0 || m.stepGapRows.some(n => n !== 1))) {
+    failures.push(`${name}: report.html step-gap table rows ${JSON.stringify(m.stepGapRows)} (one straggler each expected)`);
+  }
   for (const phase of summary.phases || []) {
     if (phase.directory && !existsSync(join(dir, phase.directory, 'report.html'))) {
       failures.push(`${name}: no ${phase.directory}/report.html for phase ${phase.phase}`);
@@ -132,7 +141,8 @@ async function checkPage(page, t) {
   for (const [id, history] of histories) await checkHistory(page, name, id, history);
   console.log(`report-check: ${name}: report.html ${m.status}, ${m.verdictRows} verdict row(s), ${m.images} chart(s) `
     + `in ${m.columns} column(s), ${m.height} px tall` + (histories.length ? `, ${histories.length} history section(s)` : '')
-    + (m.rooflineRows.length ? `, ${m.rooflineRows.length} roofline row(s)` : ''));
+    + (m.rooflineRows.length ? `, ${m.rooflineRows.length} roofline row(s)` : '')
+    + (m.stepGapRows.length ? `, ${m.stepGapRows.length} step-gap row(s)` : ''));
 }
 
 // A history block with trends: its History section (section#history, a phase's section#history-PHASE) has one verdict

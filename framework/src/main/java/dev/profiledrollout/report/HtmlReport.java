@@ -49,7 +49,8 @@ final class HtmlReport {
             + "dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}"
             + "section.phase{border-top:2px solid #ccc;margin-top:1.5em}"
             + "tr.REGRESSION td.change{color:#c62828;font-weight:bold}tr.IMPROVEMENT td.change{color:#1a7f37;"
-            + "font-weight:bold}tr.INSUFFICIENT_HISTORY td.change{color:#666}table.history-verdicts td.value{white-space:nowrap}";
+            + "font-weight:bold}tr.INSUFFICIENT_HISTORY td.change{color:#666}table.history-verdicts td.value{white-space:nowrap}"
+            + "table.step-gaps td.straggler{background:#ffebe9;color:#a40e26;font-weight:bold}";
 
     private HtmlReport() {
     }
@@ -554,7 +555,8 @@ final class HtmlReport {
 
     /**
      * @return per rank set of {@code trace.stepTimeline}: how steps were matched and aligned, the largest gap to a
-     *         step's straggler and how often each rank was the straggler; "" without step timelines
+     *         step's straggler and how often each rank was the straggler, and with two or more ranks the steps with the
+     *         largest gaps ({@link #stepGapTable}); "" without step timelines
      */
     static String stepTimelineNotes(ReportData data) {
         StringBuilder html = new StringBuilder();
@@ -571,8 +573,51 @@ final class HtmlReport {
                 html.append(counts).append(" steps");
             }
             html.append(".</p>");
+            if (set.path("ranks").size() > 1) {
+                html.append(stepGapTable(set));
+            }
         }
         return html.toString();
+    }
+
+    /** Rows of the per-step table: the steps with the largest gaps to their straggler. */
+    static final int STEP_ROWS = 10;
+
+    /**
+     * @return for one rank set of {@code trace.stepTimeline}, the {@value #STEP_ROWS} steps with the largest gap to
+     *         their straggler, largest first: each rank's GPU busy time in the step (the straggler's cell marked
+     *         {@code class="straggler"}) and the largest gap; "" when no step has a gap
+     */
+    static String stepGapTable(JsonNode set) {
+        List<JsonNode> steps = new java.util.ArrayList<>();
+        set.path("steps").forEach(steps::add);
+        java.util.function.ToLongFunction<JsonNode> gap = st -> {
+            long max = 0;
+            for (JsonNode g : st.path("gapNs")) {
+                max = Math.max(max, g.asLong());
+            }
+            return max;
+        };
+        steps.removeIf(st -> gap.applyAsLong(st) == 0);
+        if (steps.isEmpty()) {
+            return "";
+        }
+        steps.sort(java.util.Comparator.comparingLong(gap).reversed());
+        StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"step-gaps\"><tr><th>step</th>");
+        List<String> ranks = new java.util.ArrayList<>();
+        set.path("ranks").forEach(r -> ranks.add(r.asText()));
+        ranks.forEach(r -> html.append("<th>").append(escape(r)).append(" busy (ms)</th>"));
+        html.append("<th>largest gap (ms)</th></tr>");
+        for (JsonNode st : steps.subList(0, Math.min(STEP_ROWS, steps.size()))) {
+            String straggler = st.path("straggler").asText("");
+            html.append("<tr><td class=\"text\">").append(escape(st.path("name").asText())).append("</td>");
+            for (int r = 0; r < ranks.size(); r++) {
+                html.append(ranks.get(r).equals(straggler) ? "<td class=\"straggler\" title=\"straggler\">" : "<td>")
+                        .append(ms(st.path("busyNs").path(r).asLong() / 1e6)).append("</td>");
+            }
+            html.append("<td>").append(ms(gap.applyAsLong(st) / 1e6)).append("</td></tr>");
+        }
+        return html.append("</table></div>").toString();
     }
 
     /** @return every kernel over all ranks as CSV: {@code name,count,total_ns,min_ns,max_ns,mean_ns,share} */
