@@ -127,6 +127,14 @@ final class RooflineAccumulator {
         }
     }
 
+    /** Readies {@link #gpuEvent}'s lookups before the sweep, so its per-event code has no first-event branch. */
+    void beforeSweep() {
+        launches.seal();
+        if (sorted == null) {
+            prepare();
+        }
+    }
+
     /** A GPU event, in start order: adds the part not yet covered to the busy time of each call around its launch. */
     void gpuEvent(long correlation, long start, long end) {
         if (calls == 0 || correlation == RawEvent.NONE) {

@@ -26,7 +26,12 @@ final class TimelineSweep {
     private final KinetoAccumulator acc;
     private final String[] deviceIds;
     private final RunningUnion[] deviceUnions;
-    private final PriorityQueue<long[]> gaps = new PriorityQueue<>(Comparator.comparingLong(g -> g[1]));
+    /**
+     * The longest gaps so far, {device, duration, start}; its head is the one to drop next: the shortest and, among
+     * equally long ones, the latest, so ties keep the earliest gaps whatever the heap's layout.
+     */
+    private final PriorityQueue<long[]> gaps = new PriorityQueue<>(Comparator.<long[]>comparingLong(g -> g[1])
+            .thenComparing(Comparator.<long[]>comparingLong(g -> g[2]).reversed()));
     private final RunningUnion all;
     private final RunningUnion comp = new RunningUnion();
     private final RunningUnion comm = new RunningUnion();
@@ -58,7 +63,8 @@ final class TimelineSweep {
     private final long[] laneQueueSize;
     private long[] pendingEnds = new long[64];
     private int pendingSize;
-    private long pendingStart;
+    /** The rounded start shared by the pending rows; none before the first row (a rounded start is never MIN_VALUE). */
+    private long pendingStart = Long.MIN_VALUE;
     private final IntCountsHistogram delays = new IntCountsHistogram(2);
     private long kernelsWithoutLaunch;
     private long kernelNsWithoutOp;
@@ -81,6 +87,9 @@ final class TimelineSweep {
 
     TimelineSweep(KinetoAccumulator acc) {
         this.acc = acc;
+        for (int i = 0; i < TraceDetails.MAX_IDLE_GAPS; i++) {
+            gaps.add(new long[] {-1, NO_GAP, 0});
+        }
         deviceIds = acc.deviceIndex.keySet().toArray(String[]::new);
         deviceUnions = new RunningUnion[deviceIds.length];
         for (int d = 0; d < deviceIds.length; d++) {
@@ -175,19 +184,33 @@ final class TimelineSweep {
     }
 
     private void offerGap(int device, long start, long duration) {
-        if (gaps.size() < TraceDetails.MAX_IDLE_GAPS) {
-            gaps.add(new long[] {device, duration, start});
-        } else if (duration > gaps.peek()[1]) {
+        // The queue starts full of placeholders (NO_GAP), so there is no filling branch; the union's call before its
+        // first group (start MIN_VALUE) has a negative duration, or is dropped by the second test when it has not.
+        if (duration > gaps.peek()[1] && start != Long.MIN_VALUE) {
             gaps.poll();
             gaps.add(new long[] {device, duration, start});
         }
     }
 
+    /** The duration of the placeholders the gap queue starts with: every real gap is longer. */
+    private static final long NO_GAP = 0;
+
+    /*
+     * The sweep's per-event code has no branch that only a file's first events take: the joins are sealed and the
+     * roofline's call order prepared before the replay, the gap queue starts full of placeholders and the pending
+     * HTA rows start with an impossible start. Such branches are never taken while the JIT profiles the first file's
+     * sweep, so it compiles them as traps, and in a rank set each thread's next file took them and sent the sweep back
+     * to the interpreter for a new compilation (measured with -XX:+LogCompilation on an 8-file set: visit() compiled
+     * three times instead of once).
+     */
     void run() {
+        acc.launches.seal();
+        acc.queueLaunches.seal();
+        acc.graphLaunches.seal();
+        acc.opsByExternalId.seal();
+        acc.roofline.beforeSweep();
         acc.timeline.replay(this::visit);
-        if (pendingSize > 0) {
-            flushHta();
-        }
+        flushHta();
     }
 
     private void visit(long start, long end, long corr, long ext, int tag, int name) {
@@ -300,16 +323,18 @@ final class TimelineSweep {
      */
     private void streamIdle(int lane, long start, long end, int launch) {
         long[] idle = laneIdle[lane];
-        if (idle[0]++ > 0) {
-            long prevEnd = lanePrevEnd[lane];
-            long gap = start - prevEnd;
-            if (launch >= 0 && htaStart(acc.launches.a(launch)) > prevEnd) {
-                idle[1] += gap;
-            } else if (gap < StreamIdle.CONSECUTIVE_KERNEL_DELAY_NS) {
-                idle[2] += gap;
-            } else {
-                idle[3] += gap;
-            }
+        // The lane's first event has no gap before it: the mask (0 for it, all ones after) makes its gap 0 without a
+        // first-event branch, so whichever category it falls in gains nothing (see run() on first-event branches).
+        long seen = idle[0]++;
+        long notFirst = -((seen | -seen) >>> 63);
+        long prevEnd = lanePrevEnd[lane];
+        long gap = (start - prevEnd) & notFirst;
+        if (launch >= 0 && htaStart(acc.launches.a(launch)) > prevEnd) {
+            idle[1] += gap;
+        } else if (gap < StreamIdle.CONSECUTIVE_KERNEL_DELAY_NS) {
+            idle[2] += gap;
+        } else {
+            idle[3] += gap;
         }
         lanePrevEnd[lane] = end;
     }
@@ -474,13 +499,13 @@ final class TimelineSweep {
     private void hta(long s, long e, int htaType) {
         // HTA sorts rows by (ts, end) after rounding; distinct exact starts can round to one µs, and with HTA's
         // negative sub-µs durations the order among them matters, so rows sharing a rounded start wait here.
-        if (pendingSize > 0 && s != pendingStart) {
+        if (s != pendingStart) {
             flushHta();
+            pendingStart = s;
         }
         if (pendingSize == pendingEnds.length) {
             pendingEnds = java.util.Arrays.copyOf(pendingEnds, pendingSize * 2);
         }
-        pendingStart = s;
         pendingEnds[pendingSize++] = e * 4 + htaType; // e is a multiple of 1000, so the type fits in 2 bits
     }
 
@@ -503,7 +528,9 @@ final class TimelineSweep {
     }
 
     private void flushHta() {
-        java.util.Arrays.sort(pendingEnds, 0, pendingSize);
+        if (pendingSize > 1) {
+            java.util.Arrays.sort(pendingEnds, 0, pendingSize);
+        }
         for (int i = 0; i < pendingSize; i++) {
             htaRow(pendingStart, Math.floorDiv(pendingEnds[i], 4), Math.floorMod(pendingEnds[i], 4));
         }
@@ -544,7 +571,7 @@ final class TimelineSweep {
                 hi = mid - 1;
             }
         }
-        for (int i = found; i >= 0 && i > found - 4; i--) {
+        for (int i = found, stop = Math.max(found - 4, -1); i > stop; i--) {
             if (t < windows[i][1]) {
                 return (int) windows[i][2];
             }
@@ -579,6 +606,7 @@ final class TimelineSweep {
 
     List<IdleGap> idleGaps() {
         List<long[]> list = new ArrayList<>(gaps);
+        list.removeIf(g -> g[1] == NO_GAP);
         list.sort(Comparator.<long[]>comparingLong(g -> g[1]).reversed().thenComparingLong(g -> g[2]));
         List<IdleGap> result = new ArrayList<>();
         for (long[] g : list) {

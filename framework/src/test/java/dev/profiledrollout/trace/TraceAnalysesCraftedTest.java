@@ -94,6 +94,26 @@ class TraceAnalysesCraftedTest {
     }
 
     @Test
+    void idle_gaps_keep_the_earliest_of_equally_long_gaps_beyond_the_limit() throws IOException {
+        // 30 kernels of 10 µs every 20 µs: 29 gaps of 10 µs each, then one of 50 µs; 20 are kept
+        String[] events = new String[31];
+        for (int i = 0; i < 30; i++) {
+            events[i] = x("kernel", "k", 0, String.valueOf(20 * i), "10", "");
+        }
+        events[30] = x("kernel", "k", 0, "640", "10", ""); // after the kernel ending at 590 µs
+        TraceSummary s = KinetoTraceReader.read(gz("ties.json.gz", trace(events)));
+
+        List<IdleGap> gaps = s.details().idleGaps();
+        assertThat(gaps).hasSize(TraceDetails.MAX_IDLE_GAPS);
+        assertThat(gaps.get(0).durationNs()).isEqualTo(50_000L);
+        assertThat(gaps.get(0).startNs()).isEqualTo(590_000L);
+        // the 19 earliest of the 29 equal gaps, in start order: 10, 30, ..., 370 µs
+        assertThat(gaps.subList(1, gaps.size())).extracting(IdleGap::startNs)
+                .containsExactlyElementsOf(java.util.stream.LongStream.range(0, 19).map(i -> 10_000L + 20_000L * i)
+                        .boxed().toList());
+    }
+
+    @Test
     void unescaped_quotes_inside_strings_from_old_kineto_are_repaired_and_counted() throws IOException {
         String json = "{\"traceEvents\":[" + x("kernel", "void f<\"quoted\" arg>(int)", 0, "0", "10", "") + ","
                 + x("kernel", "plain", 0, "20", "5", "") + "]}";

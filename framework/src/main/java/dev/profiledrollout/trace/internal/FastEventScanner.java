@@ -501,7 +501,7 @@ public final class FastEventScanner extends ByteCursor {
     }
 
     /** Recent shape strings by content: an op's shapes repeat every step, so most events allocate none. */
-    private final String[] shapeCache = new String[1024];
+    private final String[] shapeCache = memory.shapeCache;
 
     /** {@code text} as a String, the cached one when the same shapes were seen recently. */
     private String shapes(StringBuilder text) {

@@ -26,6 +26,8 @@ public final class IdJoin {
     private long[] bs = new long[256];
     private int size;
     private boolean sorted = true;
+    /** The last key appended ({@code Long.MIN_VALUE} is never one), so the order check has no first-entry branch. */
+    private long last = Long.MIN_VALUE;
     private boolean sealed;
     private int finger;
 
@@ -43,7 +45,8 @@ public final class IdJoin {
             as = Arrays.copyOf(as, n);
             bs = Arrays.copyOf(bs, n);
         }
-        sorted &= size == 0 || key >= keys[size - 1];
+        sorted &= key >= last;
+        last = key;
         keys[size] = key;
         as[size] = a;
         bs[size] = b;
@@ -128,8 +131,15 @@ public final class IdJoin {
         }
     }
 
-    /** Sorts by id, stable, and keeps the first entry of each id. */
-    private void seal() {
+    /**
+     * Sorts by id, stable, and keeps the first entry of each id; the first lookup does it when no one did before.
+     * A reader that is about to look up calls it first, so the lookups in its hot loop never take the sealing branch:
+     * taken only at the first lookup of each file, that branch deoptimised the loop at every file of a rank set.
+     */
+    public void seal() {
+        if (sealed) {
+            return;
+        }
         sealed = true;
         if (!sorted && !insertionSort(2L * size)) {
             sortByIndex();

@@ -20,9 +20,14 @@ public final class RunningUnion {
     }
 
     private final GapListener gaps;
-    private boolean open;
-    private long groupStart;
-    private long groupEnd;
+    /*
+     * Before the first interval the current group is the placeholder [MIN_VALUE, MIN_VALUE]: the first add then takes
+     * the new-group path like every later group does, with no first-add branch (the sweep's JIT-compiled code would
+     * otherwise treat that branch as never taken and deoptimise at each new file of a rank set). The placeholder adds
+     * 0 to the closed total, and its "gap" to the first interval starts at MIN_VALUE (see GapListener).
+     */
+    private long groupStart = Long.MIN_VALUE;
+    private long groupEnd = Long.MIN_VALUE;
     private long closed;
     private long first = Long.MAX_VALUE;
     private long last = Long.MIN_VALUE;
@@ -31,20 +36,19 @@ public final class RunningUnion {
         this(null);
     }
 
-    /** @param gaps receives gaps between groups, or null */
+    /**
+     * @param gaps receives gaps between groups, or null; it is also called once before the first group with a start
+     *             of {@code Long.MIN_VALUE}, which it must ignore
+     */
     public RunningUnion(GapListener gaps) {
         this.gaps = gaps;
     }
 
-    /** Adds {@code [start, end)}; starts must not decrease between calls. */
+    /** Adds {@code [start, end)}; starts must not decrease between calls, and no start is {@code Long.MIN_VALUE}. */
     public void add(long start, long end) {
         first = Math.min(first, start);
         last = Math.max(last, end);
-        if (!open) {
-            open = true;
-            groupStart = start;
-            groupEnd = end;
-        } else if (start > groupEnd) {
+        if (start > groupEnd) {
             closed += groupEnd - groupStart;
             if (gaps != null) {
                 gaps.gap(groupEnd, start - groupEnd);
@@ -58,15 +62,15 @@ public final class RunningUnion {
 
     /** Σ group lengths so far. */
     public long total() {
-        return open ? closed + groupEnd - groupStart : closed;
+        return closed + groupEnd - groupStart;
     }
 
     /** Last end − first start, 0 when empty. */
     public long span() {
-        return open ? last - first : 0;
+        return isEmpty() ? 0 : last - first;
     }
 
     public boolean isEmpty() {
-        return !open;
+        return groupEnd == Long.MIN_VALUE;
     }
 }
