@@ -227,6 +227,43 @@ class FastScannerEquivalenceTest {
     }
 
     @Test
+    void shape_arrays_recognised_by_their_raw_bytes_give_identical_summaries() throws IOException {
+        // Shape arrays seen before are recognised by comparing raw bytes: arrays sharing their first 16+ bytes (more
+        // than fit in one set of ways), one array a prefix of a longer one, short arrays followed by different bytes,
+        // and spellings that differ only in spaces must each keep their own compact text, in one file and across
+        // files read by the same thread.
+        String[] dims = {"[[2048, 1], [1, 2]]", "[[2048, 1], [1, 2, 3]]", "[[2048, 1], [1, 2], []]", "[[2048,1],[1,2]]",
+                "[[2048, 1], [1, 4]]", "[[2048, 1], [1, 5]]", "[[2048, 1], [1, 6]]", "[[2048, 1], [1, 7]]",
+                "[[2048, 1], [1, 8]]", "[[2048, 1], [1, 9]]", "[[2048, 1], [1, 10]]", "[[6], []]", "[[6]]", "[]",
+                "[\"float\", \"float\"]", "[\"float\", \"Scalar\"]"};
+        for (int file = 0; file < 2; file++) {
+            StringBuilder doc = new StringBuilder("{\"traceEvents\":[");
+            int n = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < dims.length; i++) {
+                    String d = dims[(i + round + file) % dims.length];
+                    String type = dims[(i + 2 * round + 1) % dims.length];
+                    int id = ++n;
+                    doc.append(id == 1 ? "" : ",")
+                            .append("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,")
+                            .append("\"ts\":").append(100 * id).append(",\"dur\":50,\"args\":{\"External id\":")
+                            .append(id).append(",\"Input Dims\":").append(d).append(",\"Input type\":").append(type)
+                            .append("}},{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,")
+                            .append("\"tid\":1,\"ts\":").append(100 * id + 60).append(",\"dur\":5,\"args\":{")
+                            .append("\"Input Dims\":").append(d).append("}}");
+                }
+            }
+            doc.append("]}");
+            Path path = Files.writeString(dir.resolve("raw-shapes" + file + ".json"), doc);
+            assertThat(scannedKernels(path)).isZero(); // read by the scanner itself, not handed to the tolerant path
+            TraceSummary fast = sameSummaryBothPaths(path);
+            assertThat(fast.details().operators()).extracting(OperatorStats::inputDims)
+                    .contains("[[2048, 1], [1, 2]]", "[[2048, 1], [1, 2, 3]]", "[[2048, 1], [1, 2], []]", "[[6], []]",
+                            "[[6]]", "[]", "[\"float\", \"Scalar\"]");
+        }
+    }
+
+    @Test
     void record_shapes_arrays_and_thread_ids_in_every_spelling_give_identical_summaries() throws IOException {
         // the scanner copies plain shape arrays byte by byte and decodes the rest the general way; tid may be a number
         // or a thread name, and alternate between the two for the same text

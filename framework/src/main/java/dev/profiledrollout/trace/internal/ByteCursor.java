@@ -34,6 +34,8 @@ abstract class ByteCursor {
         final String[] prefixStrings = new String[256 * WAYS];
         int prefixNext;
         final String[] shapeCache = new String[1024];
+        final byte[][] rawShapeBytes = new byte[256 * 8][]; // FastEventScanner: 256 slots of 8 ways
+        final String[] rawShapeStrings = new String[256 * 8];
     }
 
     private static final Recycler<Memory> MEMORY = new Recycler<>(Memory::new);

@@ -485,9 +485,16 @@ public final class FastEventScanner extends ByteCursor {
                     e.stream = v;
                 }
             } else if (field >= ARG_INPUT_DIMS && skipWs() == '[') {
-                dims.setLength(0);
-                compact(dims);
-                String text = shapes(dims);
+                String text = knownShapes();
+                if (text == null) {
+                    int start = pos;
+                    dims.setLength(0);
+                    boolean plain = compact(dims);
+                    text = shapes(dims);
+                    if (plain) {
+                        rememberShapes(start, text);
+                    }
+                }
                 switch (field) {
                     case ARG_INPUT_DIMS -> e.inputDims = text;
                     case ARG_INPUT_TYPE -> e.inputTypes = text;
@@ -533,14 +540,66 @@ public final class FastEventScanner extends ByteCursor {
         };
     }
 
-    /** Writes the array at pos as compact JSON with ", " separators (as EventParser does). */
-    private void compact(StringBuilder out) throws IOException {
+    /**
+     * Writes the array at pos as compact JSON with ", " separators (as EventParser does); true when it took the plain
+     * path, which reads the array within the buffer, so the array's bytes stay where they were.
+     */
+    private boolean compact(StringBuilder out) throws IOException {
         int start = pos;
-        if (!compactPlain(out)) {
-            pos = start;
-            out.setLength(0);
-            compactValue(out);
+        if (compactPlain(out)) {
+            return true;
         }
+        pos = start;
+        out.setLength(0);
+        compactValue(out);
+        return false;
+    }
+
+    /*
+     * Shape arrays by their raw bytes: an op's Input Dims / Input type repeat byte for byte, so the array at pos is
+     * recognised by comparing it with remembered raw arrays, found by a hash of the 16 bytes at pos, instead of being
+     * compacted character by character and hashed again. A remembered array is a whole array from '[' to its matching
+     * ']' that the plain path read, so bytes at pos equal to it ARE that array (its end follows from its content),
+     * and its compact string is the one the plain path made of them. With many small events that carry shapes (a
+     * training step's CPU ops), building the compact string was a quarter of the scan.
+     */
+    private static final int SHAPE_WAYS = 8;
+    private final byte[][] rawShapeBytes = memory.rawShapeBytes;
+    private final String[] rawShapeStrings = memory.rawShapeStrings;
+    private int rawShapeNext;
+
+    private int rawShapeSlot(int at) {
+        long h = ((long) LONGS.get(buf, at) * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, at + 8);
+        return (int) ((h * 0x9E3779B97F4A7C15L) >>> 56);
+    }
+
+    /** The compact string of the array at pos (its '['), moving pos past it, when its raw bytes are remembered. */
+    private String knownShapes() {
+        if (pos + 16 > lim) {
+            return null;
+        }
+        byte[] b = buf;
+        int base = rawShapeSlot(pos) * SHAPE_WAYS;
+        for (int way = 0; way < SHAPE_WAYS; way++) {
+            byte[] known = rawShapeBytes[base + way];
+            if (known != null && known.length <= lim - pos
+                    && java.util.Arrays.equals(known, 0, known.length, b, pos, pos + known.length)) {
+                pos += known.length;
+                return rawShapeStrings[base + way];
+            }
+        }
+        return null;
+    }
+
+    /** Remembers the raw array from {@code start} to pos as {@code text} (short arrays only). */
+    private void rememberShapes(int start, String text) {
+        int len = pos - start;
+        if (start + 16 > lim || len > 1024) {
+            return;
+        }
+        int at = rawShapeSlot(start) * SHAPE_WAYS + (rawShapeNext++ & (SHAPE_WAYS - 1));
+        rawShapeBytes[at] = java.util.Arrays.copyOfRange(buf, start, pos);
+        rawShapeStrings[at] = text;
     }
 
     /**
