@@ -20,8 +20,8 @@ import org.apiguardian.api.API;
  * @param categories         per {@link KernelCategory}, in enum order, only categories with events
  * @param exact              {@link TemporalBreakdown} in exact mode
  * @param htaCompatible      {@link TemporalBreakdown} in HTA-compatible mode
- * @param idleGaps           the largest GPU idle gaps over all devices, longest first (at most
- *                           {@link #MAX_IDLE_GAPS})
+ * @param idleGaps           the largest GPU idle gaps over all devices, longest first, then by start (at most
+ *                           {@link #MAX_IDLE_GAPS}; among equally long gaps the earliest are kept)
  * @param steps              engine steps in start order ({@link StepStats})
  * @param launches           launch overhead and CUDA-graph coverage ({@link LaunchStats})
  * @param operators          CPU ops by name and input shapes, most GPU time first ({@link OperatorStats})
