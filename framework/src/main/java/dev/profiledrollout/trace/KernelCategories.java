@@ -2,10 +2,10 @@ package dev.profiledrollout.trace;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.trace.internal.NameMemo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apiguardian.api.API;
 
@@ -63,7 +63,7 @@ public final class KernelCategories {
                     + "|index|gather|scatter|fill|cast|where|arange|cumsum|add|mul|scale|quant")));
 
     private final List<Rule> rules;
-    private final ConcurrentHashMap<String, KernelCategory> cache = new ConcurrentHashMap<>();
+    private final NameMemo<KernelCategory> cache = new NameMemo<>(100_000, this::match);
 
     private KernelCategories(List<Rule> rules) {
         this.rules = List.copyOf(rules);
@@ -107,24 +107,19 @@ public final class KernelCategories {
      * @param kernelName a kernel name as in the trace, not null
      */
     public KernelCategory categoryOf(String kernelName) {
-        KernelCategory cached = cache.get(kernelName);
-        if (cached != null) {
-            return cached;
-        }
-        KernelCategory found = KernelCategory.OTHER;
+        return cache.get(kernelName);
+    }
+
+    private KernelCategory match(String kernelName) {
         // Only a bounded prefix is matched, so a pathological name (megabytes long) costs no more than a real one;
         // real kernel names, template signatures included, are far shorter.
         CharSequence probe = kernelName.length() > MATCHED_PREFIX
                 ? kernelName.subSequence(0, MATCHED_PREFIX) : kernelName;
         for (Rule r : rules) {
             if (r.pattern().matcher(probe).find()) {
-                found = r.category();
-                break;
+                return r.category();
             }
         }
-        if (cache.size() < 100_000) {
-            cache.put(kernelName, found);
-        }
-        return found;
+        return KernelCategory.OTHER;
     }
 }

@@ -7,6 +7,7 @@ import dev.profiledrollout.trace.internal.IdJoin;
 import dev.profiledrollout.trace.internal.HtaKernelType;
 import dev.profiledrollout.trace.internal.LongLongMap;
 import dev.profiledrollout.trace.internal.MicrosToNanos;
+import dev.profiledrollout.trace.internal.NameMemo;
 import dev.profiledrollout.trace.internal.RawEvent;
 import org.HdrHistogram.IntCountsHistogram;
 
@@ -260,6 +261,18 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         timeline.add(ts, ts + dur, corr, ext, tag, agg.id);
     }
 
+    /**
+     * Readies every lookup the sweep makes (the joins sealed, the roofline's call order prepared), so that the sweep's
+     * per-event code has no branch that only a file's first event takes ({@link TimelineSweep#run()}).
+     */
+    void beforeSweep() {
+        launches.seal();
+        queueLaunches.seal();
+        graphLaunches.seal();
+        opsByExternalId.seal();
+        roofline.beforeSweep();
+    }
+
     /** The lane index of (device, stream), adding it in first-seen order. */
     private int lane(int device, long streamId) {
         int at = laneIndex.find(((long) device << 40) ^ streamId);
@@ -288,22 +301,18 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
      * reader of the JVM (the facts depend on the name alone): the names of one trace are those of the next, so a
      * fresh reader does not begin with a run of misses, which the JIT would meet as a new branch in compiled code.
      */
-    private static final Map<String, Integer> NAME_FACTS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final NameMemo<Integer> NAME_FACTS = new NameMemo<>(10_000, KinetoAccumulator::computeNameFacts);
 
     private static int nameFacts(String name) {
-        Integer known = NAME_FACTS.get(name);
-        if (known != null) {
-            return known;
-        }
-        int facts = (isLaunch(name) ? NAME_LAUNCH : 0)
+        return NAME_FACTS.get(name);
+    }
+
+    private static int computeNameFacts(String name) {
+        return (isLaunch(name) ? NAME_LAUNCH : 0)
                 | (StreamQueue.isHtaLaunch(name) ? NAME_HTA_LAUNCH : 0)
                 | (name.contains("GraphLaunch") ? NAME_GRAPH_LAUNCH : 0)
                 | (name.contains("ProfilerStep") ? NAME_PROFILER_STEP : 0)
                 | (name.startsWith("ProfilerStep#") ? NAME_PROFILER_STEP_PREFIX : 0);
-        if (NAME_FACTS.size() < 10_000) {
-            NAME_FACTS.put(name, facts);
-        }
-        return facts;
     }
 
     private void cpuEvent(int cat, String name, long ts, long dur, RawEvent e) {
@@ -374,18 +383,10 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     }
 
     /** Step-name answers by annotation name (names repeat every step; the check runs three regexes), shared as above. */
-    private static final Map<String, Boolean> STEP_NAMES = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final NameMemo<Boolean> STEP_NAMES = new NameMemo<>(10_000, StepStats::isStepName);
 
     private static boolean isStepName(String name) {
-        Boolean known = STEP_NAMES.get(name);
-        if (known != null) {
-            return known;
-        }
-        boolean step = StepStats.isStepName(name);
-        if (STEP_NAMES.size() < 10_000) {
-            STEP_NAMES.put(name, step);
-        }
-        return step;
+        return STEP_NAMES.get(name);
     }
 
     /** Kernel and graph launch API names (CUDA runtime/driver, HIP). */

@@ -204,11 +204,7 @@ final class TimelineSweep {
      * three times instead of once).
      */
     void run() {
-        acc.launches.seal();
-        acc.queueLaunches.seal();
-        acc.graphLaunches.seal();
-        acc.opsByExternalId.seal();
-        acc.roofline.beforeSweep();
+        acc.beforeSweep();
         acc.timeline.replay(this::visit);
         flushHta();
     }

@@ -30,12 +30,9 @@ abstract class ByteCursor {
         final byte[] buf = new byte[BUFFER];
         final String[] cacheStrings = new String[4096];
         final byte[][] cacheBytes = new byte[4096][];
-        final byte[][] prefixBytes = new byte[256 * WAYS][];
-        final String[] prefixStrings = new String[256 * WAYS];
-        int prefixNext;
+        final RememberedBytes longStrings = new RememberedBytes();
         final String[] shapeCache = new String[1024];
-        final byte[][] rawShapeBytes = new byte[256 * 8][]; // FastEventScanner: 256 slots of 8 ways
-        final String[] rawShapeStrings = new String[256 * 8];
+        final RememberedBytes shapeArrays = new RememberedBytes();
     }
 
     private static final Recycler<Memory> MEMORY = new Recycler<>(Memory::new);
@@ -58,7 +55,6 @@ abstract class ByteCursor {
      */
     public void release() {
         if (buf != null) {
-            memory.prefixNext = prefixNext;
             MEMORY.give(memory);
         }
         buf = null;
@@ -308,9 +304,7 @@ abstract class ByteCursor {
             cacheBytes[slot] = copy;
             cacheStrings[slot] = s;
             if (plainString && len >= PREFIX) {
-                int at = prefixSlot(start) * WAYS + (prefixNext++ & (WAYS - 1));
-                prefixBytes[at] = copy;
-                prefixStrings[at] = s;
+                longStrings.remember(RememberedBytes.set(buf, start, PREFIX / 8), copy, s);
             }
         }
         return s;
@@ -323,17 +317,7 @@ abstract class ByteCursor {
      * comparison instead of a scan for its end and a hash of all its bytes.
      */
     private static final int PREFIX = 32;
-    private static final int WAYS = 8; // 2048 remembered strings of at most 4096 bytes, shared with the cache above
-    private final byte[][] prefixBytes = memory.prefixBytes;
-    private final String[] prefixStrings = memory.prefixStrings;
-    private int prefixNext = memory.prefixNext;
-
-    private int prefixSlot(int start) {
-        long h = ((long) LONGS.get(buf, start) * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 8);
-        h = (h * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 16);
-        h = (h * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, start + 24);
-        return (int) ((h * 0x9E3779B97F4A7C15L) >>> 56);
-    }
+    private final RememberedBytes longStrings = memory.longStrings; // their bytes are shared with the cache above
 
     /** The remembered string at pos (its opening quote), moving pos past it; null when there is none. */
     private String knownLongString() {
@@ -346,19 +330,12 @@ abstract class ByteCursor {
                 | specials((long) LONGS.get(b, start + 16)) | specials((long) LONGS.get(b, start + 24))) != 0) {
             return null; // shorter than PREFIX, or not plain
         }
-        int base = prefixSlot(start) * WAYS;
-        for (int way = 0; way < WAYS; way++) {
-            byte[] known = prefixBytes[base + way];
-            if (known == null) {
-                continue;
-            }
-            int close = start + known.length;
-            if (close < lim && b[close] == '"' && Arrays.equals(known, 0, known.length, b, start, close)) {
-                pos = close + 1;
-                return prefixStrings[base + way];
-            }
+        int slot = longStrings.find(RememberedBytes.set(b, start, PREFIX / 8), b, start, lim, '"');
+        if (slot < 0) {
+            return null;
         }
-        return null;
+        pos = start + longStrings.length(slot) + 1;
+        return longStrings.string(slot);
     }
 
     protected String decode(int start, int len) throws IOException {

@@ -563,43 +563,27 @@ public final class FastEventScanner extends ByteCursor {
      * and its compact string is the one the plain path made of them. With many small events that carry shapes (a
      * training step's CPU ops), building the compact string was a quarter of the scan.
      */
-    private static final int SHAPE_WAYS = 8;
-    private final byte[][] rawShapeBytes = memory.rawShapeBytes;
-    private final String[] rawShapeStrings = memory.rawShapeStrings;
-    private int rawShapeNext;
-
-    private int rawShapeSlot(int at) {
-        long h = ((long) LONGS.get(buf, at) * 0x9E3779B97F4A7C15L) ^ (long) LONGS.get(buf, at + 8);
-        return (int) ((h * 0x9E3779B97F4A7C15L) >>> 56);
-    }
+    private final RememberedBytes shapeArrays = memory.shapeArrays;
 
     /** The compact string of the array at pos (its '['), moving pos past it, when its raw bytes are remembered. */
     private String knownShapes() {
         if (pos + 16 > lim) {
             return null;
         }
-        byte[] b = buf;
-        int base = rawShapeSlot(pos) * SHAPE_WAYS;
-        for (int way = 0; way < SHAPE_WAYS; way++) {
-            byte[] known = rawShapeBytes[base + way];
-            if (known != null && known.length <= lim - pos
-                    && java.util.Arrays.equals(known, 0, known.length, b, pos, pos + known.length)) {
-                pos += known.length;
-                return rawShapeStrings[base + way];
-            }
+        int slot = shapeArrays.find(RememberedBytes.set(buf, pos, 2), buf, pos, lim, -1);
+        if (slot < 0) {
+            return null;
         }
-        return null;
+        pos += shapeArrays.length(slot);
+        return shapeArrays.string(slot);
     }
 
     /** Remembers the raw array from {@code start} to pos as {@code text} (short arrays only). */
     private void rememberShapes(int start, String text) {
-        int len = pos - start;
-        if (start + 16 > lim || len > 1024) {
-            return;
+        if (start + 16 <= lim && pos - start <= 1024) {
+            shapeArrays.remember(RememberedBytes.set(buf, start, 2), java.util.Arrays.copyOfRange(buf, start, pos),
+                    text);
         }
-        int at = rawShapeSlot(start) * SHAPE_WAYS + (rawShapeNext++ & (SHAPE_WAYS - 1));
-        rawShapeBytes[at] = java.util.Arrays.copyOfRange(buf, start, pos);
-        rawShapeStrings[at] = text;
     }
 
     /**

@@ -26,24 +26,12 @@ public final class HtaKernelType {
     private HtaKernelType() {
     }
 
-    /**
-     * Answers by name, shared by every reader of the JVM: each file of a rank set meets the same kernel names, and the
-     * three regexes (up to ~20 alternatives each, over names hundreds of characters long) cost more than the lookup.
-     */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Integer> KNOWN =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Answers by name: each file of a rank set meets the same kernel names, and the three regexes cost more. */
+    private static final NameMemo<Integer> KNOWN = new NameMemo<>(100_000, HtaKernelType::classify);
 
     /** One of {@link #COMPUTATION}, {@link #COMMUNICATION}, {@link #MEMORY}, {@link #OTHER}. */
     public static int of(String name) {
-        Integer known = KNOWN.get(name);
-        if (known != null) {
-            return known;
-        }
-        int type = classify(name);
-        if (KNOWN.size() < 100_000) {
-            KNOWN.put(name, type);
-        }
-        return type;
+        return KNOWN.get(name);
     }
 
     private static int classify(String name) {
