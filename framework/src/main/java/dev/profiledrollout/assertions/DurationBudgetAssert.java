@@ -49,6 +49,8 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
     private final DoubleFunction<QuantileInterval> intervals;
     private final double confidence;
     private final boolean strict;
+    /** Why there is nothing to compare, or null when the value was measured on data. */
+    private final String noData;
 
     /**
      * @param actual  the measured value, not null
@@ -69,12 +71,12 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
      */
     public DurationBudgetAssert(Duration actual, Verdict.Kind kind, String scope, String measure,
             Function<Duration, String> context) {
-        this(actual, kind, scope, measure, context, null, QuantileInterval.DEFAULT_CONFIDENCE, false);
+        this(actual, kind, scope, measure, context, null, QuantileInterval.DEFAULT_CONFIDENCE, false, null);
     }
 
     private DurationBudgetAssert(Duration actual, Verdict.Kind kind, String scope, String measure,
             Function<Duration, String> context, DoubleFunction<QuantileInterval> intervals, double confidence,
-            boolean strict) {
+            boolean strict, String noData) {
         super(actual, DurationBudgetAssert.class);
         this.kind = Objects.requireNonNull(kind, "kind");
         this.scope = Objects.requireNonNull(scope, "scope");
@@ -83,12 +85,25 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
         this.intervals = intervals;
         this.confidence = confidence;
         this.strict = strict;
+        this.noData = noData;
+    }
+
+    /**
+     * The same measure taken over nothing (no kernel matched): every comparison fails, whatever the value, because a
+     * budget over no data proves nothing. The verdict's actual text is {@code "no data"} and its detail, like the
+     * failure message, says why.
+     *
+     * @param reason why there is no data, and how to get some; not null
+     */
+    DurationBudgetAssert withoutData(String reason) {
+        return new DurationBudgetAssert(actual, kind, scope, measure, context, intervals, confidence, strict,
+                Objects.requireNonNull(reason, "reason"));
     }
 
     /** The same budget with a confidence interval for the measure, given the confidence level. */
     DurationBudgetAssert withIntervals(DoubleFunction<QuantileInterval> intervalAtConfidence) {
         return new DurationBudgetAssert(actual, kind, scope, measure, context,
-                Objects.requireNonNull(intervalAtConfidence, "intervalAtConfidence"), confidence, strict);
+                Objects.requireNonNull(intervalAtConfidence, "intervalAtConfidence"), confidence, strict, noData);
     }
 
     /**
@@ -121,7 +136,7 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
             throw new IllegalStateException("strictly(): " + measure + " has no confidence interval; strict budgets "
                     + "apply to percentiles only, e.g. percentile(99).strictly().isLessThan(...)");
         }
-        return new DurationBudgetAssert(actual, kind, scope, measure, context, intervals, confidence, true);
+        return new DurationBudgetAssert(actual, kind, scope, measure, context, intervals, confidence, true, noData);
     }
 
     /** Passes when the measured duration is strictly below {@code budget}. */
@@ -150,6 +165,13 @@ public final class DurationBudgetAssert extends AbstractAssert<DurationBudgetAss
     private DurationBudgetAssert check(Predicate<Duration> meets, String relation, Duration budget) {
         isNotNull();
         Objects.requireNonNull(budget, "budget");
+        if (noData != null) {
+            Verdict verdict = Verdict.of(kind, measure, relation, actual.toNanos() / 1e6, budget.toNanos() / 1e6,
+                    "ms", "no data", Formats.duration(budget), noData, false).withScope(scope);
+            Verdicts.check(verdict, () -> failure("%s", Formats.scoped(scope) + measure + " has no data, so budget "
+                    + relation + " " + Formats.duration(budget) + " cannot be checked: " + noData));
+            return myself;
+        }
         QuantileInterval ci = intervals == null ? null : intervals.apply(confidence);
         boolean ok = strict ? strictlyMeets(meets, relation, ci) : meets.test(actual);
         String extra = context == null ? null : context.apply(budget);

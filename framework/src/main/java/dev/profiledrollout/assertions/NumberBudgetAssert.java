@@ -31,6 +31,8 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
     private final String measure;
     private final DoubleFunction<String> format;
     private final String context;
+    /** Why there is nothing to compare, or null when the value was measured on data. */
+    private final String noData;
 
     /**
      * @param actual  the measured value
@@ -59,6 +61,28 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
         this.measure = measure;
         this.format = format;
         this.context = context;
+        this.noData = null;
+    }
+
+    private NumberBudgetAssert(NumberBudgetAssert of, String noData) {
+        super(of.actual, NumberBudgetAssert.class);
+        this.kind = of.kind;
+        this.scope = of.scope;
+        this.measure = of.measure;
+        this.format = of.format;
+        this.context = of.context;
+        this.noData = noData;
+    }
+
+    /**
+     * The same measure taken over nothing (no kernel matched, no request finished): every comparison fails, whatever
+     * the value, because a budget over no data proves nothing. The verdict's actual text is {@code "no data"} and its
+     * detail, like the failure message, says why.
+     *
+     * @param reason why there is no data, and how to get some; not null
+     */
+    NumberBudgetAssert withoutData(String reason) {
+        return new NumberBudgetAssert(this, Objects.requireNonNull(reason, "reason"));
     }
 
     public NumberBudgetAssert isLessThan(double budget) {
@@ -89,6 +113,13 @@ public final class NumberBudgetAssert extends AbstractAssert<NumberBudgetAssert,
     }
 
     private NumberBudgetAssert check(boolean ok, String relation, double budget) {
+        if (noData != null) {
+            Verdict verdict = Verdict.of(kind, measure, relation, actual, budget, "", "no data", format.apply(budget),
+                    noData, false).withScope(scope);
+            Verdicts.check(verdict, () -> failure("%s", Formats.scoped(scope) + measure + " has no data, so budget "
+                    + relation + " " + format.apply(budget) + " cannot be checked: " + noData));
+            return myself;
+        }
         Verdict verdict = Verdict.of(kind, measure, relation, actual, budget, "", format.apply(actual),
                 format.apply(budget), context == null ? "" : context, ok).withScope(scope);
         Verdicts.check(verdict, () -> {

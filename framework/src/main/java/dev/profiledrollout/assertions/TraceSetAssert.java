@@ -34,7 +34,8 @@ public final class TraceSetAssert extends AbstractAssert<TraceSetAssert, TraceSe
     /** The kernels whose name the filter accepts, merged over every rank; shares are of all ranks' kernel time. */
     public KernelSelectionAssert kernels(Predicate<String> nameFilter) {
         requireTraces();
-        return new KernelSelectionAssert(actual.kernels(nameFilter), "kernels " + nameFilter, actual.scope());
+        return new KernelSelectionAssert(actual.kernels(nameFilter), "kernels " + nameFilter, actual.scope(),
+                nameFilter, actual.kernels());
     }
 
     /**

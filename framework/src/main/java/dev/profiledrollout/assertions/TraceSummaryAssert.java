@@ -42,7 +42,7 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
     public KernelSelectionAssert kernels(Predicate<String> nameFilter) {
         isNotNull();
         return new KernelSelectionAssert(actual.kernels(nameFilter),
-                "kernels " + nameFilter + " in " + actual.file().getFileName(), scope);
+                "kernels " + nameFilter + " in " + actual.file().getFileName(), scope, nameFilter, actual.kernels());
     }
 
     /** Σ busy over Σ span of this file's devices (a TRACE verdict). */

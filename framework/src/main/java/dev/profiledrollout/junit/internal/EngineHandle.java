@@ -234,6 +234,12 @@ public final class EngineHandle implements AutoCloseable {
             require(s.slowRank() < s.tpSize(), "slowRank", s.slowRank(), "-1 (none) or a TP rank below tpSize");
             config.tpSize(s.tpSize()).maxRunningRequests(s.maxRunningRequests());
             if (!s.slowKernel().isEmpty()) {
+                try {
+                    java.util.regex.Pattern.compile(s.slowKernel());
+                } catch (java.util.regex.PatternSyntaxException e) {
+                    throw new ExtensionConfigurationException(dev.profiledrollout.trace.KernelMatchers.invalid(
+                            "@SimulatedEngine(slowKernel)", e), e);
+                }
                 config.slowKernel(s.slowKernel(), s.slowKernelFactor());
             }
             if (s.slowRank() >= 0) {
