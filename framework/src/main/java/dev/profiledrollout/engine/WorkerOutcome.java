@@ -30,6 +30,11 @@ public record WorkerOutcome(URI url, String workerType, State state, int httpSta
         STARTED,
         /** Started and stopped: its traces are part of the capture. */
         PROFILED,
+        /**
+         * Started and stopped, but the window captured nothing to judge: no trace file, no kernel event, no step or
+         * (nsys) no report; {@code reason} says which and how to fix it. The window fails.
+         */
+        NO_DATA,
         /** Started, but {@code /stop_profile} failed; its traces may be missing or partial. */
         STOP_FAILED
     }

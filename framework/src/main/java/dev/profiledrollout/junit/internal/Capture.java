@@ -42,8 +42,12 @@ final class Capture implements AutoCloseable {
     private final String testName;
     private final String phase;
     private final boolean strictSteps;
-    /** The enforced {@code "steps captured"} verdict that failed, null while there is none. */
-    private Verdict stepsFailed;
+    private final Settings settings;
+    /**
+     * The enforced {@code CAPTURE} verdict that failed ({@code "steps captured"} or missing evidence, see
+     * {@link CaptureEvidence}), null while there is none.
+     */
+    private Verdict captureFailed;
 
     /**
      * @param phase       the {@code @RolloutPhase} the capture is of, null for a whole window
@@ -55,6 +59,7 @@ final class Capture implements AutoCloseable {
         this.testName = testName;
         this.phase = phase;
         this.strictSteps = strictSteps;
+        this.settings = settings;
         this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedVllmDir());
         ProfilerCapture capture = ProfilerCapture.of(engine, workers, spec, settings, traces);
         this.report = new CaptureReport(engine, spec, outputDirectory, testName, phase, capture.request(0),
@@ -114,36 +119,56 @@ final class Capture implements AutoCloseable {
                     new ProfiledRolloutException("Could not read the trace files in " + traces.localPath() + ": "
                             + e.getMessage(), e));
         } catch (RuntimeException e) {
-            throw report.fail(outcomes, files, latency, null, e.getMessage(), e);
+            // No file was collected (e.g. the wait for a start_step the load never reached): nothing was captured.
+            throw report.fail(files.rankFiles().isEmpty() ? noData(outcomes, e.getMessage()) : outcomes, files,
+                    latency, null, e.getMessage(), e);
         }
         Optional<CapturedSteps> steps = CaptureSteps.count(spec, trace, strictSteps);
         report.steps(steps.orElse(null));
-        if (!report.writeSummary(outcomes, files, latency, trace, null)) {
+        Optional<Verdict> missing = CaptureEvidence.missing(spec, settings, files, trace, steps, phase);
+        if (missing.isPresent()) {
+            outcomes = noData(outcomes, missing.get().measure() + ": " + missing.get().detail());
+        }
+        if (!report.writeSummary(outcomes, files, latency, trace, missing.map(Verdict::describe).orElse(null))) {
             throw report.jvmShuttingDown();
         }
         report.printConsoleSummary(outcomes, files, latency, trace);
-        steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordSteps);
+        if (missing.isPresent()) {
+            recordCapture(missing.get());
+        } else {
+            steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordCapture);
+        }
         return report.result(latency, trace, files, stopped, outcomes, Map.of());
     }
 
+    /** The outcomes with every {@code PROFILED} engine marked {@code NO_DATA} for {@code reason}. */
+    private static List<WorkerOutcome> noData(List<WorkerOutcome> outcomes, String reason) {
+        return outcomes.stream().map(o -> o.state() != WorkerOutcome.State.PROFILED ? o
+                : new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.NO_DATA, 0, reason,
+                        o.stopOutcome())).toList();
+    }
+
     /**
-     * Hands the {@code "steps captured"} verdict to the test's recording (this runs on the test's thread) and logs a
-     * warning when the count missed.
+     * Hands a {@code CAPTURE} verdict to the test's recording (this runs on the test's thread) and logs a warning when
+     * it did not pass.
      */
-    private void recordSteps(Verdict verdict) {
+    private void recordCapture(Verdict verdict) {
         Verdicts.record(verdict);
         if (verdict.passed()) {
             return;
         }
         LOG.log(System.Logger.Level.WARNING, CaptureSteps.warning(verdict, testName));
         if (verdict.enforced()) {
-            stepsFailed = verdict;
+            captureFailed = verdict;
         }
     }
 
-    /** @return the enforced {@code "steps captured"} verdict of a completed capture that failed, if any */
-    Optional<Verdict> stepsFailed() {
-        return Optional.ofNullable(stepsFailed);
+    /**
+     * @return the enforced {@code CAPTURE} verdict of a completed capture that failed (steps, or nothing captured),
+     *         if any
+     */
+    Optional<Verdict> captureFailed() {
+        return Optional.ofNullable(captureFailed);
     }
 
     /** The final {@code summary.json} is written: the shutdown hook has nothing left to write. */

@@ -157,7 +157,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             failure = e;
             throw e;
         }
-        List<Verdict> stepsFailed = captures.stream().flatMap(c -> c.stepsFailed().stream()).toList();
+        List<Verdict> stepsFailed = captures.stream().flatMap(c -> c.captureFailed().stream()).toList();
         if (!stepsFailed.isEmpty()) {
             // summary.json and the report are written from the result; the test's outcome is the failure.
             stepsFailure = new AssertionFailedError(stepsFailed.stream().map(Verdict::describe)
