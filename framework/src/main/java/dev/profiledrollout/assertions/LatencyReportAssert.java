@@ -71,9 +71,9 @@ public final class LatencyReportAssert extends AbstractAssert<LatencyReportAsser
     /** Completed requests per second over the benchmark duration (a THROUGHPUT verdict). */
     public NumberBudgetAssert requestThroughput() {
         isNotNull();
-        return new NumberBudgetAssert(actual.requestThroughput(), Verdict.Kind.THROUGHPUT, actual.scope(),
+        return finished(new NumberBudgetAssert(actual.requestThroughput(), Verdict.Kind.THROUGHPUT, actual.scope(),
                 "request throughput", v -> String.format(Locale.ROOT, "%.2f req/s", v), actual.completed()
-                + " requests in " + Formats.duration(actual.duration()));
+                + " requests in " + Formats.duration(actual.duration())));
     }
 
     /**
@@ -81,9 +81,9 @@ public final class LatencyReportAssert extends AbstractAssert<LatencyReportAsser
      */
     public NumberBudgetAssert outputTokenThroughput() {
         isNotNull();
-        return new NumberBudgetAssert(actual.outputTokenThroughput(), Verdict.Kind.THROUGHPUT, actual.scope(),
-                "output token throughput", v -> String.format(Locale.ROOT, "%.1f tok/s", v), actual.outputTokens()
-                + " output tokens in " + Formats.duration(actual.duration()));
+        return finished(new NumberBudgetAssert(actual.outputTokenThroughput(), Verdict.Kind.THROUGHPUT,
+                actual.scope(), "output token throughput", v -> String.format(Locale.ROOT, "%.1f tok/s", v),
+                actual.outputTokens() + " output tokens in " + Formats.duration(actual.duration())));
     }
 
     /**
@@ -96,16 +96,16 @@ public final class LatencyReportAssert extends AbstractAssert<LatencyReportAsser
      */
     public NumberBudgetAssert goodput() {
         requireSlo();
-        return new NumberBudgetAssert(actual.requestGoodput(), Verdict.Kind.GOODPUT, actual.scope(),
+        return finished(new NumberBudgetAssert(actual.requestGoodput(), Verdict.Kind.GOODPUT, actual.scope(),
                 "request goodput (SLO " + sloText() + ")", v -> String.format(Locale.ROOT, "%.2f req/s", v),
-                goodContext());
+                goodContext()));
     }
 
     /** The number of requests that met every bound of the report's SLO (a GOODPUT verdict); see {@link #goodput()}. */
     public NumberBudgetAssert goodRequests() {
         requireSlo();
-        return new NumberBudgetAssert(actual.goodRequests(), Verdict.Kind.GOODPUT, actual.scope(),
-                "good requests (SLO " + sloText() + ")", v -> String.format(Locale.ROOT, "%.0f", v), goodContext());
+        return finished(new NumberBudgetAssert(actual.goodRequests(), Verdict.Kind.GOODPUT, actual.scope(),
+                "good requests (SLO " + sloText() + ")", v -> String.format(Locale.ROOT, "%.0f", v), goodContext()));
     }
 
     /**
@@ -117,8 +117,21 @@ public final class LatencyReportAssert extends AbstractAssert<LatencyReportAsser
         requireSlo();
         int sent = actual.records().size();
         double fraction = sent == 0 ? 0 : (double) actual.goodRequests() / sent;
-        return new NumberBudgetAssert(fraction, Verdict.Kind.GOODPUT, actual.scope(),
-                "good-request fraction (SLO " + sloText() + ")", Formats::percent, goodContext());
+        return finished(new NumberBudgetAssert(fraction, Verdict.Kind.GOODPUT, actual.scope(),
+                "good-request fraction (SLO " + sloText() + ")", Formats::percent, goodContext()));
+    }
+
+    /**
+     * A rate or count over the finished requests proves nothing when none finished: the budget then fails whatever
+     * it is (a goodput floor of 0 included), saying how many were sent and how they failed.
+     */
+    private NumberBudgetAssert finished(NumberBudgetAssert budget) {
+        if (actual.completed() > 0) {
+            return budget;
+        }
+        int sent = actual.records().size();
+        return budget.withoutData(sent == 0 ? "no request was sent"
+                : "no request finished: " + sent + " sent, " + actual.failed() + " failed " + actual.errors());
     }
 
     /** Goodput needs an SLO: without one, fails at once (even with soft budgets) and says how to set it. */
