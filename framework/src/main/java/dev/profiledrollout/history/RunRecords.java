@@ -136,6 +136,16 @@ public final class RunRecords {
         return new RunRecord(0, identity, configuration, outcome, metrics(summary), histograms(directory));
     }
 
+    /**
+     * The configuration of the run whose {@code summary.json} is in {@code directory}, as the history store
+     * fingerprints it (no phase).
+     *
+     * @throws IllegalArgumentException when {@code directory} has no readable {@code summary.json}
+     */
+    public static RunConfiguration configurationOf(Path directory) {
+        return configuration(directory, summary(directory), null);
+    }
+
     static RunConfiguration configuration(Path directory, JsonNode summary, String phase) {
         JsonNode engine = summary.path("engine");
         JsonNode load = summary.path("load");

@@ -44,6 +44,36 @@ class BaselineExtensionTest {
         }
     }
 
+    @ProfiledRollout(numSteps = 6, activities = Activity.GPU)
+    @SimulatedEngine(tpSize = 2)
+    @RolloutLoad(concurrency = 2, requests = 16, inputTokens = 64, outputTokens = 16, warmupRequests = 1)
+    static class OtherConfigurationTestCase {
+        @Test
+        void decode(RolloutSession session) {
+            session.awaitResult();
+        }
+    }
+
+    @Test
+    void should_refuse_a_baseline_recorded_with_another_configuration_naming_the_fields() throws Exception {
+        // GIVEN a baseline recorded at TP 1
+        run(HealthyTestCase.class, true).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        Path recorded = baselines.resolve("HealthyTestCase.decode.json");
+        assertThat(ProfiledTestKit.JSON.readTree(recorded.toFile()).path("configuration").path("tp").asInt())
+                .isEqualTo(1);
+        Files.copy(recorded, baselines.resolve("OtherConfigurationTestCase.decode.json"));
+
+        // WHEN a run at TP 2 finds it (its other load is not a reason to refuse: steps are compared by kind)
+        EngineExecutionResults results = run(OtherConfigurationTestCase.class, false);
+
+        // THEN it is refused, not compared, naming the differing deployment field
+        assertFailed(results, "decode", RuntimeException.class, m -> m.contains("recorded with another configuration")
+                && m.contains("tp 1 in the baseline, 2 in this run")
+                && !m.contains("concurrency") && !m.contains("model "));
+        Path dir = output.resolve("BaselineExtensionTest$OtherConfigurationTestCase/decode");
+        assertThat(summary(dir).has("baseline")).isFalse();
+    }
+
     @Test
     void should_record_a_baseline_then_fail_a_regressed_run_against_it() throws Exception {
         // GIVEN a baseline recorded on the healthy engine

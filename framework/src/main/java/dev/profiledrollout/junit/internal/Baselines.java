@@ -3,11 +3,14 @@ package dev.profiledrollout.junit.internal;
 import static dev.profiledrollout.ProfiledRolloutKeys.BASELINE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.BASELINE_UPDATE;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.RolloutResult;
+import dev.profiledrollout.history.RunConfiguration;
+import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.TraceBaseline;
@@ -15,6 +18,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -30,6 +36,16 @@ import java.util.Optional;
  * largest |Δtime|, each {@code {name, status, baseCount, count, baseTotalNs, totalNs, deltaNs}}, and, when both sides
  * have engine step annotations, the comparison per step kind ({@code mix}, {@code incomparable}, {@code stages}).
  * Baselines are recorded per step kind ({@link TraceBaseline} format 2); older files compare as window totals.
+ *
+ * <p><b>Like with like.</b> A recorded baseline keeps the run's configuration beside its kernels
+ * ({@code configuration}: backend, model, GPU, TP/DP/PP/EP, ISL/OSL, concurrency, request rate, {@code numSteps}, as
+ * the history store fingerprints runs, {@link RunConfiguration}). A baseline recorded on another deployment (backend,
+ * model, GPU or parallelism) is refused, naming each differing field, instead of compared: kernels of an H100 against
+ * an A100 baseline, or of TP = 2 against TP = 1, differ for reasons no regression explains. Another load shape is
+ * named on the console but compared: the comparison per step kind judges only the step kinds both captured with a
+ * like batch ({@link dev.profiledrollout.trace.StageDelta#comparable()}) and reports the others as incomparable.
+ * Files without {@code configuration} (recorded before it was kept, or written by {@code analyze --write-baseline})
+ * are compared as before.
  */
 final class Baselines {
 
@@ -54,6 +70,7 @@ final class Baselines {
             if (settings.get(BASELINE_UPDATE).map(Boolean::parseBoolean).orElse(false)) {
                 Files.createDirectories(file.getParent());
                 TraceBaseline.of(result.trace().traces()).write(file);
+                configuration(result).ifPresent(c -> addConfiguration(file, c));
                 System.out.println("  baseline written: " + file);
                 return result;
             }
@@ -62,12 +79,91 @@ final class Baselines {
                         + "=true to record one)");
                 return result;
             }
+            refuseOtherConfiguration(file, configuration(result));
             BaselineDiff diff = TraceBaseline.read(file).diff(result.trace().traces());
             writeToSummary(result.outputDirectory().resolve("summary.json"), file, diff);
             return result.withBaseline(diff);
         } catch (IOException e) {
             throw new ProfiledRolloutException("Could not use the kernel baseline " + file + ": " + e.getMessage()
                     + "; fix or delete it, or record a new one with -D" + BASELINE_UPDATE + "=true", e);
+        }
+    }
+
+    /** The run's configuration from its {@code summary.json}, empty when the run wrote none. */
+    private static Optional<RunConfiguration> configuration(RolloutResult result) {
+        Path dir = result.outputDirectory();
+        if (dir == null || !Files.isRegularFile(dir.resolve("summary.json"))) {
+            return Optional.empty();
+        }
+        return Optional.of(RunRecords.configurationOf(dir));
+    }
+
+    private static void addConfiguration(Path file, RunConfiguration configuration) {
+        try {
+            ObjectNode root = (ObjectNode) JSON.readTree(file.toFile());
+            ObjectNode node = root.putObject("configuration");
+            node.put("backend", configuration.backend());
+            node.put("model", configuration.model());
+            node.put("gpu", configuration.gpu());
+            node.put("tp", configuration.tp());
+            node.put("dp", configuration.dp());
+            node.put("pp", configuration.pp());
+            node.put("ep", configuration.ep());
+            node.put("inputTokens", configuration.inputTokens());
+            node.put("outputTokens", configuration.outputTokens());
+            node.put("concurrency", configuration.concurrency());
+            node.put("requestRate", Double.isInfinite(configuration.requestRate()) ? "inf"
+                    : Double.toString(configuration.requestRate()));
+            node.put("numSteps", configuration.numSteps());
+            JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not add the run's configuration to the baseline " + file, e);
+        }
+    }
+
+    /**
+     * @throws ProfiledRolloutException when the baseline was recorded with another configuration than the run's,
+     *                                  naming each differing field
+     */
+    private static void refuseOtherConfiguration(Path file, Optional<RunConfiguration> run) throws IOException {
+        JsonNode recorded = JSON.readTree(file.toFile()).path("configuration");
+        if (!recorded.isObject() || run.isEmpty()) {
+            return;
+        }
+        RunConfiguration c = run.get();
+        List<String> differ = new ArrayList<>();
+        differ(differ, recorded, "backend", c.backend());
+        differ(differ, recorded, "model", c.model());
+        differ(differ, recorded, "gpu", c.gpu());
+        differ(differ, recorded, "tp", c.tp());
+        differ(differ, recorded, "dp", c.dp());
+        differ(differ, recorded, "pp", c.pp());
+        differ(differ, recorded, "ep", c.ep());
+        List<String> load = new ArrayList<>();
+        differ(load, recorded, "inputTokens", c.inputTokens());
+        differ(load, recorded, "outputTokens", c.outputTokens());
+        differ(load, recorded, "concurrency", c.concurrency());
+        differ(load, recorded, "requestRate", Double.isInfinite(c.requestRate()) ? "inf"
+                : Double.toString(c.requestRate()));
+        differ(load, recorded, "numSteps", c.numSteps());
+        if (differ.isEmpty() && !load.isEmpty()) {
+            System.out.println("  baseline " + file.getFileName() + " was recorded with another load ("
+                    + String.join(", ", load) + "); kernels are compared per step kind where the batches match");
+        }
+        if (!differ.isEmpty()) {
+            throw new ProfiledRolloutException("The kernel baseline " + file + " was recorded with another "
+                    + "configuration, so it is not compared: " + String.join(", ", differ) + ". Record a baseline "
+                    + "for this configuration with -D" + BASELINE_UPDATE + "=true (in a baseline directory of its "
+                    + "own, e.g. per engine profile), or run the configuration the baseline was recorded with");
+        }
+    }
+
+    private static void differ(List<String> differ, JsonNode recorded, String field, Object now) {
+        JsonNode was = recorded.get(field);
+        String wasText = was == null || was.isNull() ? null : was.asText();
+        String nowText = now == null ? null : String.valueOf(now);
+        if (was != null && !Objects.equals(wasText, nowText)) {
+            differ.add(field + " " + wasText + " in the baseline, " + nowText + " in this run");
         }
     }
 
