@@ -10,10 +10,11 @@ import org.opentest4j.MultipleFailuresError;
 /**
  * All budget failures of one test (or one soft-assertion block), thrown once after every budget was evaluated.
  *
- * <p>The message is a heading, {@code "N of M budgets failed"} (N failed enforced verdicts, M verdicts recorded), then
- * each failure's message on its own numbered line, for example:
+ * <p>The message is a heading, {@code "N of M budgets failed"} (N failed enforced verdicts, M verdicts recorded) with the
+ * measure of each failed one (its scope first, each cut to {@value #MEASURE_CHARS} characters), then each failure's
+ * message on its own numbered line, for example:
  * <pre>
- * 2 of 3 budgets failed:
+ * 2 of 3 budgets failed: p99 TTFT; GPU busy fraction
  *   1) p99 TTFT was 312 ms, budget &lt; 250 ms (+24.8%); 41 of 256 requests above budget
  *   2) GPU busy fraction was 41.0%, budget &gt; 60.0% (-31.7%); busy 1.23 s of 3.00 s GPU span over 1 device(s)
  * </pre>
@@ -26,11 +27,14 @@ public final class BudgetFailuresError extends MultipleFailuresError {
 
     private static final long serialVersionUID = 1L;
 
+    /** How much of each failed measure the heading shows. */
+    static final int MEASURE_CHARS = 80;
+
     private final String message;
 
     private BudgetFailuresError(String heading, List<? extends Throwable> failures) {
         super(heading, failures);
-        StringBuilder text = new StringBuilder(heading).append(':');
+        StringBuilder text = new StringBuilder(heading);
         for (int i = 0; i < failures.size(); i++) {
             Throwable f = failures.get(i);
             String m = f.getMessage() == null ? f.getClass().getName() : f.getMessage().strip();
@@ -48,14 +52,24 @@ public final class BudgetFailuresError extends MultipleFailuresError {
      */
     public static BudgetFailuresError of(List<Verdict> verdicts, List<? extends Throwable> failures,
             Throwable stoppedBy) {
-        long failed = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).count();
-        String heading = failed + " of " + verdicts.size() + " budgets failed";
+        List<Verdict> failedVerdicts = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).toList();
+        String heading = failedVerdicts.size() + " of " + verdicts.size() + " budgets failed";
+        if (!failedVerdicts.isEmpty()) {
+            heading += ": " + failedVerdicts.stream().map(BudgetFailuresError::name).distinct()
+                    .collect(java.util.stream.Collectors.joining("; "));
+        }
         List<Throwable> all = new ArrayList<>(failures);
         if (stoppedBy != null) {
             all.add(stoppedBy);
             heading += "; then the test stopped at an assertion failure, so later budgets were not evaluated";
         }
         return new BudgetFailuresError(heading, all);
+    }
+
+    /** {@code [PREFILL] p99 TTFT}: the verdict's scope and measure, cut to {@value #MEASURE_CHARS} characters. */
+    private static String name(Verdict v) {
+        String name = (v.scope().isEmpty() ? "" : "[" + v.scope() + "] ") + v.measure();
+        return name.length() > MEASURE_CHARS ? name.substring(0, MEASURE_CHARS - 1) + "…" : name;
     }
 
     @Override

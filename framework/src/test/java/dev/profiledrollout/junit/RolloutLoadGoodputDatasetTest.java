@@ -88,7 +88,8 @@ class RolloutLoadGoodputDatasetTest {
         // THEN
         results.testEvents().assertStatistics(stats -> stats.started(1).failed(1));
         assertFailed(results, "impossible", AssertionError.class,
-                m -> m.startsWith("1 of 1 budgets failed:\n  1) request goodput (SLO ttft:0 e2el:2000) was 0.00 req/s,"
+                m -> m.startsWith("1 of 1 budgets failed: request goodput (SLO ttft:0 e2el:2000)\n"
+                        + "  1) request goodput (SLO ttft:0 e2el:2000) was 0.00 req/s,"
                         + " budget > 1.00 req/s"
                         + " (-100.0%); 0 of 4 requests met every SLO in "));
         JsonNode latency = summary("ImpossibleSloTestCase", "impossible").path("latency");

@@ -137,7 +137,7 @@ class VerdictsTest {
         assertThat(verdicts).extracting(Verdict::outcome).containsExactly(Verdict.Outcome.FAIL,
                 Verdict.Outcome.PASS, Verdict.Outcome.FAIL);
         assertThat(thrown).isInstanceOf(BudgetFailuresError.class)
-                .hasMessageStartingWith("2 of 3 budgets failed:\n  1) p99 TTFT was ")
+                .hasMessageStartingWith("2 of 3 budgets failed: p99 TTFT; request throughput\n  1) p99 TTFT was ")
                 .hasMessageContaining("\n  2) request throughput was ");
         assertThat(((BudgetFailuresError) thrown).getFailures()).hasSize(2);
         assertThat(verdicts.get(2).kind()).isEqualTo(Verdict.Kind.THROUGHPUT);
@@ -193,7 +193,7 @@ class VerdictsTest {
             assertThatThrownBy(() -> ProfiledRolloutSoftAssertions.assertSoftly(() -> {
                 ProfiledRolloutAssertions.assertThat(latency).ttft().max().isLessThan(Duration.ofNanos(1));
                 ProfiledRolloutAssertions.assertThat(latency).ttft().max().isLessThan(Duration.ofHours(1));
-            })).isInstanceOf(BudgetFailuresError.class).hasMessageStartingWith("1 of 2 budgets failed:");
+            })).isInstanceOf(BudgetFailuresError.class).hasMessageStartingWith("1 of 2 budgets failed: max TTFT\n");
             ProfiledRolloutAssertions.assertThat(latency).ttft().mean().isLessThan(Duration.ofNanos(1));
             // THEN the block threw its own failure; the outer recording saw all three verdicts and collected its own
             assertThat(outer.verdicts()).extracting(Verdict::measure)
