@@ -76,10 +76,13 @@ final class CaptureReport {
         try {
             RunReport.deleteRecursively(directory);
             Files.createDirectories(directory);
-            traces.prepare(spec.backend(), directory);
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not prepare the output directory " + directory, e);
+            throw new org.junit.jupiter.api.extension.ExtensionConfigurationException("The output directory "
+                    + directory.toAbsolutePath() + " (" + dev.profiledrollout.ProfiledRolloutKeys.OUTPUT_DIR
+                    + ") cannot be used: " + TraceLocation.osError(e) + ". Make it writable, or point "
+                    + dev.profiledrollout.ProfiledRolloutKeys.OUTPUT_DIR + " at a directory that is", e);
         }
+        traces.prepare(spec.backend(), directory);
     }
 
     private RunReport runReport(List<WorkerOutcome> workers, ProfilerCapture.Collected files) {

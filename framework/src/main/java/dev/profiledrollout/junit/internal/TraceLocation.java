@@ -1,5 +1,6 @@
 package dev.profiledrollout.junit.internal;
 
+import static dev.profiledrollout.ProfiledRolloutKeys.OUTPUT_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
 
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * With several SGLang engines each gets {@link #forWorker(int) its own sub-directory} {@code worker-<n>}, n the engine's
  * 1-based position in the router's worker order (the {@code worker-<n>} of its rank labels).
  */
-record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
+record TraceLocation(String serverPath, Path localPath, Path collectedPath, String origin) {
 
     /**
      * @param embeddedVllmDir the embedded vLLM simulator's {@code torch_profiler_dir}, when that is the engine
@@ -41,7 +42,8 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
         Path collected = outputDirectory.resolve("traces");
         if (spec.backend() == Backend.VLLM) {
             if (embeddedVllmDir.isPresent()) {
-                return new TraceLocation(embeddedVllmDir.get().toString(), embeddedVllmDir.get(), collected);
+                return new TraceLocation(embeddedVllmDir.get().toString(), embeddedVllmDir.get(), collected,
+                        "the embedded vLLM simulator's torch_profiler_dir under " + OUTPUT_DIR);
             }
             if (settings.traceDir().isEmpty()) {
                 throw new ExtensionConfigurationException("backend = VLLM needs " + TRACE_DIR + ": the"
@@ -49,7 +51,8 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
                         + " different path on the server also set " + TRACE_DIR_SERVER);
             }
             Path local = settings.traceDir().get().toAbsolutePath();
-            return new TraceLocation(settings.traceDirOnServer().orElse(local.toString()), local, collected);
+            return new TraceLocation(settings.traceDirOnServer().orElse(local.toString()), local, collected,
+                    TRACE_DIR + "=" + settings.traceDir().get());
         }
         if (!spec.outputDir().isEmpty()) {
             String server = spec.outputDir();
@@ -58,7 +61,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
                     && server.startsWith(settings.traceDirOnServer().get())) {
                 local = Path.of(settings.traceDir().get() + server.substring(settings.traceDirOnServer().get().length()));
             }
-            return new TraceLocation(server, local, collected);
+            return new TraceLocation(server, local, collected, "@ProfiledRollout(outputDir = \"" + server + "\")");
         }
         if (settings.traceDir().isPresent()) {
             String runId = outputDirectory.getParent().getFileName() + "-" + outputDirectory.getFileName() + "-"
@@ -66,11 +69,11 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
             Path local = settings.traceDir().get().resolve(runId).toAbsolutePath();
             String serverRoot = settings.traceDirOnServer().orElse(settings.traceDir().get().toAbsolutePath().toString());
             String server = serverRoot.endsWith("/") ? serverRoot + runId : serverRoot + "/" + runId;
-            return new TraceLocation(server, local, collected);
+            return new TraceLocation(server, local, collected, TRACE_DIR + "=" + settings.traceDir().get());
         }
         // Embedded, or an attached server on this host: it writes straight into traces/. A server on another host
         // needs profiledrollout.trace.dir on a shared filesystem.
-        return new TraceLocation(collected.toString(), collected, collected);
+        return new TraceLocation(collected.toString(), collected, collected, "traces/ under " + OUTPUT_DIR);
     }
 
     /**
@@ -91,17 +94,34 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath) {
      *
      * @throws IOException when it cannot be created
      */
-    void prepare(Backend backend, Path outputDirectory) throws IOException {
-        if (backend != Backend.VLLM || localPath.startsWith(outputDirectory)) {
-            Files.createDirectories(localPath);
+    void prepare(Backend backend, Path outputDirectory) {
+        try {
+            if (backend != Backend.VLLM || localPath.startsWith(outputDirectory)) {
+                Files.createDirectories(localPath);
+            } else if (!Files.isDirectory(localPath)) {
+                throw new java.nio.file.NoSuchFileException(localPath.toString(), null, "no such directory: the "
+                        + "server's torch_profiler_dir must exist on this machine too (a shared filesystem)");
+            }
+            if (!Files.isWritable(localPath) && (backend != Backend.VLLM || localPath.startsWith(outputDirectory))) {
+                throw new java.nio.file.AccessDeniedException(localPath.toString(), null, "not writable by this user");
+            }
+        } catch (IOException e) {
+            throw new ExtensionConfigurationException("The trace directory " + localPath.toAbsolutePath() + " ("
+                    + origin + ") cannot be used: " + osError(e) + ". Create it and make it writable, or point "
+                    + (origin.startsWith("traces/") ? OUTPUT_DIR : TRACE_DIR) + " at a directory that is", e);
         }
+    }
+
+    /** The OS's words for an I/O failure: {@code AccessDeniedException: /x: Permission denied}. */
+    static String osError(IOException e) {
+        return e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 
     /** The sub-directory {@code worker-<number>} of this location, on the server, locally and under {@code traces/}. */
     TraceLocation forWorker(int number) {
         String name = "worker-" + number;
         String server = serverPath.endsWith("/") ? serverPath + name : serverPath + "/" + name;
-        return new TraceLocation(server, localPath.resolve(name), collectedPath.resolve(name));
+        return new TraceLocation(server, localPath.resolve(name), collectedPath.resolve(name), origin);
     }
 
     /**
