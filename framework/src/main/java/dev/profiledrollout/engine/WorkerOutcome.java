@@ -36,7 +36,12 @@ public record WorkerOutcome(URI url, String workerType, State state, int httpSta
          */
         NO_DATA,
         /** Started, but {@code /stop_profile} failed; its traces may be missing or partial. */
-        STOP_FAILED
+        STOP_FAILED,
+        /**
+         * Started, and {@code /stop_profile} was sent, but its answer had not come when the JVM exited (the shutdown
+         * hook's bound): the engine was still stopping and exporting its traces, which it may finish on its own.
+         */
+        STOP_REQUESTED
     }
 
     public WorkerOutcome {

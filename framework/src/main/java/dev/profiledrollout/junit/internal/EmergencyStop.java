@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * the capture's {@code profiledrollout.shutdown.timeout}: cancels the load, stops the profiler (on a thread of its
  * own, so that an engine whose {@code /stop_profile} does not answer cannot hold the JVM), and writes the partial
  * {@code requests.jsonl} and {@code summary.json}, whose {@code error} says the JVM was stopped mid-window and how the
- * stop ended. An engine still stopping at the deadline is reported as {@code STOP_FAILED}. A capture whose final
+ * stop ended. An engine whose {@code /stop_profile} was sent but not answered by the deadline is reported as
+ * {@code STOP_REQUESTED} (it was still exporting); {@code STOP_FAILED} is kept for a stop that was refused or could
+ * not be sent. A capture whose final
  * summary was already written is only made sure to be stopped.
  */
 final class EmergencyStop {
@@ -92,14 +94,23 @@ final class EmergencyStop {
         return ProfiledRolloutKeys.SHUTDOWN_TIMEOUT + "=" + timeout;
     }
 
-    /** The profiler's outcomes, with an engine whose stop did not answer in time as {@code STOP_FAILED}. */
+    /**
+     * The profiler's outcomes: an engine whose stop was sent and not answered in time is {@code STOP_REQUESTED}, one
+     * whose stop returned without stopping it {@code STOP_FAILED}.
+     */
     private List<WorkerOutcome> outcomes(boolean stopFinished) {
         List<WorkerOutcome> outcomes = new ArrayList<>();
         for (WorkerOutcome o : profiler.outcomes()) {
-            outcomes.add(o.state() != WorkerOutcome.State.STARTED ? o : new WorkerOutcome(o.url(), o.workerType(),
-                    WorkerOutcome.State.STOP_FAILED, -1, (stopFinished ? "never stopped" : "/stop_profile did not"
-                    + " answer within " + timeoutKey()) + " before the JVM exited; the engine may still be profiling",
-                    null));
+            if (o.state() != WorkerOutcome.State.STARTED) {
+                outcomes.add(o);
+            } else if (stopFinished) {
+                outcomes.add(new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.STOP_FAILED, -1,
+                        "never stopped before the JVM exited; the engine may still be profiling", null));
+            } else {
+                outcomes.add(new WorkerOutcome(o.url(), o.workerType(), WorkerOutcome.State.STOP_REQUESTED, 0,
+                        "stop requested; the engine was still exporting when the JVM exited (no answer to "
+                                + "/stop_profile within " + timeoutKey() + "); its traces may still appear", null));
+            }
         }
         return outcomes;
     }

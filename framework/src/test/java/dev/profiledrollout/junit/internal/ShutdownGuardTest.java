@@ -16,6 +16,7 @@ import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
+import dev.profiledrollout.simulator.SimulatorFaults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,4 +174,23 @@ class ShutdownGuardTest {
         assertThat(ShutdownGuard.hookRegistered()).isFalse();
     }
 
+    /**
+     * An engine whose {@code /stop_profile} answers only after the hook's bound (it is still exporting, 12 s here
+     * against a bound of 3 s) was sent the stop: {@code STOP_REQUESTED}, not {@code STOP_FAILED}.
+     */
+    @Test
+    void a_stop_sent_but_not_answered_before_the_jvm_exits_is_reported_as_requested_not_failed() throws Exception {
+        engine = EngineSimulator.start(SimulatorConfig.builder().faults(
+                SimulatorFaults.builder().stopProfileDelay(Duration.ofSeconds(12)).build()).build());
+        ENGINE.set(engine);
+
+        failure(attach(RaceTestCase.class, output, engine.baseUri(), ProfiledRolloutKeys.SHUTDOWN_TIMEOUT, "3"));
+
+        JsonNode summary = summary(output.resolve("ShutdownGuardTest$RaceTestCase/hookStopsWhileTheTestAwaits"));
+        assertThat(summary.path("error").asText()).startsWith("the JVM was stopped mid-window")
+                .contains("STOP_REQUESTED").contains("stop requested; the engine was still exporting when the JVM "
+                        + "exited").doesNotContain("STOP_FAILED").doesNotContain("may still be profiling");
+        assertThat(summary.path("workers")).singleElement()
+                .satisfies(w -> assertThat(w.path("state").asText()).isEqualTo("STOP_REQUESTED"));
+    }
 }
