@@ -107,6 +107,9 @@ class RecipeExtensionTest {
                     .extracting(WorkerOutcome::workerType).isEqualTo("decode");
             assertThat(result.phase(Phase.DECODE).latency().outputTokens()).isEqualTo(4 * 24);
             assertThat(result.phase(Phase.DECODE).trace().kernels()).isNotEmpty();
+            // the router ran each prompt's prefill on the prefill worker, inside its window
+            assertThat(result.phase(Phase.PREFILL).trace())
+                    .kernels(dev.profiledrollout.trace.KernelMatchers.glob("*BatchPrefill*")).isNotEmpty();
         }
     }
 

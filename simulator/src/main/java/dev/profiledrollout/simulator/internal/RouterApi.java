@@ -120,6 +120,17 @@ public final class RouterApi implements HttpHandler {
             } else {
                 w.load().incrementAndGet();
                 try {
+                    Worker prefill = w.type().equals("decode") ? pickPrefill() : null;
+                    if (prefill != null) {
+                        byte[] body = Http.body(ex);
+                        String failed = prefill(ex, prefill, body);
+                        if (failed != null) {
+                            error(ex, 502, "INTERNAL_SERVER_ERROR", failed);
+                            return;
+                        }
+                        proxy(ex, w, body);
+                        return;
+                    }
                     proxy(ex, w);
                 } finally {
                     w.load().decrementAndGet();
@@ -236,7 +247,69 @@ public final class RouterApi implements HttpHandler {
      * {@code docs/concepts/reliability/retries.md}); only then is it a {@code 502}.
      */
     private void proxy(HttpExchange ex, Worker w) throws IOException {
-        byte[] body = Http.body(ex);
+        proxy(ex, w, Http.body(ex));
+    }
+
+    /**
+     * The prefill half of a prefill/decode-disaggregated request. SGLang's gateway sends each generation request to a
+     * prefill worker and a decode worker of a pair; the prefill worker runs the prompt's EXTEND batch and hands the
+     * KV cache to the decode worker, which streams the tokens (sgl-project/sglang {@code docs/advanced_features/
+     * pd_disaggregation.md}, {@code sgl-model-gateway/src/routers/http/pd_router.rs}). Here the prefill worker gets
+     * the same request with one output token and no stream, and the decode worker the request itself once that
+     * returned: the prefill worker's steps and kernels are real prefill work, and TTFT includes the prefill. The
+     * decode worker then prefills the prompt again (it has no KV transfer), which a real decode worker does not do.
+     *
+     * @return null when the prefill answered 2xx, else why it failed
+     */
+    private String prefill(HttpExchange ex, Worker w, byte[] body) throws IOException {
+        JsonNode request;
+        try {
+            request = Http.MAPPER.readTree(body);
+        } catch (IOException e) {
+            return null; // not JSON: the decode worker answers the client's mistake itself
+        }
+        if (!(request instanceof ObjectNode o)) {
+            return null;
+        }
+        ObjectNode copy = o.deepCopy();
+        copy.put("stream", false);
+        if (copy.has("sampling_params") || ex.getRequestURI().getPath().equals("/generate")) {
+            ObjectNode sampling = copy.has("sampling_params") && copy.get("sampling_params").isObject()
+                    ? (ObjectNode) copy.get("sampling_params") : copy.putObject("sampling_params");
+            sampling.put("max_new_tokens", 1);
+        } else {
+            copy.put("max_tokens", 1);
+            copy.remove("max_completion_tokens");
+            copy.remove("stream_options");
+        }
+        byte[] prefillBody = Http.MAPPER.writeValueAsBytes(copy);
+        URI target = URI.create(w.url() + ex.getRequestURI().getRawPath());
+        w.load().incrementAndGet();
+        HttpURLConnection conn = (HttpURLConnection) target.toURL().openConnection();
+        try {
+            int status = send(ex, conn, prefillBody);
+            InputStream in = status >= 400 ? conn.getErrorStream() : conn.getInputStream();
+            if (in != null) {
+                try (InputStream drained = in) {
+                    drained.readAllBytes();
+                }
+            }
+            return status / 100 == 2 ? null : "prefill worker " + w.url() + " answered HTTP " + status;
+        } catch (IOException e) {
+            return "prefill worker " + w.url() + " failed: " + e.getMessage();
+        } finally {
+            conn.disconnect();
+            w.load().decrementAndGet();
+        }
+    }
+
+    /** A healthy prefill worker, round robin; null when there is none. */
+    private Worker pickPrefill() {
+        List<Worker> prefill = workers.stream().filter(w -> w.healthy() && w.type().equals("prefill")).toList();
+        return prefill.isEmpty() ? null : prefill.get(Math.floorMod(next.getAndIncrement(), prefill.size()));
+    }
+
+    private void proxy(HttpExchange ex, Worker w, byte[] body) throws IOException {
         String query = ex.getRequestURI().getRawQuery();
         URI target = URI.create(w.url() + ex.getRequestURI().getRawPath() + (query != null ? "?" + query : ""));
         IOException failure = null;
