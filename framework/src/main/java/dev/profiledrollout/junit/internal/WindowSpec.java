@@ -206,11 +206,13 @@ public record WindowSpec(
         problems.check(l.rangeRatio() >= 0 && l.rangeRatio() < 1, "@RolloutLoad(rangeRatio = " + l.rangeRatio() + ")",
                 "in [0, 1)");
         problems.check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
-        // LoadSpec checks these values again, in its own words: only the first report is kept
+        checkArrival(l, problems);
+        // every attribute is checked on its own above, so the spec is built only from valid ones
         Optional<LoadSpec> shape = problems.list().size() > loadProblems ? Optional.empty()
                 : problems.attempt(() -> loadShape(l));
         Slo slo = problems.attempt(() -> goodput(l)).orElse(null);
-        Dataset dataset = shape.flatMap(s -> problems.attempt(() -> dataset(l, s))).orElse(null);
+        Dataset dataset = problems.attempt(() -> dataset(l, shape.orElse(null))).orElse(null);
+        problems.attempt(() -> checkDatasetAttributes(l));
         LoadSpec loadSpec = shape.orElse(null);
         List<PhaseSpec> phases = new java.util.ArrayList<>();
         Set<Phase> seen = EnumSet.noneOf(Phase.class);
@@ -257,6 +259,71 @@ public record WindowSpec(
                 profile.shapeDiscovery());
     }
 
+    /**
+     * Checks the arrival, prefix, duration and endpoint attributes of {@code @RolloutLoad} one by one, so that each
+     * mistake is its own problem, and reports the combinations in which an attribute would be silently ignored.
+     * Ramp-up follows {@code vllm bench serve} (vllm-project/vllm {@code vllm/benchmarks/serve.py}): a strategy needs
+     * both rates, and the ramp replaces the request rate, which must then stay unset.
+     */
+    private static void checkArrival(RolloutLoad l, ConfigurationProblems problems) {
+        RolloutLoad d = Defaults.class.getAnnotation(RolloutLoad.class);
+        problems.check(l.requestRate() > 0, "@RolloutLoad(requestRate = " + l.requestRate() + ")",
+                "a rate > 0 requests/s for an open loop, or leave it unset (Infinity) for a closed loop of concurrency");
+        problems.check(l.burstiness() > 0, "@RolloutLoad(burstiness = " + l.burstiness() + ")",
+                "burstiness must be > 0 (1 = Poisson, Infinity = constant gaps)");
+        problems.check(l.maxConcurrency() >= 0, "@RolloutLoad(maxConcurrency = " + l.maxConcurrency() + ")",
+                "0 (no cap) or a positive cap on the requests an open loop keeps in flight");
+        problems.check(l.prefixTokens() >= 0, "@RolloutLoad(prefixTokens = " + l.prefixTokens() + ")", "0 or more");
+        problems.check(l.durationSeconds() >= 0, "@RolloutLoad(durationSeconds = " + l.durationSeconds() + ")",
+                "0 (bounded by requests only) or a positive number of seconds");
+        problems.attempt(() -> {
+            try {
+                return Endpoint.parse(l.endpoint());
+            } catch (IllegalArgumentException e) {
+                throw new ExtensionConfigurationException("@RolloutLoad(endpoint = \"" + l.endpoint()
+                        + "\") is invalid: " + e.getMessage(), e);
+            }
+        });
+        boolean startSet = l.rampUpStartRate() != 0;
+        boolean endSet = l.rampUpEndRate() != 0;
+        boolean ramp = startSet || endSet;
+        String rampGiven = "@RolloutLoad(rampUpStartRate = " + l.rampUpStartRate() + ", rampUpEndRate = "
+                + l.rampUpEndRate() + ")";
+        if (ramp) {
+            problems.check(startSet && endSet, rampGiven, "a ramp needs both rates, in requests/s: set "
+                    + (startSet ? "rampUpEndRate" : "rampUpStartRate") + " too, or remove the ramp");
+            problems.check(validRampRate(l.rampUpStartRate()) && validRampRate(l.rampUpEndRate()), rampGiven,
+                    "ramp rates are finite and > 0 requests/s");
+            problems.check(l.requestRate() == d.requestRate(), "@RolloutLoad(requestRate = " + l.requestRate()
+                    + ") with rampUpStartRate/rampUpEndRate", "the ramp sets the rate of every request and the"
+                    + " request rate would be ignored (vLLM refuses --request-rate with --ramp-up-strategy);"
+                    + " remove requestRate or the ramp");
+            problems.attempt(() -> rampShape(l.rampUpStrategy()));
+        } else {
+            problems.check(l.rampUpStrategy().equals(d.rampUpStrategy()), "@RolloutLoad(rampUpStrategy = \""
+                    + l.rampUpStrategy() + "\")", "a ramp-up strategy needs its rates: set rampUpStartRate and"
+                    + " rampUpEndRate (requests/s), or remove rampUpStrategy");
+        }
+        boolean openLoop = ramp || (Double.isFinite(l.requestRate()) && l.requestRate() > 0);
+        if (openLoop) {
+            problems.check(l.concurrency() == d.concurrency(), "@RolloutLoad(concurrency = " + l.concurrency()
+                    + ") with an open loop (" + (ramp ? "a ramp" : "requestRate") + ")", "concurrency is the size of a"
+                    + " closed loop and would be ignored; cap the requests in flight with maxConcurrency instead");
+        } else {
+            problems.check(l.maxConcurrency() == d.maxConcurrency(), "@RolloutLoad(maxConcurrency = "
+                    + l.maxConcurrency() + ") without requestRate", "maxConcurrency caps an open loop and would be"
+                    + " ignored by the closed loop; use concurrency, or set requestRate (or a ramp)");
+            problems.check(l.burstiness() == d.burstiness() || !(l.burstiness() > 0), "@RolloutLoad(burstiness = "
+                    + l.burstiness() + ") without requestRate", "burstiness shapes the gaps of an open loop and would"
+                    + " be ignored by the closed loop; set requestRate (or a ramp), or remove burstiness");
+        }
+    }
+
+    /** 0 is "unset", reported on its own when the other rate is set. */
+    private static boolean validRampRate(double rate) {
+        return rate == 0 || (rate > 0 && Double.isFinite(rate));
+    }
+
     /** {@code @RolloutLoad(goodput)} as an {@link Slo}, in vLLM's {@code --goodput} syntax. */
     private static Slo goodput(RolloutLoad l) {
         String given = "@RolloutLoad(goodput = " + Arrays.stream(l.goodput()).map(g -> "\"" + g + "\"")
@@ -276,11 +343,18 @@ public record WindowSpec(
         }
     }
 
-    /** {@code @RolloutLoad(dataset, datasetPath)}, with the file read once here so a bad one fails before the run. */
+    /**
+     * {@code @RolloutLoad(dataset, datasetPath)}, with the file read once here so a bad one fails before the run.
+     *
+     * @param load the window's load, or null when it is invalid (and so reported already): the file is then read with
+     *             the attributes' own seed and output length
+     */
     private static Dataset dataset(RolloutLoad l, LoadSpec load) {
         String name = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
-        check(List.of("random", "sharegpt", "jsonl").contains(name), "@RolloutLoad(dataset = \"" + l.dataset() + "\")",
-                "one of \"random\" (default), \"sharegpt\", \"jsonl\"");
+        List<String> names = List.of("random", "sharegpt", "jsonl");
+        check(names.contains(name), "@RolloutLoad(dataset = \"" + l.dataset() + "\")",
+                "one of \"random\" (default), \"sharegpt\", \"jsonl\"" + Suggestions.nearest(name, names)
+                        .map(n -> "; did you mean \"" + n + "\"?").orElse(""));
         String given = "@RolloutLoad(dataset = \"" + name + "\", datasetPath = \"" + l.datasetPath() + "\")";
         if (name.equals("random")) {
             check(l.datasetPath().isEmpty(), given, "datasetPath is for dataset = \"sharegpt\" or \"jsonl\"; remove"
@@ -299,13 +373,38 @@ public record WindowSpec(
         check(Files.isRegularFile(path) && Files.isReadable(path), given, "datasetPath " + path
                 + " is not a readable file");
         Dataset dataset = new Dataset(name, path);
+        LoadSpec reading = load != null ? load
+                : new LoadSpec(1, 1, 1, Math.max(1, l.outputTokens()), 0, 0, l.seed());
         try {
-            dataset.workload(load, 1);
+            dataset.workload(reading, 1);
         } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             throw new ExtensionConfigurationException(given + " is invalid: datasetPath " + path + " is not a "
                     + name + " file: " + e.getMessage(), e);
         }
         return dataset;
+    }
+
+    /** A file dataset with random-token attributes that it would ignore. */
+    private static void checkDatasetAttributes(RolloutLoad l) {
+        String name = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
+        if (!name.equals("sharegpt") && !name.equals("jsonl")) {
+            return;
+        }
+        RolloutLoad d = Defaults.class.getAnnotation(RolloutLoad.class);
+        List<String> ignored = new java.util.ArrayList<>();
+        if (l.inputTokens() != d.inputTokens()) {
+            ignored.add("inputTokens = " + l.inputTokens());
+        }
+        if (l.rangeRatio() != d.rangeRatio()) {
+            ignored.add("rangeRatio = " + l.rangeRatio());
+        }
+        if (l.prefixTokens() != d.prefixTokens()) {
+            ignored.add("prefixTokens = " + l.prefixTokens());
+        }
+        check(ignored.isEmpty(), "@RolloutLoad(dataset = \"" + name + "\", " + String.join(", ", ignored) + ")",
+                "a " + name + " file sends its own text prompts, so " + String.join(", ", ignored.stream()
+                        .map(a -> a.substring(0, a.indexOf(' '))).toList()) + " would be ignored; remove "
+                        + (ignored.size() == 1 ? "it" : "them") + ", or use dataset = \"random\"");
     }
 
     private static ArrivalProcess.RampShape rampShape(String strategy) {
@@ -315,8 +414,8 @@ public record WindowSpec(
             case "exponential":
                 return ArrivalProcess.RampShape.EXPONENTIAL;
             default:
-                throw new IllegalArgumentException("rampUpStrategy = \"" + strategy
-                        + "\" is not a ramp-up strategy: use \"linear\" or \"exponential\" (vLLM's --ramp-up-strategy)");
+                throw new ExtensionConfigurationException("@RolloutLoad(rampUpStrategy = \"" + strategy
+                        + "\") is invalid: use \"linear\" or \"exponential\" (vLLM's --ramp-up-strategy)");
         }
     }
 
