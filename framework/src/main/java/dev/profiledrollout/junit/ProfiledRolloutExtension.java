@@ -29,6 +29,7 @@ import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.junit.internal.Settings;
+import dev.profiledrollout.junit.internal.UnknownKeys;
 import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
@@ -295,6 +296,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         // Every configuration problem (annotations, recipe, keys, engine profile) is reported at once, before any
         // engine starts; only a @RolloutEngine container's own keys are known after its start.
         ConfigurationProblems problems = new ConfigurationProblems();
+        UnknownKeys.check(problems, System.getProperties().stringPropertyNames(),
+                EngineProfiles.junitPlatformProperties().stringPropertyNames(), System.getenv().keySet());
         Optional<RolloutRecipe> recipeAnnotation = closest(context, RolloutRecipe.class);
         Optional<SrtctlRecipe> recipe = recipeAnnotation
                 .flatMap(r -> problems.attempt(() -> RecipeWindows.load(r, context.getRequiredTestClass())));

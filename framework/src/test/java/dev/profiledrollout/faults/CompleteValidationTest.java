@@ -46,6 +46,39 @@ class CompleteValidationTest {
                         .contains("did you mean \"sharegpt\""));
     }
 
+    @FaultCase @ProfiledRollout @RolloutLoad(requests = 1, warmupRequests = 0)
+    static class ValidTestCase { @Test void t(RolloutSession s) { } }
+
+    @Test
+    void an_unknown_key_is_an_error_naming_the_nearest_known_one() {
+        System.setProperty("profiledrollout.engine.ulr", "http://gpu-node:30000");
+        Throwable t;
+        try {
+            t = failure(run(ValidTestCase.class, output));
+        } finally {
+            System.clearProperty("profiledrollout.engine.ulr");
+        }
+
+        assertThat(t).isInstanceOf(ExtensionConfigurationException.class)
+                .hasMessageContaining("Unknown key profiledrollout.engine.ulr (system property)")
+                .hasMessageContaining("did you mean profiledrollout.engine.url?");
+    }
+
+    @Test
+    void a_jvm_only_key_in_an_engine_profile_is_an_error_with_the_reason() {
+        System.setProperty("profiledrollout.profiles.gpu-a.load.threads", "4");
+        Throwable t;
+        try {
+            t = failure(run(ValidTestCase.class, output));
+        } finally {
+            System.clearProperty("profiledrollout.profiles.gpu-a.load.threads");
+        }
+
+        assertThat(t).isInstanceOf(ExtensionConfigurationException.class)
+                .hasMessageContaining("profiledrollout.profiles.gpu-a.load.threads (system property)")
+                .hasMessageContaining("cannot be set per engine profile");
+    }
+
     @FaultCase @ProfiledRollout @RolloutLoad(rampUpStrategy = "exponential")
     static class StrategyWithoutRatesTestCase { @Test void t(RolloutSession s) { } }
 
