@@ -152,7 +152,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         TestReport.Options options;
         try {
-            options = TestReport.Options.from(context::getConfigurationParameter);
+            options = TestReport.Options.from(settings::get);
         } catch (RuntimeException invalid) {
             options = TestReport.Options.DEFAULTS;
         }
@@ -203,7 +203,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             }
             throw openFailure;
         }
-        TestReport.Options options = TestReport.Options.from(extensionContext::getConfigurationParameter);
+        TestReport.Options options = TestReport.Options.from(window.settings()::get);
         try (Verdicts.Recording verdicts = Verdicts.start(profile.get().softBudgets())) {
             try {
                 invocation.proceed();
@@ -278,7 +278,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 HistoryRecorder.Stores.class, key -> new HistoryRecorder.Stores(), HistoryRecorder.Stores.class);
         String testId = context.getRequiredTestClass().getName() + "#" + context.getRequiredTestMethod().getName();
         try {
-            return HistoryRecorder.of(stores, settings(context)::get,
+            return HistoryRecorder.of(stores, window.settings()::get,
                     closest(context, RegressionCheck.class).orElse(null), testId, window.outputDirectory());
         } catch (IllegalArgumentException e) {
             throw new ExtensionConfigurationException(e.getMessage(), e);
@@ -317,6 +317,16 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         if (chosen.isPresent() && (own.isEmpty() || own.get().target())) {
             chosen.get().validate(problems);
+            Settings keys = chosen.get();
+            // the history keys and @RegressionCheck, read as the test's recorder will read them (no store is opened)
+            problems.attempt(() -> {
+                try {
+                    return HistoryRecorder.of(new HistoryRecorder.Stores(), keys::get,
+                            closest(context, RegressionCheck.class).orElse(null), "validation", Path.of(""));
+                } catch (IllegalArgumentException e) {
+                    throw new ExtensionConfigurationException(e.getMessage(), e);
+                }
+            });
             OptionalInt maxIterations = vllmMaxIterations(chosen.get());
             if (maxIterations != null) {
                 recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkVllm(r, maxIterations)));
