@@ -98,6 +98,9 @@ public final class EngineHandle implements AutoCloseable {
                         + " comes from " + urlSource(settings, e.uri()) + ".)", e.uri(), e.status(), e.responseBody(),
                         e.getCause());
             }
+            if (simulator == null) {
+                checkTargets(settings, backend, workers, fanOut);
+            }
             ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
             String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
             return new EngineHandle(simulator, backend, workers, fanOut, loadClient, loadUri, info, model, settings);
@@ -129,6 +132,35 @@ public final class EngineHandle implements AutoCloseable {
             }
         }
         return "the router's GET /workers (" + ROUTER_URL + ")";
+    }
+
+    /**
+     * The attached URLs point at the kind of server their keys say ({@link TargetCheck}): no router among the engines
+     * (unless the router is {@code router.url} itself), and a first engine of the declared backend.
+     */
+    private static void checkTargets(Settings settings, Backend backend, List<Worker> workers, FanOut fanOut) {
+        if (settings.routerUrl().isEmpty()) {
+            for (int i = 0; i < workers.size(); i++) {
+                EngineClient client = fanOut.clients().get(i);
+                if (client != null) {
+                    TargetCheck.notARouter(client.httpClient(), workers.get(i).url(), keyOf(settings,
+                            workers.get(i).url()));
+                }
+            }
+        }
+        for (EngineClient client : fanOut.clients()) {
+            if (client != null) {
+                TargetCheck.backendMatches(client.httpClient(), client.baseUri(), keyOf(settings, client.baseUri()),
+                        backend);
+                return;
+            }
+        }
+    }
+
+    /** The key (read through the class's profile) that named the engine at {@code url}, for messages. */
+    private static String keyOf(Settings settings, URI url) {
+        String source = urlSource(settings, URI.create(url.toString().replaceAll("/+$", "") + "/"));
+        return source.startsWith("profiledrollout.") ? settings.source(source) : source;
     }
 
     private static Resolved resolveAttached(Settings settings, Backend backend) {
