@@ -5,6 +5,7 @@ import static dev.profiledrollout.junit.ProfiledTestKit.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.ProfiledRollout;
+import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
 import java.nio.file.Path;
@@ -104,8 +105,14 @@ class CompleteValidationTest {
             prefixTokens = 64)
     static class RandomLengthsWithFileTestCase { @Test void t(RolloutSession s) { } }
 
+    @FaultCase @ProfiledRollout(profiler = Profiler.NSYS, numSteps = 10, withStack = false)
+    static class TorchAttributesUnderNsysTestCase { @Test void t(RolloutSession s) { } }
+
     static Stream<Arguments> ignoredAttributes() {
         return Stream.of(
+                Arguments.of(TorchAttributesUnderNsysTestCase.class, "@ProfiledRollout(profiler = NSYS, numSteps = 10,"
+                        + " withStack = false) is invalid: an nsys session capture sends no profile call to the"
+                        + " engine"),
                 Arguments.of(StrategyWithoutRatesTestCase.class, "@RolloutLoad(rampUpStrategy = \"exponential\") is"
                         + " invalid: a ramp-up strategy needs its rates: set rampUpStartRate and rampUpEndRate"),
                 Arguments.of(HalfARampTestCase.class, "a ramp needs both rates, in requests/s: set rampUpEndRate"),

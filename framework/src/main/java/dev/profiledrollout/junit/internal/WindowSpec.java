@@ -198,6 +198,7 @@ public record WindowSpec(
         problems.check(Arrays.stream(profile.profileStages()).distinct().count() == profile.profileStages().length,
                 "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
                 "each stage is \"prefill\" or \"decode\" (SGLang profiler V2's stage names), once");
+        checkNsysSession(profile, problems);
         int loadProblems = problems.list().size();
         problems.check(l.concurrency() >= 1, "@RolloutLoad(concurrency = " + l.concurrency() + ")", "at least 1");
         problems.check(l.requests() >= 1, "@RolloutLoad(requests = " + l.requests() + ")", "at least 1");
@@ -257,6 +258,65 @@ public record WindowSpec(
                 profile.mergeProfiles(),
                 List.of(profile.profileStages()),
                 profile.shapeDiscovery());
+    }
+
+    /**
+     * An nsys interactive session ({@code profiler = NSYS} without {@code CUDA_PROFILER}) sends no profile call to the
+     * engine: nsys records from {@code nsys start} to {@code nsys stop} around the window, so every torch-profiler
+     * attribute set to other than its default would be silently ignored.
+     */
+    private static void checkNsysSession(ProfiledRollout profile, ConfigurationProblems problems) {
+        if (profile.profiler() != Profiler.NSYS || Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER)) {
+            return;
+        }
+        ProfiledRollout d = NsysDefaults.class.getAnnotation(ProfiledRollout.class);
+        List<String> set = new java.util.ArrayList<>();
+        if (profile.numSteps() != d.numSteps()) {
+            set.add("numSteps = " + profile.numSteps());
+        }
+        if (profile.startStep() != d.startStep()) {
+            set.add("startStep = " + profile.startStep());
+        }
+        if (!Arrays.equals(profile.activities(), d.activities())) {
+            set.add("activities = " + Arrays.toString(profile.activities()));
+        }
+        if (profile.profileByStage() != d.profileByStage()) {
+            set.add("profileByStage = " + profile.profileByStage());
+        }
+        if (profile.withStack() != d.withStack()) {
+            set.add("withStack = " + profile.withStack());
+        }
+        if (profile.recordShapes() != d.recordShapes()) {
+            set.add("recordShapes = " + profile.recordShapes());
+        }
+        if (!profile.outputDir().equals(d.outputDir())) {
+            set.add("outputDir = \"" + profile.outputDir() + "\"");
+        }
+        if (!profile.profilePrefix().equals(d.profilePrefix())) {
+            set.add("profilePrefix = \"" + profile.profilePrefix() + "\"");
+        }
+        if (!profile.profileId().equals(d.profileId())) {
+            set.add("profileId = \"" + profile.profileId() + "\"");
+        }
+        if (profile.mergeProfiles() != d.mergeProfiles()) {
+            set.add("mergeProfiles = " + profile.mergeProfiles());
+        }
+        if (profile.profileStages().length > 0) {
+            set.add("profileStages = " + Arrays.toString(profile.profileStages()));
+        }
+        if (profile.shapeDiscovery() != d.shapeDiscovery()) {
+            set.add("shapeDiscovery = " + profile.shapeDiscovery());
+        }
+        problems.check(set.isEmpty(), "@ProfiledRollout(profiler = NSYS, " + String.join(", ", set) + ")",
+                "an nsys session capture sends no profile call to the engine (nsys records from nsys start to nsys"
+                        + " stop around the window), so " + (set.size() == 1 ? "this attribute" : "these attributes")
+                        + " would be ignored; remove " + (set.size() == 1 ? "it" : "them") + ", or use activities ="
+                        + " CUDA_PROFILER (SGLang's cudaProfilerApi capture, which takes numSteps and startStep)");
+    }
+
+    /** The defaults of {@code @ProfiledRollout}. */
+    @ProfiledRollout
+    private static final class NsysDefaults {
     }
 
     /**
