@@ -4,6 +4,8 @@ import static dev.profiledrollout.junit.ProfiledTestKit.failure;
 import static dev.profiledrollout.junit.ProfiledTestKit.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.Activity;
+import dev.profiledrollout.Backend;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutLoad;
@@ -108,8 +110,14 @@ class CompleteValidationTest {
     @FaultCase @ProfiledRollout(profiler = Profiler.NSYS, numSteps = 10, withStack = false)
     static class TorchAttributesUnderNsysTestCase { @Test void t(RolloutSession s) { } }
 
+    @FaultCase @ProfiledRollout(backend = Backend.VLLM, activities = Activity.GPU, withStack = false)
+    static class VllmWithoutStackTestCase { @Test void t(RolloutSession s) { } }
+
     static Stream<Arguments> ignoredAttributes() {
         return Stream.of(
+                Arguments.of(VllmWithoutStackTestCase.class, "@ProfiledRollout(withStack = false) with backend = VLLM"
+                        + " is invalid: vLLM's /start_profile takes no body, so this would be ignored: set"
+                        + " torch_profiler_with_stack"),
                 Arguments.of(TorchAttributesUnderNsysTestCase.class, "@ProfiledRollout(profiler = NSYS, numSteps = 10,"
                         + " withStack = false) is invalid: an nsys session capture sends no profile call to the"
                         + " engine"),

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code OutOfMemoryError}, a {@code RuntimeException}, a hang) fails with the seed that reproduces it.
  *
  * <p>Bounded: {@code profiledrollout.test.fuzz.mutations} mutations (default 300) and a budget of
- * {@code profiledrollout.test.fuzz.seconds} (default 40 s); the seed is {@code profiledrollout.test.fuzz.seed} (default 8).
+ * {@code profiledrollout.test.fuzz.seconds} (default 40 s); the seed is {@code profiledrollout.test.fuzz.seed}
+ * (default 8).
  */
 class KinetoTraceReaderFuzzTest {
 

@@ -164,7 +164,8 @@ public final class UnknownKeys {
                 }
             }
             return Optional.of("Unknown key " + where + ": it is no engine profile key"
-                    + " PROFILEDROLLOUT_PROFILES_<NAME>_<KEY> of a known key, so it would be ignored" + (best != null ? "; did you mean " + best + "?" : noneNear())
+                    + " PROFILEDROLLOUT_PROFILES_<NAME>_<KEY> of a known key, so it would be ignored"
+                    + (best != null ? "; did you mean " + best + "?" : noneNear())
                     + listed());
         }
         List<String> known = profileable().stream().map(k -> ProfiledRolloutKeys.environmentVariable(k.name()))

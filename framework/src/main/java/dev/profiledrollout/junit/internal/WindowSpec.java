@@ -107,41 +107,52 @@ public record WindowSpec(
      *
      * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
      * @return a warning to print, or empty
-     * @throws ExtensionConfigurationException when the test asks for something the server will not do
+     * @throws ExtensionConfigurationException when the test asks for something the server will not do, listing every
+     *         such attribute
      */
     public java.util.Optional<String> checkVllm(java.util.OptionalInt maxIterations) {
         if (backend != Backend.VLLM) {
             return java.util.Optional.empty();
         }
+        ConfigurationProblems problems = new ConfigurationProblems();
         List<PhaseSpec> windows = phases.isEmpty() ? List.of(new PhaseSpec(null, numSteps, startStep, load)) : phases;
         for (PhaseSpec w : windows) {
             if (w.startStep() != null) {
-                check(false, "@ProfiledRollout(startStep = " + w.startStep() + ") with backend = VLLM", "vLLM has no"
-                        + " per-call start step; its delay_iterations is fixed by --profiler-config at server start."
-                        + " Remove startStep");
+                problems.check(false, "@ProfiledRollout(startStep = " + w.startStep() + ") with backend = VLLM",
+                        "vLLM has no per-call start step; its delay_iterations is fixed by --profiler-config at"
+                                + " server start. Remove startStep");
             }
             if (w.numSteps() != null) {
-                check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
+                problems.check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps()
+                                + ") with backend = VLLM",
                         "vLLM cannot take num_steps per call: it is max_iterations in the server's --profiler-config."
                                 + " Set " + VLLM_MAX_ITERATIONS + "=" + w.numSteps() + " to confirm the server"
                                 + " was started with \"max_iterations\":" + w.numSteps() + ", or remove numSteps");
-                check(maxIterations.getAsInt() == w.numSteps(), "@ProfiledRollout(numSteps = " + w.numSteps()
-                        + ") with backend = VLLM", "the server's max_iterations is " + maxIterations.getAsInt() + " ("
-                        + VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.getAsInt() == 0
-                                ? "until /stop_profile" : maxIterations.getAsInt() + " steps")
+                problems.check(maxIterations.isEmpty() || maxIterations.getAsInt() == w.numSteps(),
+                        "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
+                        "the server's max_iterations is " + maxIterations.orElse(0) + " ("
+                        + VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.orElse(0) == 0
+                                ? "until /stop_profile" : maxIterations.orElse(0) + " steps")
                         + ". Make numSteps match it, or restart the server with \"max_iterations\":" + w.numSteps());
             }
         }
-        check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
+        problems.check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
                 "profile_by_stage is SGLang-only; remove it");
-        check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
+        problems.check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
                 "vLLM writes to the torch_profiler_dir of its --profiler-config; set " + TRACE_DIR
                         + " to where this machine reads it instead");
-        check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix + "\") with backend = VLLM",
+        problems.check(withStack && recordShapes, "@ProfiledRollout(" + (withStack ? "" : "withStack = false")
+                        + (withStack || recordShapes ? "" : ", ") + (recordShapes ? "" : "recordShapes = false")
+                        + ") with backend = VLLM", "vLLM's /start_profile takes no body, so this would be ignored: set"
+                        + " torch_profiler_with_stack / torch_profiler_record_shapes in the server's --profiler-config"
+                        + " instead, and remove the attribute");
+        problems.check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix
+                        + "\") with backend = VLLM",
                 "vLLM takes no per-call prefix; remove it");
-        check(profileId.isEmpty() && !mergeProfiles && profileStages.isEmpty() && !shapeDiscovery,
+        problems.check(profileId.isEmpty() && !mergeProfiles && profileStages.isEmpty() && !shapeDiscovery,
                 "@ProfiledRollout(profileId, mergeProfiles, profileStages or shapeDiscovery) with backend = VLLM",
                 "these are SGLang /start_profile fields and vLLM's /start_profile takes no body; remove them");
+        problems.throwIfAny();
         if (numSteps == null && maxIterations.isPresent() && maxIterations.getAsInt() > 0) {
             return java.util.Optional.of("vLLM's max_iterations is " + maxIterations.getAsInt() + " ("
                     + VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
@@ -266,7 +277,8 @@ public record WindowSpec(
      * attribute set to other than its default would be silently ignored.
      */
     private static void checkNsysSession(ProfiledRollout profile, ConfigurationProblems problems) {
-        if (profile.profiler() != Profiler.NSYS || Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER)) {
+        if (profile.profiler() != Profiler.NSYS
+                || Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER)) {
             return;
         }
         ProfiledRollout d = NsysDefaults.class.getAnnotation(ProfiledRollout.class);
@@ -328,7 +340,8 @@ public record WindowSpec(
     private static void checkArrival(RolloutLoad l, ConfigurationProblems problems) {
         RolloutLoad d = Defaults.class.getAnnotation(RolloutLoad.class);
         problems.check(l.requestRate() > 0, "@RolloutLoad(requestRate = " + l.requestRate() + ")",
-                "a rate > 0 requests/s for an open loop, or leave it unset (Infinity) for a closed loop of concurrency");
+                "a rate > 0 requests/s for an open loop, or leave it unset (Infinity) for a closed loop of"
+                        + " concurrency");
         problems.check(l.burstiness() > 0, "@RolloutLoad(burstiness = " + l.burstiness() + ")",
                 "burstiness must be > 0 (1 = Poisson, Infinity = constant gaps)");
         problems.check(l.maxConcurrency() >= 0, "@RolloutLoad(maxConcurrency = " + l.maxConcurrency() + ")",
