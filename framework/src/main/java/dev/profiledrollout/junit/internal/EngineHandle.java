@@ -143,15 +143,13 @@ public final class EngineHandle implements AutoCloseable {
             for (int i = 0; i < workers.size(); i++) {
                 EngineClient client = fanOut.clients().get(i);
                 if (client != null) {
-                    TargetCheck.notARouter(client.httpClient(), workers.get(i).url(), keyOf(settings,
-                            workers.get(i).url()));
+                    TargetCheck.notARouter(client, keyOf(settings, workers.get(i).url()));
                 }
             }
         }
         for (EngineClient client : fanOut.clients()) {
             if (client != null) {
-                TargetCheck.backendMatches(client.httpClient(), client.baseUri(), keyOf(settings, client.baseUri()),
-                        backend);
+                TargetCheck.backendMatches(client, keyOf(settings, client.baseUri()), backend);
                 return;
             }
         }
