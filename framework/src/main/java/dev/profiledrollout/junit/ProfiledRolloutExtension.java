@@ -304,6 +304,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         Optional<WindowSpec> specified = recipeAnnotation.isPresent()
                 ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
                 : problems.attempt(() -> WindowSpec.of(profile, load, phases(context)));
+        AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SimulatedEngine.class)
+                .ifPresent(shape -> EngineHandle.checkShape(shape, problems));
         Backend backend = specified.map(WindowSpec::backend).orElse(profile.backend());
         Optional<Settings> configured = problems.attempt(() -> EngineProfiles.apply(settings(context),
                 closest(context, EngineProfile.class), System.getenv()));

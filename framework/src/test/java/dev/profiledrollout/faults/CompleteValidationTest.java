@@ -10,6 +10,7 @@ import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.SimulatedEngine;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,23 @@ class CompleteValidationTest {
         assertThat(t).isInstanceOf(ExtensionConfigurationException.class)
                 .hasMessageContaining("profiledrollout.profiles.gpu-a.load.threads (system property)")
                 .hasMessageContaining("cannot be set per engine profile");
+    }
+
+    @FaultCase @ProfiledRollout @RolloutLoad(concurrency = 0)
+    @SimulatedEngine(tpSize = 0, slowKernelFactor = 4)
+    static class LoadAndEngineMistakesTestCase { @Test void t(RolloutSession s) { } }
+
+    @Test
+    void the_simulated_engine_s_mistakes_come_with_the_others() {
+        Throwable t = failure(run(LoadAndEngineMistakesTestCase.class, output));
+
+        assertThat(t).isInstanceOf(ExtensionConfigurationException.class)
+                .hasMessageStartingWith("3 configuration problems");
+        assertThat(t.getMessage().lines().skip(1).toList()).satisfiesExactlyInAnyOrder(
+                line -> assertThat(line).contains("@RolloutLoad(concurrency = 0) is invalid"),
+                line -> assertThat(line).contains("@SimulatedEngine(tpSize = 0) is invalid: at least 1"),
+                line -> assertThat(line).contains("@SimulatedEngine(slowKernelFactor = 4.0) without slowKernel is"
+                        + " invalid"));
     }
 
     @FaultCase @ProfiledRollout @RolloutLoad(rampUpStrategy = "exponential")

@@ -257,11 +257,9 @@ public final class EngineHandle implements AutoCloseable {
         }
         if (shape.isPresent()) {
             SimulatedEngine s = shape.get();
-            require(s.tpSize() >= 1, "tpSize", s.tpSize(), "at least 1");
-            require(s.maxRunningRequests() >= 1, "maxRunningRequests", s.maxRunningRequests(), "at least 1");
-            require(s.slowKernelFactor() >= 1, "slowKernelFactor", s.slowKernelFactor(), "at least 1");
-            require(s.slowRankFactor() >= 1, "slowRankFactor", s.slowRankFactor(), "at least 1");
-            require(s.slowRank() < s.tpSize(), "slowRank", s.slowRank(), "-1 (none) or a TP rank below tpSize");
+            ConfigurationProblems problems = new ConfigurationProblems();
+            checkShape(s, problems);
+            problems.throwIfAny();
             config.tpSize(s.tpSize()).maxRunningRequests(s.maxRunningRequests());
             if (!s.slowKernel().isEmpty()) {
                 config.slowKernel(s.slowKernel(), s.slowKernelFactor());
@@ -277,11 +275,42 @@ public final class EngineHandle implements AutoCloseable {
         }
     }
 
-    private static void require(boolean ok, String attribute, Object value, String allowed) {
-        if (!ok) {
-            throw new ExtensionConfigurationException(
-                    "@SimulatedEngine(" + attribute + " = " + value + ") is invalid: " + allowed);
+    /**
+     * Adds each invalid {@code @SimulatedEngine} attribute to {@code problems}, and each fault factor that would be
+     * ignored because its fault is not set.
+     */
+    public static void checkShape(SimulatedEngine s, ConfigurationProblems problems) {
+        SimulatedEngine d = ShapeDefaults.class.getAnnotation(SimulatedEngine.class);
+        problems.check(s.tpSize() >= 1, "@SimulatedEngine(tpSize = " + s.tpSize() + ")", "at least 1");
+        problems.check(s.maxRunningRequests() >= 1, "@SimulatedEngine(maxRunningRequests = " + s.maxRunningRequests()
+                + ")", "at least 1");
+        problems.check(s.slowKernelFactor() >= 1, "@SimulatedEngine(slowKernelFactor = " + s.slowKernelFactor() + ")",
+                "at least 1");
+        problems.check(s.slowRankFactor() >= 1, "@SimulatedEngine(slowRankFactor = " + s.slowRankFactor() + ")",
+                "at least 1");
+        problems.check(s.slowRank() >= -1 && (s.slowRank() < s.tpSize() || s.tpSize() < 1),
+                "@SimulatedEngine(slowRank = " + s.slowRank() + ")", "-1 (none) or a TP rank below tpSize");
+        problems.check(!s.slowKernel().isEmpty() || s.slowKernelFactor() == d.slowKernelFactor(),
+                "@SimulatedEngine(slowKernelFactor = " + s.slowKernelFactor() + ") without slowKernel",
+                "the factor slows the kernels slowKernel matches and would be ignored; set slowKernel (a regex of"
+                        + " kernel names) or remove slowKernelFactor");
+        problems.check(s.slowRank() >= 0 || s.slowRankFactor() == d.slowRankFactor(),
+                "@SimulatedEngine(slowRankFactor = " + s.slowRankFactor() + ") without slowRank",
+                "the factor slows the TP rank slowRank names and would be ignored; set slowRank or remove"
+                        + " slowRankFactor");
+        if (!s.slowKernel().isEmpty()) {
+            try {
+                java.util.regex.Pattern.compile(s.slowKernel());
+            } catch (java.util.regex.PatternSyntaxException e) {
+                problems.add("@SimulatedEngine(slowKernel = \"" + s.slowKernel() + "\") is invalid: not a regular"
+                        + " expression (" + e.getDescription() + ")");
+            }
         }
+    }
+
+    /** The defaults of {@code @SimulatedEngine}. */
+    @SimulatedEngine
+    private static final class ShapeDefaults {
     }
 
     /** @return the client of the engine the load goes to (the router, or the first engine) */
