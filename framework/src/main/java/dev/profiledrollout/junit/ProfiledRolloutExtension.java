@@ -319,8 +319,15 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         if (chosen.isPresent() && (own.isEmpty() || own.get().target())) {
             chosen.get().validate(problems);
-            Settings keys = chosen.get();
+            OptionalInt maxIterations = vllmMaxIterations(chosen.get());
+            if (maxIterations != null) {
+                recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkVllm(r, maxIterations)));
+                specified.ifPresent(s -> problems.attempt(() -> s.checkVllm(maxIterations)));
+            }
+        }
+        if (configured.isPresent()) {
             // the history keys and @RegressionCheck, read as the test's recorder will read them (no store is opened)
+            Settings keys = configured.get();
             problems.attempt(() -> {
                 try {
                     return HistoryRecorder.of(new HistoryRecorder.Stores(), keys::get,
@@ -329,11 +336,6 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                     throw new ExtensionConfigurationException(e.getMessage(), e);
                 }
             });
-            OptionalInt maxIterations = vllmMaxIterations(chosen.get());
-            if (maxIterations != null) {
-                recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkVllm(r, maxIterations)));
-                specified.ifPresent(s -> problems.attempt(() -> s.checkVllm(maxIterations)));
-            }
         }
         problems.throwIfAny();
         WindowSpec spec = specified.orElseThrow();
