@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.Phase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
 import java.nio.file.Path;
@@ -131,8 +133,14 @@ class CompleteValidationTest {
     @FaultCase @ProfiledRollout(backend = Backend.VLLM, activities = Activity.GPU, withStack = false)
     static class VllmWithoutStackTestCase { @Test void t(RolloutSession s) { } }
 
+    @FaultCase @ProfiledRollout @RolloutLoad(dataset = "sharegpt", datasetPath = SHAREGPT)
+    @RolloutPhase(phase = Phase.PREFILL, inputTokens = 2048)
+    static class PhaseLengthWithFileTestCase { @Test void t(RolloutSession s) { } }
+
     static Stream<Arguments> ignoredAttributes() {
         return Stream.of(
+                Arguments.of(PhaseLengthWithFileTestCase.class, "@RolloutPhase(phase = PREFILL, inputTokens = 2048)"
+                        + " with dataset = \"sharegpt\" is invalid: a sharegpt file sends its own text prompts"),
                 Arguments.of(VllmWithoutStackTestCase.class, "@ProfiledRollout(withStack = false) with backend = VLLM"
                         + " is invalid: vLLM's /start_profile takes no body, so this would be ignored: set"
                         + " torch_profiler_with_stack"),

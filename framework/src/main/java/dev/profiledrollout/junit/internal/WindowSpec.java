@@ -237,6 +237,16 @@ public record WindowSpec(
             int start = p.startStep() >= 0 ? p.startStep() : profile.startStep();
             problems.check(!profile.profileByStage() || steps > 0, "@RolloutPhase(phase = " + p.phase() + ") with profileByStage",
                     "needs numSteps > 0");
+            String datasetName = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
+            problems.check(p.inputTokens() <= 0 || !(datasetName.equals("sharegpt") || datasetName.equals("jsonl")),
+                    "@RolloutPhase(phase = " + p.phase() + ", inputTokens = " + p.inputTokens() + ") with dataset = \""
+                            + datasetName + "\"", "a " + datasetName + " file sends its own text prompts, so the"
+                            + " phase's inputTokens would be ignored; remove it");
+            problems.check((p.numSteps() <= 0 && p.startStep() < 0) || profile.profiler() != Profiler.NSYS
+                            || Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER),
+                    "@RolloutPhase(phase = " + p.phase() + ", numSteps/startStep) with profiler = NSYS",
+                    "an nsys session capture sends no profile call to the engine, so the phase's step window would be"
+                            + " ignored; remove it, or use activities = CUDA_PROFILER");
             if (loadSpec == null) {
                 continue; // the load is reported invalid
             }
