@@ -137,8 +137,13 @@ class CompleteValidationTest {
     @RolloutPhase(phase = Phase.PREFILL, inputTokens = 2048)
     static class PhaseLengthWithFileTestCase { @Test void t(RolloutSession s) { } }
 
+    @FaultCase @ProfiledRollout(profiler = Profiler.NSYS) @RolloutPhase(phase = Phase.DECODE, numSteps = 4)
+    static class PhaseStepsUnderNsysTestCase { @Test void t(RolloutSession s) { } }
+
     static Stream<Arguments> ignoredAttributes() {
         return Stream.of(
+                Arguments.of(PhaseStepsUnderNsysTestCase.class, "@RolloutPhase(phase = DECODE, numSteps/startStep)"
+                        + " with profiler = NSYS is invalid: an nsys session capture sends no profile call"),
                 Arguments.of(PhaseLengthWithFileTestCase.class, "@RolloutPhase(phase = PREFILL, inputTokens = 2048)"
                         + " with dataset = \"sharegpt\" is invalid: a sharegpt file sends its own text prompts"),
                 Arguments.of(VllmWithoutStackTestCase.class, "@ProfiledRollout(withStack = false) with backend = VLLM"
