@@ -32,7 +32,11 @@ import org.apiguardian.api.API;
  * </ul>
  * The extension reads every {@link Scope#EXTENSION} key once before anything starts: invalid values fail the test
  * with one {@code ExtensionConfigurationException} that lists each key, its value and what is accepted (together with
- * any invalid annotation attribute).
+ * any invalid annotation attribute). So does a {@code profiledrollout.*} key that is none of {@link #all()}, with the
+ * nearest known key as the fix, wherever it can be listed: system properties, {@code junit-platform.properties} and
+ * {@code PROFILEDROLLOUT_*} environment variables (configuration parameters a launcher is handed programmatically
+ * cannot be listed). Keys under {@code profiledrollout.test.} ({@code PROFILEDROLLOUT_TEST_*}) are left to test
+ * suites and never read.
  *
  * <h2>Per test class</h2>
  * A class annotated {@code @EngineProfile("<name>")} reads {@link #PROFILE_KEY_PATTERN} keys first, so one build can

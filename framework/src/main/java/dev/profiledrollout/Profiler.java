@@ -22,7 +22,9 @@ public enum Profiler {
      *   <li>without {@link Activity#CUDA_PROFILER}: an interactive session started with {@code --start-later}. The
      *       window runs {@code nsys start --session=<s>} and {@code nsys stop --session=<s>} (the session from
      *       {@code profiledrollout.nsys.session}, else discovered with {@code nsys sessions list}); no profile call
-     *       goes to the engine.</li>
+     *       goes to the engine, so the torch-profiler attributes of {@link ProfiledRollout} ({@code numSteps},
+     *       {@code startStep}, {@code activities}, {@code withStack}, …) do not apply: set, they are a configuration
+     *       error.</li>
      *   <li>with {@link Activity#CUDA_PROFILER} (SGLang): a {@code -c cudaProfilerApi} capture. The window sends
      *       {@code /start_profile} with {@code activities=["CUDA_PROFILER"]}, so the engine calls
      *       {@code cudaProfilerStart/Stop} and nsys records in between.</li>

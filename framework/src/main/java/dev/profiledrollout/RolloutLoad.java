@@ -30,7 +30,9 @@ import org.apiguardian.api.API;
 @API(status = STABLE, since = "0.1")
 public @interface RolloutLoad {
 
-    /** Requests in flight at once (closed loop), on the wire. At least 1. Default 8. Ignored by an open loop. */
+    /** Requests in flight at once (closed loop), on the wire. At least 1. Default 8. An open loop has no such size:
+     * setting it together with {@link #requestRate()} or a ramp is a configuration error (cap an open loop with
+     * {@link #maxConcurrency()}). */
     int concurrency() default 8;
 
     /**
@@ -39,13 +41,16 @@ public @interface RolloutLoad {
      */
     double requestRate() default Double.POSITIVE_INFINITY;
 
-    /** Gamma shape of the open-loop gaps ({@code --burstiness}): 1 Poisson (default), +∞ constant, &lt; 1 burstier. */
+    /** Gamma shape of the open-loop gaps ({@code --burstiness}): 1 Poisson (default), +∞ constant, &lt; 1 burstier.
+     * Only for an open loop: set without {@link #requestRate()} or a ramp, it is a configuration error. */
     double burstiness() default 1.0;
 
-    /** Open loop: cap on requests in flight ({@code --max-concurrency}); 0 (default) for none. */
+    /** Open loop: cap on requests in flight ({@code --max-concurrency}); 0 (default) for none. Set on a closed loop,
+     * it is a configuration error: use {@link #concurrency()} there. */
     int maxConcurrency() default 0;
 
-    /** Ramp-up start rate, requests/s; with {@link #rampUpEndRate()} &gt; 0 it replaces {@link #requestRate()}. 0 = no ramp. */
+    /** Ramp-up start rate, requests/s; with {@link #rampUpEndRate()} &gt; 0 it replaces {@link #requestRate()}, which
+     * must then stay unset (as {@code vllm bench serve} demands). 0 = no ramp; both rates or neither. */
     double rampUpStartRate() default 0;
 
     /** Ramp-up end rate, requests/s. 0 = no ramp. */
@@ -54,6 +59,7 @@ public @interface RolloutLoad {
     /**
      * vLLM's {@code --ramp-up-strategy}: {@code "linear"} ({@code rate_i = start + (end − start)·i/(N−1)}, the
      * default) or {@code "exponential"} ({@code rate_i = start·(end/start)^(i/(N−1))}).
+     * Needs both ramp rates; set to {@code "exponential"} without them, it is a configuration error.
      */
     String rampUpStrategy() default "linear";
 

@@ -39,12 +39,12 @@ public @interface SimulatedEngine {
     /** Fault injection: kernels whose name matches this regex (find) run {@link #slowKernelFactor()} times longer. */
     String slowKernel() default "";
 
-    /** Slow-down factor for {@link #slowKernel()}; at least 1. Default 2. */
+    /** Slow-down factor for {@link #slowKernel()}; at least 1. Default 2. Set without {@code slowKernel}, an error. */
     double slowKernelFactor() default 2.0;
 
     /** Fault injection: this TP rank runs {@link #slowRankFactor()} times slower (a straggler). {@code -1}: none. */
     int slowRank() default -1;
 
-    /** Slow-down factor for {@link #slowRank()}; at least 1. Default 1.5. */
+    /** Slow-down factor for {@link #slowRank()}; at least 1. Default 1.5. Set without {@code slowRank}, an error. */
     double slowRankFactor() default 1.5;
 }

@@ -29,6 +29,7 @@ import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.Verdicts;
 import dev.profiledrollout.junit.internal.Settings;
+import dev.profiledrollout.junit.internal.UnknownKeys;
 import dev.profiledrollout.junit.internal.WindowSpec;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
@@ -151,7 +152,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         TestReport.Options options;
         try {
-            options = TestReport.Options.from(context::getConfigurationParameter);
+            options = TestReport.Options.from(settings::get);
         } catch (RuntimeException invalid) {
             options = TestReport.Options.DEFAULTS;
         }
@@ -202,7 +203,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             }
             throw openFailure;
         }
-        TestReport.Options options = TestReport.Options.from(extensionContext::getConfigurationParameter);
+        TestReport.Options options = TestReport.Options.from(window.settings()::get);
         try (Verdicts.Recording verdicts = Verdicts.start(profile.get().softBudgets())) {
             try {
                 invocation.proceed();
@@ -277,7 +278,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 HistoryRecorder.Stores.class, key -> new HistoryRecorder.Stores(), HistoryRecorder.Stores.class);
         String testId = context.getRequiredTestClass().getName() + "#" + context.getRequiredTestMethod().getName();
         try {
-            return HistoryRecorder.of(stores, settings(context)::get,
+            return HistoryRecorder.of(stores, window.settings()::get,
                     closest(context, RegressionCheck.class).orElse(null), testId, window.outputDirectory());
         } catch (IllegalArgumentException e) {
             throw new ExtensionConfigurationException(e.getMessage(), e);
@@ -295,12 +296,16 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         // Every configuration problem (annotations, recipe, keys, engine profile) is reported at once, before any
         // engine starts; only a @RolloutEngine container's own keys are known after its start.
         ConfigurationProblems problems = new ConfigurationProblems();
+        UnknownKeys.check(problems, System.getProperties().stringPropertyNames(),
+                EngineProfiles.junitPlatformProperties().stringPropertyNames(), System.getenv().keySet());
         Optional<RolloutRecipe> recipeAnnotation = closest(context, RolloutRecipe.class);
         Optional<SrtctlRecipe> recipe = recipeAnnotation
                 .flatMap(r -> problems.attempt(() -> RecipeWindows.load(r, context.getRequiredTestClass())));
         Optional<WindowSpec> specified = recipeAnnotation.isPresent()
                 ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
                 : problems.attempt(() -> WindowSpec.of(profile, load, phases(context)));
+        AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SimulatedEngine.class)
+                .ifPresent(shape -> EngineHandle.checkShape(shape, problems));
         Backend backend = specified.map(WindowSpec::backend).orElse(profile.backend());
         Optional<Settings> configured = problems.attempt(() -> EngineProfiles.apply(settings(context),
                 closest(context, EngineProfile.class), System.getenv()));
@@ -319,6 +324,18 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkVllm(r, maxIterations)));
                 specified.ifPresent(s -> problems.attempt(() -> s.checkVllm(maxIterations)));
             }
+        }
+        if (configured.isPresent()) {
+            // the history keys and @RegressionCheck, read as the test's recorder will read them (no store is opened)
+            Settings keys = configured.get();
+            problems.attempt(() -> {
+                try {
+                    return HistoryRecorder.of(new HistoryRecorder.Stores(), keys::get,
+                            closest(context, RegressionCheck.class).orElse(null), "validation", Path.of(""));
+                } catch (IllegalArgumentException e) {
+                    throw new ExtensionConfigurationException(e.getMessage(), e);
+                }
+            });
         }
         problems.throwIfAny();
         WindowSpec spec = specified.orElseThrow();

@@ -66,9 +66,9 @@ class BadInputTest {
                 Arguments.of(NoActivitiesTestCase.class, "@ProfiledRollout(activities = {}) is invalid: at least one of"),
                 Arguments.of(NegativeStartStepTestCase.class, "@ProfiledRollout(startStep = -7) is invalid"),
                 Arguments.of(NoConcurrencyTestCase.class, "@RolloutLoad(concurrency = 0) is invalid: at least 1"),
-                Arguments.of(NegativeRateTestCase.class, "@RolloutLoad:"),
+                Arguments.of(NegativeRateTestCase.class, "@RolloutLoad(requestRate = -3.0) is invalid"),
                 Arguments.of(RangeRatioTestCase.class, "@RolloutLoad(rangeRatio = 1.5) is invalid: in [0, 1)"),
-                Arguments.of(UnknownEndpointTestCase.class, "@RolloutLoad:"),
+                Arguments.of(UnknownEndpointTestCase.class, "@RolloutLoad(endpoint = \"/v2/nowhere\") is invalid"),
                 Arguments.of(TraversalPrefixTestCase.class, "@ProfiledRollout(profilePrefix = \"../../escape\") is invalid"),
                 Arguments.of(StageWithoutStepsTestCase.class, "@ProfiledRollout(profileByStage = true) is invalid"),
                 Arguments.of(VllmStartStepTestCase.class, "startStep"));

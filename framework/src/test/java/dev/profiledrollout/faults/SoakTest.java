@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Soak: steady closed-loop load against the simulator through one long-lived {@link LoadGenerator} for
- * {@code profiledrollout.soak.seconds} (default 20 s in CI; hours by hand). After a warm-up batch the test records
+ * {@code profiledrollout.test.soak.seconds} (default 20 s in CI; hours by hand). After a warm-up batch the test records
  * heap-after-GC, open file descriptors ({@code /proc/self/fd}) and live threads, then checks at the end that none
  * grew with the request count and that every request of every batch completed.
  *
@@ -34,7 +34,7 @@ class SoakTest {
 
     @Test
     void steady_load_keeps_heap_file_descriptors_and_threads_flat_and_loses_no_request() throws Exception {
-        long seconds = Long.getLong("profiledrollout.soak.seconds", 20);
+        long seconds = Long.getLong("profiledrollout.test.soak.seconds", 20);
         LoadSpec spec = new LoadSpec(8, 64, 32, 16, 0.0, 0, 0);
         try (EngineSimulator engine = EngineSimulator.start(SimulatorConfig.builder().build());
                 LoadGenerator generator = new LoadGenerator(LoadTarget.of(engine.baseUri()),

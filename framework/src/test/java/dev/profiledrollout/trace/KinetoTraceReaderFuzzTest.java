@@ -30,8 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (possibly with warnings), a {@link TraceFormatException} or an {@link IOException}; anything else (an
  * {@code OutOfMemoryError}, a {@code RuntimeException}, a hang) fails with the seed that reproduces it.
  *
- * <p>Bounded: {@code profiledrollout.fuzz.mutations} mutations (default 300) and a budget of
- * {@code profiledrollout.fuzz.seconds} (default 40 s); the seed is {@code profiledrollout.fuzz.seed} (default 8).
+ * <p>Bounded: {@code profiledrollout.test.fuzz.mutations} mutations (default 300) and a budget of
+ * {@code profiledrollout.test.fuzz.seconds} (default 40 s); the seed is {@code profiledrollout.test.fuzz.seed}
+ * (default 8).
  */
 class KinetoTraceReaderFuzzTest {
 
@@ -42,9 +43,9 @@ class KinetoTraceReaderFuzzTest {
 
     @Test
     void every_mutated_trace_reads_to_a_summary_or_a_typed_error_in_bounded_time() throws Exception {
-        int mutations = Integer.getInteger("profiledrollout.fuzz.mutations", 300);
-        long budgetNanos = TimeUnit.SECONDS.toNanos(Long.getLong("profiledrollout.fuzz.seconds", 40));
-        long seed = Long.getLong("profiledrollout.fuzz.seed", 8);
+        int mutations = Integer.getInteger("profiledrollout.test.fuzz.mutations", 300);
+        long budgetNanos = TimeUnit.SECONDS.toNanos(Long.getLong("profiledrollout.test.fuzz.seconds", 40));
+        long seed = Long.getLong("profiledrollout.test.fuzz.seed", 8);
         List<byte[]> seeds = new ArrayList<>();
         for (Path trace : TestTraces.jsonTraces()) {
             if (Files.size(trace) < 512 * 1024) {

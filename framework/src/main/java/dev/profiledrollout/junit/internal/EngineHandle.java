@@ -98,6 +98,9 @@ public final class EngineHandle implements AutoCloseable {
                         + " comes from " + urlSource(settings, e.uri()) + ".)", e.uri(), e.status(), e.responseBody(),
                         e.getCause());
             }
+            if (simulator == null) {
+                checkTargets(settings, backend, workers, fanOut);
+            }
             ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
             String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
             return new EngineHandle(simulator, backend, workers, fanOut, loadClient, loadUri, info, model, settings);
@@ -129,6 +132,33 @@ public final class EngineHandle implements AutoCloseable {
             }
         }
         return "the router's GET /workers (" + ROUTER_URL + ")";
+    }
+
+    /**
+     * The attached URLs point at the kind of server their keys say ({@link TargetCheck}): no router among the engines
+     * (unless the router is {@code router.url} itself), and a first engine of the declared backend.
+     */
+    private static void checkTargets(Settings settings, Backend backend, List<Worker> workers, FanOut fanOut) {
+        if (settings.routerUrl().isEmpty()) {
+            for (int i = 0; i < workers.size(); i++) {
+                EngineClient client = fanOut.clients().get(i);
+                if (client != null) {
+                    TargetCheck.notARouter(client, keyOf(settings, workers.get(i).url()));
+                }
+            }
+        }
+        for (EngineClient client : fanOut.clients()) {
+            if (client != null) {
+                TargetCheck.backendMatches(client, keyOf(settings, client.baseUri()), backend);
+                return;
+            }
+        }
+    }
+
+    /** The key (read through the class's profile) that named the engine at {@code url}, for messages. */
+    private static String keyOf(Settings settings, URI url) {
+        String source = urlSource(settings, URI.create(url.toString().replaceAll("/+$", "") + "/"));
+        return source.startsWith("profiledrollout.") ? settings.source(source) : source;
     }
 
     private static Resolved resolveAttached(Settings settings, Backend backend) {
@@ -227,11 +257,9 @@ public final class EngineHandle implements AutoCloseable {
         }
         if (shape.isPresent()) {
             SimulatedEngine s = shape.get();
-            require(s.tpSize() >= 1, "tpSize", s.tpSize(), "at least 1");
-            require(s.maxRunningRequests() >= 1, "maxRunningRequests", s.maxRunningRequests(), "at least 1");
-            require(s.slowKernelFactor() >= 1, "slowKernelFactor", s.slowKernelFactor(), "at least 1");
-            require(s.slowRankFactor() >= 1, "slowRankFactor", s.slowRankFactor(), "at least 1");
-            require(s.slowRank() < s.tpSize(), "slowRank", s.slowRank(), "-1 (none) or a TP rank below tpSize");
+            ConfigurationProblems problems = new ConfigurationProblems();
+            checkShape(s, problems);
+            problems.throwIfAny();
             config.tpSize(s.tpSize()).maxRunningRequests(s.maxRunningRequests());
             if (!s.slowKernel().isEmpty()) {
                 try {
@@ -253,11 +281,42 @@ public final class EngineHandle implements AutoCloseable {
         }
     }
 
-    private static void require(boolean ok, String attribute, Object value, String allowed) {
-        if (!ok) {
-            throw new ExtensionConfigurationException(
-                    "@SimulatedEngine(" + attribute + " = " + value + ") is invalid: " + allowed);
+    /**
+     * Adds each invalid {@code @SimulatedEngine} attribute to {@code problems}, and each fault factor that would be
+     * ignored because its fault is not set.
+     */
+    public static void checkShape(SimulatedEngine s, ConfigurationProblems problems) {
+        SimulatedEngine d = ShapeDefaults.class.getAnnotation(SimulatedEngine.class);
+        problems.check(s.tpSize() >= 1, "@SimulatedEngine(tpSize = " + s.tpSize() + ")", "at least 1");
+        problems.check(s.maxRunningRequests() >= 1, "@SimulatedEngine(maxRunningRequests = " + s.maxRunningRequests()
+                + ")", "at least 1");
+        problems.check(s.slowKernelFactor() >= 1, "@SimulatedEngine(slowKernelFactor = " + s.slowKernelFactor() + ")",
+                "at least 1");
+        problems.check(s.slowRankFactor() >= 1, "@SimulatedEngine(slowRankFactor = " + s.slowRankFactor() + ")",
+                "at least 1");
+        problems.check(s.slowRank() >= -1 && (s.slowRank() < s.tpSize() || s.tpSize() < 1),
+                "@SimulatedEngine(slowRank = " + s.slowRank() + ")", "-1 (none) or a TP rank below tpSize");
+        problems.check(!s.slowKernel().isEmpty() || s.slowKernelFactor() == d.slowKernelFactor(),
+                "@SimulatedEngine(slowKernelFactor = " + s.slowKernelFactor() + ") without slowKernel",
+                "the factor slows the kernels slowKernel matches and would be ignored; set slowKernel (a regex of"
+                        + " kernel names) or remove slowKernelFactor");
+        problems.check(s.slowRank() >= 0 || s.slowRankFactor() == d.slowRankFactor(),
+                "@SimulatedEngine(slowRankFactor = " + s.slowRankFactor() + ") without slowRank",
+                "the factor slows the TP rank slowRank names and would be ignored; set slowRank or remove"
+                        + " slowRankFactor");
+        if (!s.slowKernel().isEmpty()) {
+            try {
+                java.util.regex.Pattern.compile(s.slowKernel());
+            } catch (java.util.regex.PatternSyntaxException e) {
+                problems.add("@SimulatedEngine(slowKernel = \"" + s.slowKernel() + "\") is invalid: not a regular"
+                        + " expression (" + e.getDescription() + ")");
+            }
         }
+    }
+
+    /** The defaults of {@code @SimulatedEngine}. */
+    @SimulatedEngine
+    private static final class ShapeDefaults {
     }
 
     /** @return the client of the engine the load goes to (the router, or the first engine) */

@@ -99,7 +99,8 @@ public final class EngineProfiles {
         return dot > 0 ? Optional.of(rest.substring(0, dot)) : Optional.empty();
     }
 
-    private static Properties junitPlatformProperties() {
+    /** The first {@code junit-platform.properties} on the class path, the one JUnit reads; empty when there is none. */
+    public static Properties junitPlatformProperties() {
         Properties properties = new Properties();
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         URL url = (loader != null ? loader : EngineProfiles.class.getClassLoader())

@@ -110,6 +110,11 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         return outputDirectory.resolve(phase.phase().name().toLowerCase(Locale.ROOT));
     }
 
+    /** @return the configuration this window reads, through the class's engine profile */
+    public Settings settings() {
+        return settings;
+    }
+
     /** @return phase name → directory of the phases whose capture was created, in the order they ran */
     private Map<String, Path> phaseDirectories() {
         Map<String, Path> dirs = new LinkedHashMap<>();

@@ -279,6 +279,20 @@ public final class Settings {
         problems.attempt(this::readTimeout);
         problems.attempt(this::connectTimeout);
         problems.attempt(this::shutdownTimeout);
+        for (String key : List.of(ProfiledRolloutKeys.STEPS_STRICT, ProfiledRolloutKeys.BASELINE_UPDATE,
+                ProfiledRolloutKeys.REPORT_ATTACH_TRACES)) {
+            get(key).filter(v -> !v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")).ifPresent(v ->
+                    problems.add(invalid(key, v, "expected true or false").getMessage()));
+        }
+        problems.attempt(() -> {
+            try {
+                return dev.profiledrollout.report.TestReport.Options.from(this::get);
+            } catch (IllegalArgumentException e) {
+                throw invalid(ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES,
+                        get(ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES).orElse(""), "expected a number of bytes,"
+                                + " e.g. 20971520 (20 MiB)");
+            }
+        });
         if (traceDir().isPresent() && !java.nio.file.Files.isDirectory(traceDir().get())) {
             problems.add(invalid(TRACE_DIR, get(TRACE_DIR).orElse(""), "must be an existing directory (the local"
                     + " path where this machine reads the server's trace files); create it or fix the path")

@@ -107,41 +107,52 @@ public record WindowSpec(
      *
      * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
      * @return a warning to print, or empty
-     * @throws ExtensionConfigurationException when the test asks for something the server will not do
+     * @throws ExtensionConfigurationException when the test asks for something the server will not do, listing every
+     *         such attribute
      */
     public java.util.Optional<String> checkVllm(java.util.OptionalInt maxIterations) {
         if (backend != Backend.VLLM) {
             return java.util.Optional.empty();
         }
+        ConfigurationProblems problems = new ConfigurationProblems();
         List<PhaseSpec> windows = phases.isEmpty() ? List.of(new PhaseSpec(null, numSteps, startStep, load)) : phases;
         for (PhaseSpec w : windows) {
             if (w.startStep() != null) {
-                check(false, "@ProfiledRollout(startStep = " + w.startStep() + ") with backend = VLLM", "vLLM has no"
-                        + " per-call start step; its delay_iterations is fixed by --profiler-config at server start."
-                        + " Remove startStep");
+                problems.check(false, "@ProfiledRollout(startStep = " + w.startStep() + ") with backend = VLLM",
+                        "vLLM has no per-call start step; its delay_iterations is fixed by --profiler-config at"
+                                + " server start. Remove startStep");
             }
             if (w.numSteps() != null) {
-                check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
+                problems.check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps()
+                                + ") with backend = VLLM",
                         "vLLM cannot take num_steps per call: it is max_iterations in the server's --profiler-config."
                                 + " Set " + VLLM_MAX_ITERATIONS + "=" + w.numSteps() + " to confirm the server"
                                 + " was started with \"max_iterations\":" + w.numSteps() + ", or remove numSteps");
-                check(maxIterations.getAsInt() == w.numSteps(), "@ProfiledRollout(numSteps = " + w.numSteps()
-                        + ") with backend = VLLM", "the server's max_iterations is " + maxIterations.getAsInt() + " ("
-                        + VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.getAsInt() == 0
-                                ? "until /stop_profile" : maxIterations.getAsInt() + " steps")
+                problems.check(maxIterations.isEmpty() || maxIterations.getAsInt() == w.numSteps(),
+                        "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
+                        "the server's max_iterations is " + maxIterations.orElse(0) + " ("
+                        + VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.orElse(0) == 0
+                                ? "until /stop_profile" : maxIterations.orElse(0) + " steps")
                         + ". Make numSteps match it, or restart the server with \"max_iterations\":" + w.numSteps());
             }
         }
-        check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
+        problems.check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
                 "profile_by_stage is SGLang-only; remove it");
-        check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
+        problems.check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
                 "vLLM writes to the torch_profiler_dir of its --profiler-config; set " + TRACE_DIR
                         + " to where this machine reads it instead");
-        check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix + "\") with backend = VLLM",
+        problems.check(withStack && recordShapes, "@ProfiledRollout(" + (withStack ? "" : "withStack = false")
+                        + (withStack || recordShapes ? "" : ", ") + (recordShapes ? "" : "recordShapes = false")
+                        + ") with backend = VLLM", "vLLM's /start_profile takes no body, so this would be ignored: set"
+                        + " torch_profiler_with_stack / torch_profiler_record_shapes in the server's --profiler-config"
+                        + " instead, and remove the attribute");
+        problems.check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix
+                        + "\") with backend = VLLM",
                 "vLLM takes no per-call prefix; remove it");
-        check(profileId.isEmpty() && !mergeProfiles && profileStages.isEmpty() && !shapeDiscovery,
+        problems.check(profileId.isEmpty() && !mergeProfiles && profileStages.isEmpty() && !shapeDiscovery,
                 "@ProfiledRollout(profileId, mergeProfiles, profileStages or shapeDiscovery) with backend = VLLM",
                 "these are SGLang /start_profile fields and vLLM's /start_profile takes no body; remove them");
+        problems.throwIfAny();
         if (numSteps == null && maxIterations.isPresent() && maxIterations.getAsInt() > 0) {
             return java.util.Optional.of("vLLM's max_iterations is " + maxIterations.getAsInt() + " ("
                     + VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
@@ -198,6 +209,7 @@ public record WindowSpec(
         problems.check(Arrays.stream(profile.profileStages()).distinct().count() == profile.profileStages().length,
                 "@ProfiledRollout(profileStages = " + Arrays.toString(profile.profileStages()) + ")",
                 "each stage is \"prefill\" or \"decode\" (SGLang profiler V2's stage names), once");
+        checkNsysSession(profile, problems);
         int loadProblems = problems.list().size();
         problems.check(l.concurrency() >= 1, "@RolloutLoad(concurrency = " + l.concurrency() + ")", "at least 1");
         problems.check(l.requests() >= 1, "@RolloutLoad(requests = " + l.requests() + ")", "at least 1");
@@ -206,11 +218,13 @@ public record WindowSpec(
         problems.check(l.rangeRatio() >= 0 && l.rangeRatio() < 1, "@RolloutLoad(rangeRatio = " + l.rangeRatio() + ")",
                 "in [0, 1)");
         problems.check(l.warmupRequests() >= 0, "@RolloutLoad(warmupRequests = " + l.warmupRequests() + ")", "0 or more");
-        // LoadSpec checks these values again, in its own words: only the first report is kept
+        checkArrival(l, problems);
+        // every attribute is checked on its own above, so the spec is built only from valid ones
         Optional<LoadSpec> shape = problems.list().size() > loadProblems ? Optional.empty()
                 : problems.attempt(() -> loadShape(l));
         Slo slo = problems.attempt(() -> goodput(l)).orElse(null);
-        Dataset dataset = shape.flatMap(s -> problems.attempt(() -> dataset(l, s))).orElse(null);
+        Dataset dataset = problems.attempt(() -> dataset(l, shape.orElse(null))).orElse(null);
+        problems.attempt(() -> checkDatasetAttributes(l));
         LoadSpec loadSpec = shape.orElse(null);
         List<PhaseSpec> phases = new java.util.ArrayList<>();
         Set<Phase> seen = EnumSet.noneOf(Phase.class);
@@ -223,6 +237,16 @@ public record WindowSpec(
             int start = p.startStep() >= 0 ? p.startStep() : profile.startStep();
             problems.check(!profile.profileByStage() || steps > 0, "@RolloutPhase(phase = " + p.phase() + ") with profileByStage",
                     "needs numSteps > 0");
+            String datasetName = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
+            problems.check(p.inputTokens() <= 0 || !(datasetName.equals("sharegpt") || datasetName.equals("jsonl")),
+                    "@RolloutPhase(phase = " + p.phase() + ", inputTokens = " + p.inputTokens() + ") with dataset = \""
+                            + datasetName + "\"", "a " + datasetName + " file sends its own text prompts, so the"
+                            + " phase's inputTokens would be ignored; remove it");
+            problems.check((p.numSteps() <= 0 && p.startStep() < 0) || profile.profiler() != Profiler.NSYS
+                            || Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER),
+                    "@RolloutPhase(phase = " + p.phase() + ", numSteps/startStep) with profiler = NSYS",
+                    "an nsys session capture sends no profile call to the engine, so the phase's step window would be"
+                            + " ignored; remove it, or use activities = CUDA_PROFILER");
             if (loadSpec == null) {
                 continue; // the load is reported invalid
             }
@@ -257,6 +281,132 @@ public record WindowSpec(
                 profile.shapeDiscovery());
     }
 
+    /**
+     * An nsys interactive session ({@code profiler = NSYS} without {@code CUDA_PROFILER}) sends no profile call to the
+     * engine: nsys records from {@code nsys start} to {@code nsys stop} around the window, so every torch-profiler
+     * attribute set to other than its default would be silently ignored.
+     */
+    private static void checkNsysSession(ProfiledRollout profile, ConfigurationProblems problems) {
+        if (profile.profiler() != Profiler.NSYS
+                || Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER)) {
+            return;
+        }
+        ProfiledRollout d = NsysDefaults.class.getAnnotation(ProfiledRollout.class);
+        List<String> set = new java.util.ArrayList<>();
+        if (profile.numSteps() != d.numSteps()) {
+            set.add("numSteps = " + profile.numSteps());
+        }
+        if (profile.startStep() != d.startStep()) {
+            set.add("startStep = " + profile.startStep());
+        }
+        if (!Arrays.equals(profile.activities(), d.activities())) {
+            set.add("activities = " + Arrays.toString(profile.activities()));
+        }
+        if (profile.profileByStage() != d.profileByStage()) {
+            set.add("profileByStage = " + profile.profileByStage());
+        }
+        if (profile.withStack() != d.withStack()) {
+            set.add("withStack = " + profile.withStack());
+        }
+        if (profile.recordShapes() != d.recordShapes()) {
+            set.add("recordShapes = " + profile.recordShapes());
+        }
+        if (!profile.outputDir().equals(d.outputDir())) {
+            set.add("outputDir = \"" + profile.outputDir() + "\"");
+        }
+        if (!profile.profilePrefix().equals(d.profilePrefix())) {
+            set.add("profilePrefix = \"" + profile.profilePrefix() + "\"");
+        }
+        if (!profile.profileId().equals(d.profileId())) {
+            set.add("profileId = \"" + profile.profileId() + "\"");
+        }
+        if (profile.mergeProfiles() != d.mergeProfiles()) {
+            set.add("mergeProfiles = " + profile.mergeProfiles());
+        }
+        if (profile.profileStages().length > 0) {
+            set.add("profileStages = " + Arrays.toString(profile.profileStages()));
+        }
+        if (profile.shapeDiscovery() != d.shapeDiscovery()) {
+            set.add("shapeDiscovery = " + profile.shapeDiscovery());
+        }
+        problems.check(set.isEmpty(), "@ProfiledRollout(profiler = NSYS, " + String.join(", ", set) + ")",
+                "an nsys session capture sends no profile call to the engine (nsys records from nsys start to nsys"
+                        + " stop around the window), so " + (set.size() == 1 ? "this attribute" : "these attributes")
+                        + " would be ignored; remove " + (set.size() == 1 ? "it" : "them") + ", or use activities ="
+                        + " CUDA_PROFILER (SGLang's cudaProfilerApi capture, which takes numSteps and startStep)");
+    }
+
+    /** The defaults of {@code @ProfiledRollout}. */
+    @ProfiledRollout
+    private static final class NsysDefaults {
+    }
+
+    /**
+     * Checks the arrival, prefix, duration and endpoint attributes of {@code @RolloutLoad} one by one, so that each
+     * mistake is its own problem, and reports the combinations in which an attribute would be silently ignored.
+     * Ramp-up follows {@code vllm bench serve} (vllm-project/vllm {@code vllm/benchmarks/serve.py}): a strategy needs
+     * both rates, and the ramp replaces the request rate, which must then stay unset.
+     */
+    private static void checkArrival(RolloutLoad l, ConfigurationProblems problems) {
+        RolloutLoad d = Defaults.class.getAnnotation(RolloutLoad.class);
+        problems.check(l.requestRate() > 0, "@RolloutLoad(requestRate = " + l.requestRate() + ")",
+                "a rate > 0 requests/s for an open loop, or leave it unset (Infinity) for a closed loop of"
+                        + " concurrency");
+        problems.check(l.burstiness() > 0, "@RolloutLoad(burstiness = " + l.burstiness() + ")",
+                "burstiness must be > 0 (1 = Poisson, Infinity = constant gaps)");
+        problems.check(l.maxConcurrency() >= 0, "@RolloutLoad(maxConcurrency = " + l.maxConcurrency() + ")",
+                "0 (no cap) or a positive cap on the requests an open loop keeps in flight");
+        problems.check(l.prefixTokens() >= 0, "@RolloutLoad(prefixTokens = " + l.prefixTokens() + ")", "0 or more");
+        problems.check(l.durationSeconds() >= 0, "@RolloutLoad(durationSeconds = " + l.durationSeconds() + ")",
+                "0 (bounded by requests only) or a positive number of seconds");
+        problems.attempt(() -> {
+            try {
+                return Endpoint.parse(l.endpoint());
+            } catch (IllegalArgumentException e) {
+                throw new ExtensionConfigurationException("@RolloutLoad(endpoint = \"" + l.endpoint()
+                        + "\") is invalid: " + e.getMessage(), e);
+            }
+        });
+        boolean startSet = l.rampUpStartRate() != 0;
+        boolean endSet = l.rampUpEndRate() != 0;
+        boolean ramp = startSet || endSet;
+        String rampGiven = "@RolloutLoad(rampUpStartRate = " + l.rampUpStartRate() + ", rampUpEndRate = "
+                + l.rampUpEndRate() + ")";
+        if (ramp) {
+            problems.check(startSet && endSet, rampGiven, "a ramp needs both rates, in requests/s: set "
+                    + (startSet ? "rampUpEndRate" : "rampUpStartRate") + " too, or remove the ramp");
+            problems.check(validRampRate(l.rampUpStartRate()) && validRampRate(l.rampUpEndRate()), rampGiven,
+                    "ramp rates are finite and > 0 requests/s");
+            problems.check(l.requestRate() == d.requestRate(), "@RolloutLoad(requestRate = " + l.requestRate()
+                    + ") with rampUpStartRate/rampUpEndRate", "the ramp sets the rate of every request and the"
+                    + " request rate would be ignored (vLLM refuses --request-rate with --ramp-up-strategy);"
+                    + " remove requestRate or the ramp");
+            problems.attempt(() -> rampShape(l.rampUpStrategy()));
+        } else {
+            problems.check(l.rampUpStrategy().equals(d.rampUpStrategy()), "@RolloutLoad(rampUpStrategy = \""
+                    + l.rampUpStrategy() + "\")", "a ramp-up strategy needs its rates: set rampUpStartRate and"
+                    + " rampUpEndRate (requests/s), or remove rampUpStrategy");
+        }
+        boolean openLoop = ramp || (Double.isFinite(l.requestRate()) && l.requestRate() > 0);
+        if (openLoop) {
+            problems.check(l.concurrency() == d.concurrency(), "@RolloutLoad(concurrency = " + l.concurrency()
+                    + ") with an open loop (" + (ramp ? "a ramp" : "requestRate") + ")", "concurrency is the size of a"
+                    + " closed loop and would be ignored; cap the requests in flight with maxConcurrency instead");
+        } else {
+            problems.check(l.maxConcurrency() == d.maxConcurrency(), "@RolloutLoad(maxConcurrency = "
+                    + l.maxConcurrency() + ") without requestRate", "maxConcurrency caps an open loop and would be"
+                    + " ignored by the closed loop; use concurrency, or set requestRate (or a ramp)");
+            problems.check(l.burstiness() == d.burstiness() || !(l.burstiness() > 0), "@RolloutLoad(burstiness = "
+                    + l.burstiness() + ") without requestRate", "burstiness shapes the gaps of an open loop and would"
+                    + " be ignored by the closed loop; set requestRate (or a ramp), or remove burstiness");
+        }
+    }
+
+    /** 0 is "unset", reported on its own when the other rate is set. */
+    private static boolean validRampRate(double rate) {
+        return rate == 0 || (rate > 0 && Double.isFinite(rate));
+    }
+
     /** {@code @RolloutLoad(goodput)} as an {@link Slo}, in vLLM's {@code --goodput} syntax. */
     private static Slo goodput(RolloutLoad l) {
         String given = "@RolloutLoad(goodput = " + Arrays.stream(l.goodput()).map(g -> "\"" + g + "\"")
@@ -276,11 +426,18 @@ public record WindowSpec(
         }
     }
 
-    /** {@code @RolloutLoad(dataset, datasetPath)}, with the file read once here so a bad one fails before the run. */
+    /**
+     * {@code @RolloutLoad(dataset, datasetPath)}, with the file read once here so a bad one fails before the run.
+     *
+     * @param load the window's load, or null when it is invalid (and so reported already): the file is then read with
+     *             the attributes' own seed and output length
+     */
     private static Dataset dataset(RolloutLoad l, LoadSpec load) {
         String name = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
-        check(List.of("random", "sharegpt", "jsonl").contains(name), "@RolloutLoad(dataset = \"" + l.dataset() + "\")",
-                "one of \"random\" (default), \"sharegpt\", \"jsonl\"");
+        List<String> names = List.of("random", "sharegpt", "jsonl");
+        check(names.contains(name), "@RolloutLoad(dataset = \"" + l.dataset() + "\")",
+                "one of \"random\" (default), \"sharegpt\", \"jsonl\"" + Suggestions.nearest(name, names)
+                        .map(n -> "; did you mean \"" + n + "\"?").orElse(""));
         String given = "@RolloutLoad(dataset = \"" + name + "\", datasetPath = \"" + l.datasetPath() + "\")";
         if (name.equals("random")) {
             check(l.datasetPath().isEmpty(), given, "datasetPath is for dataset = \"sharegpt\" or \"jsonl\"; remove"
@@ -299,13 +456,38 @@ public record WindowSpec(
         check(Files.isRegularFile(path) && Files.isReadable(path), given, "datasetPath " + path
                 + " is not a readable file");
         Dataset dataset = new Dataset(name, path);
+        LoadSpec reading = load != null ? load
+                : new LoadSpec(1, 1, 1, Math.max(1, l.outputTokens()), 0, 0, l.seed());
         try {
-            dataset.workload(load, 1);
+            dataset.workload(reading, 1);
         } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
             throw new ExtensionConfigurationException(given + " is invalid: datasetPath " + path + " is not a "
                     + name + " file: " + e.getMessage(), e);
         }
         return dataset;
+    }
+
+    /** A file dataset with random-token attributes that it would ignore. */
+    private static void checkDatasetAttributes(RolloutLoad l) {
+        String name = l.dataset().strip().toLowerCase(java.util.Locale.ROOT);
+        if (!name.equals("sharegpt") && !name.equals("jsonl")) {
+            return;
+        }
+        RolloutLoad d = Defaults.class.getAnnotation(RolloutLoad.class);
+        List<String> ignored = new java.util.ArrayList<>();
+        if (l.inputTokens() != d.inputTokens()) {
+            ignored.add("inputTokens = " + l.inputTokens());
+        }
+        if (l.rangeRatio() != d.rangeRatio()) {
+            ignored.add("rangeRatio = " + l.rangeRatio());
+        }
+        if (l.prefixTokens() != d.prefixTokens()) {
+            ignored.add("prefixTokens = " + l.prefixTokens());
+        }
+        check(ignored.isEmpty(), "@RolloutLoad(dataset = \"" + name + "\", " + String.join(", ", ignored) + ")",
+                "a " + name + " file sends its own text prompts, so " + String.join(", ", ignored.stream()
+                        .map(a -> a.substring(0, a.indexOf(' '))).toList()) + " would be ignored; remove "
+                        + (ignored.size() == 1 ? "it" : "them") + ", or use dataset = \"random\"");
     }
 
     private static ArrivalProcess.RampShape rampShape(String strategy) {
@@ -315,8 +497,8 @@ public record WindowSpec(
             case "exponential":
                 return ArrivalProcess.RampShape.EXPONENTIAL;
             default:
-                throw new IllegalArgumentException("rampUpStrategy = \"" + strategy
-                        + "\" is not a ramp-up strategy: use \"linear\" or \"exponential\" (vLLM's --ramp-up-strategy)");
+                throw new ExtensionConfigurationException("@RolloutLoad(rampUpStrategy = \"" + strategy
+                        + "\") is invalid: use \"linear\" or \"exponential\" (vLLM's --ramp-up-strategy)");
         }
     }
 
