@@ -86,6 +86,23 @@ class CompleteValidationTest {
     }
 
     @FaultCase @ProfiledRollout @RolloutLoad(concurrency = 0)
+    @SimulatedEngine(slowKernel = ".*(gemm", slowKernelFactor = 2)
+    static class InvalidKernelRegexTestCase { @Test void t(RolloutSession s) { } }
+
+    @Test
+    void an_invalid_kernel_regex_names_the_attribute_and_the_position_of_the_error_with_the_other_problems() {
+        Throwable t = failure(run(InvalidKernelRegexTestCase.class, output));
+
+        assertThat(t).isInstanceOf(ExtensionConfigurationException.class)
+                .hasMessageStartingWith("2 configuration problems")
+                .hasMessageContaining("@RolloutLoad(concurrency = 0) is invalid")
+                .hasMessageContaining("@SimulatedEngine(slowKernel) \".*(gemm\" is not a valid regular expression: "
+                        + "Unclosed group at index 7")
+                .hasMessageContaining(".*(gemm\n")
+                .hasMessageContaining("       ^\n");
+    }
+
+    @FaultCase @ProfiledRollout @RolloutLoad(concurrency = 0)
     @SimulatedEngine(tpSize = 0, slowKernelFactor = 4)
     static class LoadAndEngineMistakesTestCase { @Test void t(RolloutSession s) { } }
 
