@@ -34,8 +34,9 @@ public final class SimulatorConfig {
     /**
      * Log-normal sigma of the per-launch kernel jitter measured on the repository's real traces: the median over
      * kernels (same name, grid, block and launching operator's input shapes, at least 10 launches of at least 10 µs)
-     * of the standard deviation of ln(duration) within one trace, 5 % trimmed at each end, was 0.011 (V100), 0.024
-     * (an NCCL training rank) and 0.039 (SGLang decode on MI300X); 0.03 lies between them. Measured by
+     * of the standard deviation of ln(duration) within one trace, 5 % trimmed at each end, NCCL kernels left out, was
+     * 0.012 (a V100 ResNet rank), 0.022 (a training rank on six streams) and 0.040 (SGLang decode on MI300X); 0.03 lies
+     * between them. Measured by
      * {@code KernelJitterMeasurementTest} (framework tests); method in docs/TRACES.md §8.
      */
     public static final double MEASURED_KERNEL_JITTER = 0.03;
