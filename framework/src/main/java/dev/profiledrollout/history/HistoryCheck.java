@@ -78,11 +78,19 @@ public final class HistoryCheck {
                 ThresholdResult result = threshold.twoSample(measure,
                         RunRecords.samplesMs(RunRecords.decode(current.histograms().get(distribution))),
                         RunRecords.samplesMs(previousHistogram.get()));
+                if (!result.regressed()) {
+                    Optional<ThresholdResult> floor = threshold.relativeFloor(measure, value,
+                            earlier.stream().mapToDouble(r -> r.metrics().get(metric)).toArray());
+                    if (floor.isPresent()) {
+                        return Optional.of(new HistoryVerdict(metric, floor.get(),
+                                earlier.stream().map(HistoryCheck::ref).toList()));
+                    }
+                }
                 return Optional.of(new HistoryVerdict(metric, result, List.of(ref(previous))));
             }
         }
         double[] values = earlier.stream().mapToDouble(r -> r.metrics().get(metric)).toArray();
-        ThresholdResult result = threshold.singleValueModel(measure.direction()).evaluate(measure, value, values);
+        ThresholdResult result = threshold.evaluate(measure, value, values);
         return Optional.of(new HistoryVerdict(metric, result, earlier.stream().map(HistoryCheck::ref).toList()));
     }
 
@@ -135,8 +143,7 @@ public final class HistoryCheck {
         }
         double[] before = series.subList(Math.max(0, i - threshold.window()), i).stream()
                 .mapToDouble(r -> r.metrics().get(metric)).toArray();
-        return threshold.singleValueModel(measure.direction()).evaluate(measure, run.metrics().get(metric), before)
-                .change();
+        return threshold.evaluate(measure, run.metrics().get(metric), before).change();
     }
 
     private List<RunRecord> history() {
