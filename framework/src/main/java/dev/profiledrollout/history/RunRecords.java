@@ -245,14 +245,17 @@ public final class RunRecords {
                     double[] sum = perStep.computeIfAbsent(kind, k -> new double[2]);
                     sum[0] += step.path("kernelNs").asDouble();
                     sum[1]++;
-                    int batch = step.path("batchSize").asInt(0);
+                    // summary.json's steps carry the annotation name, not its batch size and tokens
+                    dev.profiledrollout.trace.StepStats named = dev.profiledrollout.trace.StepStats.ofName(
+                            step.path("name").asText(""));
+                    int batch = step.path("batchSize").asInt(named.batchSize().orElse(0));
                     if (kind.equals("decode") && batch > 0) {
                         double[] b = decodeBuckets.computeIfAbsent(HistoryMetrics.batchBucket(batch),
                                 k -> new double[2]);
                         b[0] += step.path("kernelNs").asDouble();
                         b[1]++;
                     }
-                    long tokens = step.path("tokens").asLong(0);
+                    long tokens = step.path("tokens").asLong(named.tokens().orElse(0));
                     if (kind.equals("extend") && tokens > 0) {
                         prefillTokens[0] += step.path("kernelNs").asDouble();
                         prefillTokens[1] += tokens;

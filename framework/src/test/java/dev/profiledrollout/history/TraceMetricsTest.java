@@ -21,10 +21,11 @@ class TraceMetricsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static ObjectNode step(ArrayNode steps, String stage, int batch, int tokens, long kernelNs) {
+        // as summary.json writes a step: the annotation name carries the batch size and tokens
         ObjectNode s = steps.addObject();
+        s.put("name", stage.equals("PREFILL") ? "step[EXTEND bs=" + batch + " toks=" + tokens + "]"
+                : "step[DECODE bs=" + batch + "]");
         s.put("stage", stage);
-        s.put("batchSize", batch);
-        s.put("tokens", tokens);
         s.put("kernelNs", kernelNs);
         return s;
     }
