@@ -19,17 +19,20 @@ import org.junit.platform.testkit.engine.EngineExecutionResults;
 
 /**
  * The default regression gate ({@code @RegressionCheck} with no attributes) on the simulator with realistic GPU noise
- * (kernel jitter and a per-run clock factor, each run its own noise seed): three runs of history and one unchanged
- * rerun, then, each against a copy of that history, one run with every kernel twice as slow, one with only the decode
- * kernels twice as slow, and one whose steps take twice as long through host time alone.
+ * (kernel jitter and a per-run clock factor, each run its own noise seed): three runs of history, then one unchanged
+ * rerun, and, each against its own copy of the three runs, one run with every kernel twice as slow, one with only the
+ * decode kernels twice as slow, and one whose steps take twice as long through host time alone. On the old defaults
+ * (Student's t at 0.9999 on mean TPOT and mean E2E only, no relative floor) none of the three is flagged: over 3 runs
+ * the t-test's limit lies 82 standard deviations above the mean.
  *
  * <p>Why noise cannot flip these. The GPU metrics carry only the simulator's own noise: a clock factor of log-normal
  * sigma 0.03 per run (the four runs' factors are fixed by their seeds) and a 3 % jitter per launch that averages out
  * over the ~360 launches of a step. A doubling moves them by +100 % against a floor of +50 % over the median, so the
- * slowed run's clock factor would have to lie 24 % below the median's (7 sigma) to slip under it. The latency means
+ * slowed run's clock factor would have to lie 25 % below the median's (about 7 sigma) to slip under it. The latency means
  * carry the machine's noise too (7 % CV measured under heavy load, bench/README.md); a doubling of every step's wall
- * time moves mean TPOT and mean E2E by about +95 %, and to fall under the floor the median of three earlier runs would
- * have to be 30 % slower than the slowed run's own pace. The unchanged rerun's GPU metrics lie within ±15 % (5 sigma
+ * time moved mean TPOT by +87..+119 % and mean E2E by +59..+91 % in the runs seen while writing this test; to fall under
+ * the floor, two of the three earlier runs would have to be slowed by the machine by a further 5..25 % more than the
+ * slowed run (the prefill share of E2E is not doubled by a decode-only slowdown, so that run is only checked on decode). The unchanged rerun's GPU metrics lie within ±15 % (5 sigma
  * of the clock) of the others, far inside both the t-test's limit at n = 3 and the floor; its latency means would
  * have to be 1.5× the median to alarm, which the detection study saw only on runs sharing the CPU with a build for
  * most of their length, and the test demands only that this rerun has no REGRESSION on the GPU metrics.
@@ -96,11 +99,12 @@ class RegressionGateTest {
 
     @BeforeAll
     static void history() throws Exception {
-        baseStore = shared.resolve("history.db");
+        Path store = shared.resolve("history.db");
         for (long seed = 1; seed <= 3; seed++) {
-            run(baseStore, shared.resolve("out"), noisy(seed), true);
+            run(store, shared.resolve("out"), noisy(seed), true);
         }
-        unchanged = run(baseStore, shared.resolve("out"), noisy(4), true);
+        baseStore = Files.copy(store, shared.resolve("three-runs.db"));
+        unchanged = run(store, shared.resolve("out"), noisy(4), true);
     }
 
     private Path storeCopy() throws Exception {
@@ -114,8 +118,9 @@ class RegressionGateTest {
         Map<String, String> changes = changes(unchanged);
         Assertions.assertThat(changes).containsKeys("tpot.mean", "e2e.mean", GPU_PREFILL);
         Assertions.assertThat(changes.keySet()).anySatisfy(m -> Assertions.assertThat(m).startsWith(GPU_DECODE));
-        Assertions.assertThat(changes).allSatisfy((metric, change) ->
-                Assertions.assertThat(change).as(metric).isIn("NO_CHANGE", "IMPROVEMENT"));
+        Assertions.assertThat(only(changes, m -> m.startsWith(GPU_DECODE) || m.equals(GPU_PREFILL)))
+                .allSatisfy((metric, change) -> Assertions.assertThat(change).as(metric).isIn("NO_CHANGE",
+                        "IMPROVEMENT"));
         Assertions.assertThat(unchanged.path("threshold").path("relativeLimit").asDouble()).isEqualTo(0.5);
     }
 
