@@ -128,6 +128,13 @@ class RegressionGateTest {
     void every_kernel_twice_as_slow_is_a_regression_at_its_first_run() throws Exception {
         JsonNode h = run(storeCopy(), dir.resolve("out"), noisy(5).slowKernel(".*", 2.0), false);
         Map<String, String> changes = changes(h);
+        // the report says the engine was slowed on purpose, and with which noise
+        Path runDir = dir.resolve("out/RegressionGateTest$GatedTestCase/run");
+        JsonNode engine = ProfiledTestKit.summary(runDir).path("engine");
+        Assertions.assertThat(engine.path("simulatedFaults").path("injected").asBoolean()).isTrue();
+        Assertions.assertThat(engine.path("simulatedGpuNoise").path("noise_seed").asLong()).isEqualTo(5);
+        Assertions.assertThat(Files.readString(runDir.resolve("report.html"))).contains("faults injected",
+                "simulator slowed on purpose: kernels /.*/ ×2.0", "simulated GPU noise");
         Assertions.assertThat(changes).containsEntry(GPU_PREFILL, "REGRESSION");
         Assertions.assertThat(changes).hasEntrySatisfying("tpot.mean", c -> Assertions.assertThat(c)
                 .isEqualTo("REGRESSION"));
