@@ -51,8 +51,8 @@ public @interface RegressionCheck {
     int window() default 0;
 
     /**
-     * The relative floor of a statistical model: a value beyond the median of the window by more than this fraction
-     * on the regression side is a REGRESSION whatever the model says, once at least 3 earlier runs exist
+     * The relative floor of a statistical model: a value beyond the median of the last 3 earlier runs by more than this
+     * fraction on the regression side is a REGRESSION whatever the model says, once 3 earlier runs exist
      * ({@code HistoryThreshold#relativeLimit}). NaN: the default, 0.5; {@code Double.POSITIVE_INFINITY}: none.
      */
     double relativeLimit() default Double.NaN;

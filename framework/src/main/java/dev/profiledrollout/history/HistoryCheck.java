@@ -82,8 +82,7 @@ public final class HistoryCheck {
                     Optional<ThresholdResult> floor = threshold.relativeFloor(measure, value,
                             earlier.stream().mapToDouble(r -> r.metrics().get(metric)).toArray());
                     if (floor.isPresent()) {
-                        return Optional.of(new HistoryVerdict(metric, floor.get(),
-                                earlier.stream().map(HistoryCheck::ref).toList()));
+                        return Optional.of(new HistoryVerdict(metric, floor.get(), floorRuns(earlier)));
                     }
                 }
                 return Optional.of(new HistoryVerdict(metric, result, List.of(ref(previous))));
@@ -91,7 +90,10 @@ public final class HistoryCheck {
         }
         double[] values = earlier.stream().mapToDouble(r -> r.metrics().get(metric)).toArray();
         ThresholdResult result = threshold.evaluate(measure, value, values);
-        return Optional.of(new HistoryVerdict(metric, result, earlier.stream().map(HistoryCheck::ref).toList()));
+        boolean byFloor = threshold.model() != HistoryThreshold.Model.RELATIVE
+                && result.model().equals(dev.profiledrollout.history.stats.RelativeChange.NAME);
+        return Optional.of(new HistoryVerdict(metric, result, byFloor ? floorRuns(earlier)
+                : earlier.stream().map(HistoryCheck::ref).toList()));
     }
 
     /**
@@ -170,6 +172,12 @@ public final class HistoryCheck {
         int dot = metric.indexOf('.');
         String head = dot < 0 ? metric : metric.substring(0, dot);
         return HistoryMetrics.DISTRIBUTIONS.contains(head) ? head : null;
+    }
+
+    /** The runs the relative floor compared with: the last {@link HistoryThreshold#RELATIVE_LIMIT_MINIMUM_RUNS}. */
+    private static List<HistoryVerdict.RunRef> floorRuns(List<RunRecord> earlier) {
+        return earlier.subList(Math.max(0, earlier.size() - HistoryThreshold.RELATIVE_LIMIT_MINIMUM_RUNS),
+                earlier.size()).stream().map(HistoryCheck::ref).toList();
     }
 
     private static HistoryVerdict.RunRef ref(RunRecord run) {

@@ -27,16 +27,16 @@ import org.apiguardian.api.API;
  * @param boundary a fraction of the baseline for {@link Model#RELATIVE} (e.g. {@code 0.10}), else a cumulative
  *                 probability in {@code [0.5, 1)} (e.g. {@code 0.99})
  * @param window   how many earlier runs of the same test and configuration are compared with, at least 1
- * @param relativeLimit the relative floor of a statistical model: a value beyond the median of the window by more
- *                 than this fraction, on the regression side, is a REGRESSION whatever the model says, once the window
- *                 holds at least {@value #RELATIVE_LIMIT_MINIMUM_RUNS} runs (see {@link #evaluate}); above 0,
+ * @param relativeLimit the relative floor of a statistical model: a value beyond the median of the last
+ *                 {@value #RELATIVE_LIMIT_MINIMUM_RUNS} runs by more than this fraction, on the regression side, is a
+ *                 REGRESSION whatever the model says (see {@link #evaluate}); above 0,
  *                 {@link Double#POSITIVE_INFINITY} for none; not used by {@link Model#RELATIVE}
  */
 @API(status = API.Status.EXPERIMENTAL)
 public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit) {
 
     /**
-     * The default relative floor: 0.5, a value 1.5× the window's median (latency) or below half of it (throughput) is
+     * The default relative floor: 0.5, a value 1.5× the median of the last 3 runs (latency) or below half of it (throughput) is
      * a REGRESSION. Why: with few runs of history a statistical model's limit is far out (Student's t at 0.9999 over 3
      * runs puts it 82 standard deviations above the mean, over 7 runs 8.6), so a doubling of mean TPOT on a machine
      * with 7 % run-to-run noise passed as NO_CHANGE; 1.5× lies beyond every unchanged run but those that shared the CPU
@@ -44,7 +44,11 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
      */
     public static final double DEFAULT_RELATIVE_LIMIT = 0.5;
 
-    /** The fewest earlier runs the relative floor needs: the median of 3 is not moved by one outlying run. */
+    /**
+     * How many of the latest earlier runs the relative floor compares with, and the fewest it needs: 3, whose median one
+     * outlying run does not move. So few, so that a change made on purpose stops failing after two runs at the new
+     * level (the median of the last 3 then is one of them), instead of for half the window.
+     */
     public static final int RELATIVE_LIMIT_MINIMUM_RUNS = 3;
 
     /**
@@ -200,17 +204,20 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
     }
 
     /**
-     * The relative floor's REGRESSION, if the value lies beyond the median of the window's last runs by more than
-     * {@link #relativeLimit()} on the regression side ({@link RelativeChange} against the median); empty when it
-     * does not, when the model is {@link Model#RELATIVE} itself, when the floor is off, or with fewer than
-     * {@value #RELATIVE_LIMIT_MINIMUM_RUNS} earlier runs.
+     * The relative floor's REGRESSION, if the value lies beyond the median of the last
+     * {@value #RELATIVE_LIMIT_MINIMUM_RUNS} earlier runs (within the window) by more than {@link #relativeLimit()} on
+     * the regression side ({@link RelativeChange} against the median); empty when it does not, when the model is
+     * {@link Model#RELATIVE} itself, when the floor is off, or with fewer than {@value #RELATIVE_LIMIT_MINIMUM_RUNS}
+     * earlier runs.
+     *
+     * @param history the earlier runs' values, oldest first
      */
     public Optional<ThresholdResult> relativeFloor(Measure measure, double current, double[] history) {
         if (model == Model.RELATIVE || Double.isInfinite(relativeLimit)
                 || Math.min(history.length, window) < RELATIVE_LIMIT_MINIMUM_RUNS) {
             return Optional.empty();
         }
-        ThresholdResult floor = new RelativeChange(RelativeChange.Baseline.MEDIAN, window,
+        ThresholdResult floor = new RelativeChange(RelativeChange.Baseline.MEDIAN, RELATIVE_LIMIT_MINIMUM_RUNS,
                 Boundaries.regressionSide(measure.direction(), relativeLimit)).evaluate(measure, current, history);
         return floor.regressed() ? Optional.of(floor) : Optional.empty();
     }

@@ -86,6 +86,13 @@ class TraceMetricsTest {
         assertThat(HistoryThreshold.DEFAULT.evaluate(tpot, 10.4, history).change()).isEqualTo(Change.NO_CHANGE);
         assertThat(HistoryThreshold.DEFAULT.evaluate(tpot, 16.0, new double[] {8.0, 9.2}).change())
                 .isNotEqualTo(Change.REGRESSION);
+        // the floor looks at the last 3 runs: a slowdown made on purpose fails twice, then the median is the new level
+        ThresholdResult floorOnly = HistoryThreshold.DEFAULT.withWindow(20).evaluate(tpot, 16.0,
+                new double[] {8.1, 7.9, 8.0, 8.2, 7.8, 16.1});
+        assertThat(floorOnly.change()).isEqualTo(Change.REGRESSION);
+        assertThat(floorOnly.n()).isEqualTo(3);
+        assertThat(HistoryThreshold.DEFAULT.relativeFloor(tpot, 16.0, new double[] {8.1, 7.9, 8.0, 8.2, 16.1, 15.9}))
+                .isEmpty();
         // throughput: half the median is a regression
         Measure tput = new Measure("output token throughput", "tok/s", Direction.HIGHER_IS_BETTER);
         assertThat(HistoryThreshold.DEFAULT.evaluate(tput, 240, new double[] {500, 560, 520}).change())
