@@ -25,6 +25,9 @@ import org.junit.platform.testkit.engine.EngineExecutionResults;
  * (Student's t at 0.9999 on mean TPOT and mean E2E only, no relative floor) none of the three is flagged: over 3 runs
  * the t-test's limit lies 82 standard deviations above the mean.
  *
+ * <p>Two warm-up runs on a throwaway store come first: a cold JVM's first runs are slower (JIT), which would inflate
+ * the history's median.
+ *
  * <p>Why noise cannot flip these. The GPU metrics carry only the simulator's own noise: a clock factor of log-normal
  * sigma 0.03 per run (the four runs' factors are fixed by their seeds) and a 3 % jitter per launch that averages out
  * over the ~360 launches of a step. A doubling moves them by +100 % against a floor of +50 % over the median, so the
