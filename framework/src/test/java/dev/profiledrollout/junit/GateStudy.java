@@ -20,7 +20,8 @@ import java.util.function.UnaryOperator;
  * decode kernels ×2, host time ×2, decode kernels ×1.2 (detection at the first run). Prints, in markdown, per metric
  * of the default checks, how many unchanged runs got REGRESSION and how many faulted runs did.
  *
- * <p>Usage: {@code GateStudy [histories] [base] [unchanged]} (defaults 3, 5, 10).
+ * <p>Usage: {@code GateStudy [histories] [base] [unchanged] [noisy|exact]} (defaults 3, 5, 10, noisy; {@code exact}:
+ * the simulator's default exact kernel durations, no GPU noise).
  */
 public final class GateStudy {
 
@@ -37,6 +38,8 @@ public final class GateStudy {
             new Fault("decode kernels x1.2", b -> b.slowDecode(1.2)));
 
     private static long seeds = 1000;
+    /** Whether runs get {@code realisticGpuNoise()}; the 4th argument {@code exact} runs without (the simulator's default). */
+    private static boolean NOISE = true;
     private static final List<String> MISSED = new ArrayList<>();
 
     static Map<String, String> run(Path store, Path output, SimulatorConfig.Builder config) throws Exception {
@@ -45,13 +48,21 @@ public final class GateStudy {
 
     static Map<String, String> run(Path store, Path output, SimulatorConfig.Builder config, String fault)
             throws Exception {
-        try (EngineSimulator sim = EngineSimulator.start(config.realisticGpuNoise().noiseSeed(seeds++).build())) {
+        SimulatorConfig.Builder b = NOISE ? config.realisticGpuNoise().noiseSeed(seeds++) : config;
+        try (EngineSimulator sim = EngineSimulator.start(b.build())) {
             ProfiledTestKit.attach(RegressionGateTest.GatedTestCase.class, output, sim.baseUri(),
                     "profiledrollout.history.url", "jdbc:sqlite:" + store);
         }
         JsonNode h = ProfiledTestKit.summary(output.resolve("RegressionGateTest$GatedTestCase/run")).path("history");
         Map<String, String> changes = new TreeMap<>();
         h.path("verdicts").forEach(v -> changes.put(v.path("metric").asText(), v.path("change").asText()));
+        if (fault == null) {
+            h.path("verdicts").forEach(v -> {
+                if (v.path("change").asText().equals("REGRESSION")) {
+                    MISSED.add("false alarm: " + v.path("description").asText());
+                }
+            });
+        }
         if (fault != null) {
             h.path("verdicts").forEach(v -> {
                 if (!v.path("change").asText().equals("REGRESSION")) {
@@ -77,6 +88,7 @@ public final class GateStudy {
         int histories = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         int base = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int unchanged = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        NOISE = !(args.length > 3 && args[3].equals("exact"));
         Path work = Files.createTempDirectory("gate-study");
         Map<String, int[]> falseAlarms = new TreeMap<>(); // metric -> {flagged, checked}
         int runsFlagged = 0;
@@ -122,7 +134,7 @@ public final class GateStudy {
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.println("GATE STUDY RESULT");
         System.out.printf(Locale.ROOT, "%d histories x (%d base + %d unchanged + %d faulted) runs in %.0f s, after 3 "
-                + "warm-up runs%n%n",
+                + "warm-up runs, GPU noise " + (NOISE ? "on" : "off") + "%n%n",
                 histories, base, unchanged, FAULTS.size(), seconds);
         System.out.println("| metric | unchanged runs flagged |");
         System.out.println("|---|---|");
