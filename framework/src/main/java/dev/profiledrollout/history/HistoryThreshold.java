@@ -141,7 +141,8 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
 
     /**
      * The threshold the configuration keys {@link ProfiledRolloutKeys#HISTORY_THRESHOLD},
-     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY} and {@link ProfiledRolloutKeys#HISTORY_WINDOW} give, each key's
+     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY}, {@link ProfiledRolloutKeys#HISTORY_WINDOW} and
+     * {@link ProfiledRolloutKeys#HISTORY_RELATIVE_LIMIT} give, each key's
      * default where it is unset. Without a boundary, {@code relative} uses {@link RelativeChange#DEFAULT_FRACTION}.
      *
      * @param lookup a key's value, empty when unset
@@ -155,7 +156,14 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                 .orElse(model == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT.boundary());
         int window = lookup.apply(ProfiledRolloutKeys.HISTORY_WINDOW).filter(s -> !s.isBlank())
                 .map(s -> (int) number(ProfiledRolloutKeys.HISTORY_WINDOW, s)).orElse(DEFAULT.window());
-        return new HistoryThreshold(model, boundary, window);
+        double relativeLimit = lookup.apply(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT).filter(s -> !s.isBlank())
+                .map(s -> number(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT, s)).orElse(DEFAULT_RELATIVE_LIMIT);
+        if (!(relativeLimit > 0)) {
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT + " is " + relativeLimit
+                    + ": use a fraction of the median above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity "
+                    + "for none");
+        }
+        return new HistoryThreshold(model, boundary, window, relativeLimit);
     }
 
     private static double number(String key, String value) {

@@ -98,5 +98,12 @@ class TraceMetricsTest {
         assertThat(HistoryThreshold.DEFAULT.evaluate(tput, 240, new double[] {500, 560, 520}).change())
                 .isEqualTo(Change.REGRESSION);
         assertThat(List.of(HistoryThreshold.DEFAULT.relativeLimit())).containsExactly(0.5);
+        // the configuration key
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                k.equals("profiledrollout.history.relative.limit") ? "Infinity" : null)).relativeLimit())
+                .isInfinite();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> HistoryThreshold.from(
+                k -> java.util.Optional.ofNullable(k.equals("profiledrollout.history.relative.limit") ? "0" : null)))
+                .withMessageContaining("profiledrollout.history.relative.limit");
     }
 }
