@@ -255,6 +255,13 @@ public final class ProfiledRolloutKeys {
      */
     public static final String HISTORY_BOUNDARY = "profiledrollout.history.boundary";
 
+    /**
+     * The relative floor of a statistical threshold model: a value beyond the median of the last 3 earlier runs by
+     * more than this fraction on the regression side is a REGRESSION whatever the model says (docs/METRICS.md §8.1);
+     * {@code Infinity} for none. Default {@code 0.5}.
+     */
+    public static final String HISTORY_RELATIVE_LIMIT = "profiledrollout.history.relative.limit";
+
     /** {@code true}: attach the trace files to the Allure test case. Default {@code false}. */
     public static final String REPORT_ATTACH_TRACES = "profiledrollout.report.attach.traces";
 
@@ -409,6 +416,8 @@ public final class ProfiledRolloutKeys {
                     "regression threshold model: relative, z-score, t-test, mann-whitney or welch"),
             key(HISTORY_BOUNDARY, "0.9999", Scope.EXTENSION,
                     "threshold boundary: a fraction for relative, else a cumulative probability"),
+            key(HISTORY_RELATIVE_LIMIT, "0.5", Scope.EXTENSION,
+                    "relative floor: REGRESSION beyond this fraction over the median of the last 3 runs"),
             key(REPORT_ATTACH_TRACES, "false", Scope.EXTENSION, "attach the trace files to Allure"),
             key(REPORT_ATTACH_MAX_BYTES, String.valueOf(20L << 20), Scope.EXTENSION,
                     "the largest trace file attached, bytes"),

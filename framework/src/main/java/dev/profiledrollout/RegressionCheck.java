@@ -49,4 +49,11 @@ public @interface RegressionCheck {
 
     /** Earlier runs compared with; 0: the {@code profiledrollout.history.window} key's. */
     int window() default 0;
+
+    /**
+     * The relative floor of a statistical model: a value beyond the median of the last 3 earlier runs by more than this
+     * fraction on the regression side is a REGRESSION whatever the model says, once 3 earlier runs exist
+     * ({@code HistoryThreshold#relativeLimit}). NaN: the default, 0.5; {@code Double.POSITIVE_INFINITY}: none.
+     */
+    double relativeLimit() default Double.NaN;
 }

@@ -47,4 +47,36 @@ public @interface SimulatedEngine {
 
     /** Slow-down factor for {@link #slowRank()}; at least 1. Default 1.5. Set without {@code slowRank}, an error. */
     double slowRankFactor() default 1.5;
+
+    /**
+     * Fault injection: every decode step's kernels run this many times longer (prefill unchanged); at least 1.
+     * Default 1: none. See {@code SimulatorConfig.Builder#slowDecode}.
+     */
+    double slowDecode() default 1.0;
+
+    /**
+     * Fault injection: every step takes this many times its normal wall time through host (CPU) time before its
+     * kernels, the kernels' durations unchanged, so client latency grows and the trace's kernel times do not; at
+     * least 1. Default 1: none. See {@code SimulatorConfig.Builder#slowHost}.
+     */
+    double slowHost() default 1.0;
+
+    /**
+     * GPU noise: log-normal sigma of each kernel launch's duration factor, in [0, 1]. Default 0 (exact cost-model
+     * durations); {@code SimulatorConfig.MEASURED_KERNEL_JITTER} (0.03) is what real traces show (docs/TRACES.md §8).
+     */
+    double kernelJitter() default 0.0;
+
+    /**
+     * GPU noise: log-normal sigma of the per-run clock factor that scales every kernel of one simulator start, in
+     * [0, 1]. Default 0; {@code SimulatorConfig.DEFAULT_CLOCK_SPREAD} (0.03) is the conservative realistic value
+     * (docs/TRACES.md §8).
+     */
+    double clockSpread() default 0.0;
+
+    /**
+     * Seed of the GPU noise; {@code -1} (default): a fresh seed at every start, so reruns differ as on a real GPU. The
+     * seed used is reported in {@code /server_info} as {@code simulated_gpu_noise.noise_seed}.
+     */
+    long noiseSeed() default -1;
 }

@@ -21,6 +21,7 @@ import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.history.stats.Boundaries;
 import dev.profiledrollout.history.stats.Change;
+import dev.profiledrollout.history.stats.EDivisive;
 import dev.profiledrollout.history.stats.Measure;
 import dev.profiledrollout.history.stats.MannWhitney;
 import dev.profiledrollout.history.stats.RelativeChange;
@@ -437,7 +438,11 @@ public final class HistoryCommand implements Runnable {
                     + "IMPROVEMENT mark change points).",
                     "Uses the series (test id and configuration fingerprint) of the test's latest run unless "
                             + "--fingerprint is given. --threshold, --boundary and --window default to "
-                            + "$PROFILEDROLLOUT_HISTORY_THRESHOLD, _BOUNDARY and _WINDOW, else t-test, 0.99 and 20."})
+                            + "$PROFILEDROLLOUT_HISTORY_THRESHOLD, _BOUNDARY and _WINDOW, else t-test, 0.99 and 20.",
+                    "Then the change points of the whole shown series by E-Divisive means (Matteson & James 2014, as "
+                            + "Hunter/Apache Otava): where the series' level changed, even if no single run stood out "
+                            + "(permutation test at --change-point-significance, 199 permutations, at least 3 runs on "
+                            + "each side)."})
     static final class Trend extends Sub {
 
         @Parameters(paramLabel = "METRIC", description = "A metric name, e.g. ttft.p99 (`history show ID` lists a "
@@ -467,6 +472,10 @@ public final class HistoryCommand implements Runnable {
 
         @Option(names = "--window", paramLabel = "N", description = "Earlier runs each verdict uses.")
         Integer window;
+
+        @Option(names = "--change-point-significance", paramLabel = "P", defaultValue = "0.05",
+                description = "Largest p-value of an E-Divisive change point (default ${DEFAULT-VALUE}).")
+        double changePointSignificance;
 
         @Override
         int run(HistoryStore store) {
@@ -517,6 +526,27 @@ public final class HistoryCommand implements Runnable {
                 }
             }
             ArrayNode points = json.putArray("points");
+            EDivisive eDivisive;
+            try {
+                eDivisive = new EDivisive(changePointSignificance, EDivisive.DEFAULT_PERMUTATIONS,
+                        EDivisive.DEFAULT_MIN_SIZE, 0);
+            } catch (IllegalArgumentException e) {
+                throw new UsageError("--change-point-significance: " + e.getMessage());
+            }
+            List<EDivisive.ChangePoint> shifts = eDivisive.changePoints(
+                    runs.stream().mapToDouble(r -> r.metrics().get(metric)).toArray());
+            ArrayNode shiftJson = json.putArray("changePoints");
+            List<String> shiftLines = new java.util.ArrayList<>();
+            for (EDivisive.ChangePoint cp : shifts) {
+                RunRecord first = runs.get(cp.index());
+                shiftJson.addObject().put("runId", first.id()).put("index", cp.index()).put("before", cp.before())
+                        .put("after", cp.after()).put("relativeChange", cp.relativeChange()).put("qHat", cp.qHat())
+                        .put("pValue", cp.pValue()).put("commit", first.identity().commit());
+                shiftLines.add(String.format(java.util.Locale.ROOT, "  from run %d (%s): mean %s -> %s%s (%+.1f %%), "
+                        + "p = %.3f", first.id(), shortCommit(first.identity().commit()), number(cp.before()),
+                        number(cp.after()), measure.unit().isEmpty() ? "" : " " + measure.unit(), 100 * cp.relativeChange(),
+                        cp.pValue()));
+            }
             TextTable table = new TextTable(List.of("run", "started", "commit", metric + unitSuffix(measure),
                     "verdict", "detail"));
             for (RunRecord listed : runs) {
@@ -533,6 +563,11 @@ public final class HistoryCommand implements Runnable {
                         number(value), change.name() + marker, verdict.result().model() + ": " + verdict.describe()));
             }
             print(table, json);
+            if (format() == Format.TABLE) {
+                out.println(shifts.isEmpty() ? "E-Divisive change points (p <= " + changePointSignificance + "): none"
+                        : "E-Divisive change points (p <= " + changePointSignificance + "):");
+                shiftLines.forEach(out::println);
+            }
             return 0;
         }
 

@@ -76,6 +76,36 @@ public final class SimulateCommand implements Callable<Integer> {
             + " runs every DP replica behind its DP controller and writes -DP-{d} trace files (default ${DEFAULT-VALUE}).")
     int dpSize;
 
+    @Option(names = "--slow-kernel", paramLabel = "REGEX", description = "Fault: kernels whose name contains a match of"
+            + " REGEX run --slow-kernel-factor times longer (e.g. '.*' for all, 'BatchDecode' for decode attention).")
+    String slowKernel;
+
+    @Option(names = "--slow-kernel-factor", paramLabel = "F", defaultValue = "2.0",
+            description = "Factor for --slow-kernel (default ${DEFAULT-VALUE}).")
+    double slowKernelFactor;
+
+    @Option(names = "--slow-decode", paramLabel = "F", defaultValue = "1.0", description = "Fault: every decode step's"
+            + " kernels run F times longer, prefill unchanged (default ${DEFAULT-VALUE}: none).")
+    double slowDecode;
+
+    @Option(names = "--slow-host", paramLabel = "F", defaultValue = "1.0", description = "Fault: every step takes F times"
+            + " its wall time through host time before its kernels; kernel times unchanged (default ${DEFAULT-VALUE}: none).")
+    double slowHost;
+
+    @Option(names = "--kernel-jitter", paramLabel = "SIGMA", arity = "0..1", fallbackValue = "0.03",
+            defaultValue = "0", description = "GPU noise: log-normal sigma of each kernel launch's duration; the flag"
+            + " alone means 0.03, measured on real traces (docs/TRACES.md §8). Default 0.")
+    double kernelJitter;
+
+    @Option(names = "--clock-spread", paramLabel = "SIGMA", arity = "0..1", fallbackValue = "0.03",
+            defaultValue = "0", description = "GPU noise: log-normal sigma of the per-start clock factor applied to every"
+            + " kernel; the flag alone means 0.03 (docs/TRACES.md §8). Default 0.")
+    double clockSpread;
+
+    @Option(names = "--noise-seed", paramLabel = "N", description = "Seed of the GPU noise (default: a fresh one per"
+            + " start, printed and reported in /server_info).")
+    Long noiseSeed;
+
     @Override
     public Integer call() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
@@ -129,7 +159,20 @@ public final class SimulateCommand implements Callable<Integer> {
             }
             config.dpSize(dpSize).dpController(true);
         }
-        String auth = apiKey != null ? ", API key required" : "";
+        if (slowKernel != null) {
+            requireFactor("--slow-kernel-factor", slowKernelFactor);
+            config.slowKernel(slowKernel, slowKernelFactor);
+        }
+        requireFactor("--slow-decode", slowDecode);
+        requireFactor("--slow-host", slowHost);
+        if (!(kernelJitter >= 0 && kernelJitter <= 1) || !(clockSpread >= 0 && clockSpread <= 1)) {
+            throw new IllegalArgumentException("--kernel-jitter and --clock-spread are log-normal sigmas in [0, 1], were "
+                    + kernelJitter + " and " + clockSpread);
+        }
+        long seed = noiseSeed != null ? noiseSeed : System.nanoTime();
+        config.slowDecode(slowDecode).slowHost(slowHost).kernelJitter(kernelJitter).clockSpread(clockSpread)
+                .noiseSeed(seed);
+        String auth = (apiKey != null ? ", API key required" : "") + injected(seed);
         if (!router) {
             EngineSimulator simulator = EngineSimulator.start(config.port(port).build());
             out.println("Engine simulator (" + backend + ", TP " + tp + (dpSize > 1 ? ", DP " + dpSize : "") + auth
@@ -156,6 +199,31 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         return rs;
+    }
+
+    private static void requireFactor(String option, double factor) {
+        if (!(factor >= 1) || Double.isInfinite(factor)) {
+            throw new IllegalArgumentException(option + " must be a finite factor of at least 1, was " + factor);
+        }
+    }
+
+    /** What the banner says about injected faults and noise, so nobody mistakes a slowed server for a normal one. */
+    private String injected(long seed) {
+        StringBuilder b = new StringBuilder();
+        if (slowKernel != null) {
+            b.append(", FAULT: kernels /").append(slowKernel).append("/ x").append(slowKernelFactor);
+        }
+        if (slowDecode != 1.0) {
+            b.append(", FAULT: decode x").append(slowDecode);
+        }
+        if (slowHost != 1.0) {
+            b.append(", FAULT: host time x").append(slowHost);
+        }
+        if (kernelJitter != 0 || clockSpread != 0) {
+            b.append(", GPU noise: jitter ").append(kernelJitter).append(", clock spread ").append(clockSpread)
+                    .append(", noise seed ").append(seed);
+        }
+        return b.toString();
     }
 
     private static Path profilerDirOf(SimulatorConfig c) {

@@ -236,6 +236,37 @@ class HistoryCommandTest {
     }
 
     @Test
+    void should_list_the_e_divisive_change_point_of_the_shown_series() throws Exception {
+        // GIVEN four more runs after the shift: 8 runs near 100 ms, then 6 near 150 ms
+        try (HistoryStore store = HistoryStore.sqlite(dir.resolve("db/history.db"))) {
+            double[] after = {150.8, 149.2, 150.1, 149.9};
+            for (int i = 0; i < after.length; i++) {
+                ids.add(record(store, TEST, 12 + i, 8, after[i], 500, null));
+            }
+        }
+        // WHEN
+        int exit = run("history", "--db", db, "--format", "json", "trend", "ttft.p99", "--test", TEST,
+                "--fingerprint", configuration(8).fingerprint());
+        // THEN one change point, at the first run near 150 ms
+        assertThat(exit).as(err.toString()).isZero();
+        JsonNode points = json.readTree(out.toString()).path("changePoints");
+        assertThat(points).hasSize(1);
+        assertThat(points.get(0).path("runId").asLong()).isEqualTo(ids.get(8));
+        assertThat(points.get(0).path("index").asInt()).isEqualTo(8);
+        assertThat(points.get(0).path("before").asDouble()).isBetween(99.0, 101.0);
+        assertThat(points.get(0).path("after").asDouble()).isBetween(149.0, 151.0);
+        assertThat(points.get(0).path("pValue").asDouble()).isLessThanOrEqualTo(0.05);
+        // AND in the table, after the per-run verdicts
+        assertThat(run("history", "--db", db, "trend", "ttft.p99", "--test", TEST, "--fingerprint",
+                configuration(8).fingerprint())).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("E-Divisive change points (p <= 0.05):",
+                "  from run " + ids.get(8) + " (c0ffee8): mean 100.1 -> 150 ms (+49.8 %), p = 0.005");
+        assertThat(run("history", "--db", db, "trend", "ttft.p99", "--test", TEST, "--change-point-significance",
+                "2")).isNotZero();
+        assertThat(err.toString()).contains("--change-point-significance");
+    }
+
+    @Test
     void should_print_a_trend_table_with_mann_whitney_on_the_samples_and_the_t_test_without_samples() {
         // WHEN
         int exit = run("history", "--db", db, "trend", "ttft.p99", "--test", TEST, "--fingerprint",
@@ -243,7 +274,8 @@ class HistoryCommandTest {
         // THEN the last three runs: the sample shift between run 8 and run 9 is flagged, run 10 is like run 9
         assertThat(exit).as(err.toString()).isZero();
         List<String> lines = out.toString().lines().toList();
-        assertThat(lines).hasSize(4);
+        assertThat(lines).hasSize(5);
+        assertThat(lines.get(4)).isEqualTo("E-Divisive change points (p <= 0.05): none"); // 3 runs: too few
         assertThat(lines.get(0)).contains("run", "started", "commit", "ttft.p99 (ms)", "verdict", "detail");
         assertThat(lines.get(1)).startsWith(ids.get(7) + " ").contains("NO_CHANGE", "Mann-Whitney U: p99 TTFT median").doesNotContain("change point");
         assertThat(lines.get(2)).startsWith(ids.get(8) + " ").contains("REGRESSION <- change point",

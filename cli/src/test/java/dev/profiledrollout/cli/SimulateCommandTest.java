@@ -122,6 +122,31 @@ class SimulateCommandTest {
                 .hasMessageContaining("--dp-size").hasMessageContaining("sglang");
     }
 
+    @Test
+    void should_inject_slowdowns_and_gpu_noise_and_say_so_in_the_banner_and_server_info() throws Exception {
+        SimulateCommand cmd = parse("--port", "0", "--slow-kernel", "BatchDecode", "--slow-kernel-factor", "3",
+                "--slow-host", "2", "--kernel-jitter", "--clock-spread", "0.05", "--noise-seed", "42");
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try (AutoCloseable server = cmd.start(new PrintStream(buf, true, StandardCharsets.UTF_8))) {
+            String printed = buf.toString(StandardCharsets.UTF_8);
+            assertThat(printed).contains("FAULT: kernels /BatchDecode/ x3.0", "FAULT: host time x2.0",
+                    "jitter 0.03", "clock spread 0.05", "noise seed 42");
+            assertThat(server).isInstanceOfSatisfying(EngineSimulator.class, e -> {
+                assertThat(e.config().kernelSlowdowns()).containsEntry("BatchDecode", 3.0);
+                assertThat(e.config().hostSlowdown()).isEqualTo(2.0);
+                assertThat(e.config().kernelJitter()).isEqualTo(0.03);
+                assertThat(e.config().noiseSeed()).isEqualTo(42);
+            });
+            JsonNode info = new ObjectMapper().readTree(http.send(HttpRequest.newBuilder(
+                    firstUrl(printed).resolve("/server_info")).build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(info.path("simulated_faults").path("injected").asBoolean()).isTrue();
+            assertThat(info.path("simulated_faults").path("slow_kernels").path("BatchDecode").asDouble()).isEqualTo(3.0);
+            assertThat(info.path("simulated_gpu_noise").path("noise_seed").asLong()).isEqualTo(42);
+        }
+        assertThatThrownBy(() -> parse("--port", "0", "--slow-host", "0.5").start(System.out))
+                .hasMessageContaining("--slow-host");
+    }
+
     private int status(URI base, String path, String key) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path));
         if (key != null) {

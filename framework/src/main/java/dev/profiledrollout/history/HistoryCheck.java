@@ -78,12 +78,22 @@ public final class HistoryCheck {
                 ThresholdResult result = threshold.twoSample(measure,
                         RunRecords.samplesMs(RunRecords.decode(current.histograms().get(distribution))),
                         RunRecords.samplesMs(previousHistogram.get()));
+                if (!result.regressed()) {
+                    Optional<ThresholdResult> floor = threshold.relativeFloor(measure, value,
+                            earlier.stream().mapToDouble(r -> r.metrics().get(metric)).toArray());
+                    if (floor.isPresent()) {
+                        return Optional.of(new HistoryVerdict(metric, floor.get(), floorRuns(earlier)));
+                    }
+                }
                 return Optional.of(new HistoryVerdict(metric, result, List.of(ref(previous))));
             }
         }
         double[] values = earlier.stream().mapToDouble(r -> r.metrics().get(metric)).toArray();
-        ThresholdResult result = threshold.singleValueModel(measure.direction()).evaluate(measure, value, values);
-        return Optional.of(new HistoryVerdict(metric, result, earlier.stream().map(HistoryCheck::ref).toList()));
+        ThresholdResult result = threshold.evaluate(measure, value, values);
+        boolean byFloor = threshold.model() != HistoryThreshold.Model.RELATIVE
+                && result.model().equals(dev.profiledrollout.history.stats.RelativeChange.NAME);
+        return Optional.of(new HistoryVerdict(metric, result, byFloor ? floorRuns(earlier)
+                : earlier.stream().map(HistoryCheck::ref).toList()));
     }
 
     /**
@@ -135,8 +145,7 @@ public final class HistoryCheck {
         }
         double[] before = series.subList(Math.max(0, i - threshold.window()), i).stream()
                 .mapToDouble(r -> r.metrics().get(metric)).toArray();
-        return threshold.singleValueModel(measure.direction()).evaluate(measure, run.metrics().get(metric), before)
-                .change();
+        return threshold.evaluate(measure, run.metrics().get(metric), before).change();
     }
 
     private List<RunRecord> history() {
@@ -163,6 +172,12 @@ public final class HistoryCheck {
         int dot = metric.indexOf('.');
         String head = dot < 0 ? metric : metric.substring(0, dot);
         return HistoryMetrics.DISTRIBUTIONS.contains(head) ? head : null;
+    }
+
+    /** The runs the relative floor compared with: the last {@link HistoryThreshold#RELATIVE_LIMIT_MINIMUM_RUNS}. */
+    private static List<HistoryVerdict.RunRef> floorRuns(List<RunRecord> earlier) {
+        return earlier.subList(Math.max(0, earlier.size() - HistoryThreshold.RELATIVE_LIMIT_MINIMUM_RUNS),
+                earlier.size()).stream().map(HistoryCheck::ref).toList();
     }
 
     private static HistoryVerdict.RunRef ref(RunRecord run) {

@@ -26,6 +26,10 @@ import org.apiguardian.api.API;
  *   <tr><td>{@code kernel.category.<CATEGORY>.ms}</td><td>ms</td><td>lower</td><td>kernel time of a category</td></tr>
  *   <tr><td>{@code kernel.<STEP KIND>.ms_per_step}</td><td>ms</td><td>lower</td>
  *       <td>kernel time per engine step of one kind ({@code extend}, {@code decode}, {@code mixed})</td></tr>
+ *   <tr><td>{@code kernel.decode.ms_per_step.bs<lo>-<hi>}</td><td>ms</td><td>lower</td>
+ *       <td>kernel time per DECODE step of a batch size in {@code [lo, hi]} ({@link #batchBucket})</td></tr>
+ *   <tr><td>{@code kernel.extend.us_per_token}</td><td>µs</td><td>lower</td>
+ *       <td>kernel time of the prefill steps per prompt token</td></tr>
  *   <tr><td>{@code kernel.top.<kernel name>.ms}</td><td>ms</td><td>lower</td><td>one of the top kernels' time</td></tr>
  * </table>
  */
@@ -40,17 +44,73 @@ public final class HistoryMetrics {
             "throughput.output_tokens");
 
     /**
-     * The metrics a {@code @RegressionCheck} checks when none are named: mean TPOT and mean E2E latency. The detection
-     * study (bench/README.md, "History: detection study") found the means far steadier from run to run than the p99s on
-     * a shared machine, so they flag a decode slowdown with the fewest false alarms; name the p99s explicitly to check
-     * the tail.
+     * The metrics a {@code @RegressionCheck} checks when none are named: mean TPOT and mean E2E latency, and, when the
+     * run has a trace, the GPU time per decode step in each batch-size bucket ({@link #DECODE_BUCKETS}) and per prefill
+     * token ({@link #PREFILL_US_PER_TOKEN}). The detection study (bench/README.md, "History: detection study") found the
+     * latency means far steadier from run to run than the p99s on a shared machine; the trace's kernel times do not
+     * carry the machine's CPU noise at all, only the GPU's own, and are normalised so that another batch mix does not
+     * read as a change. Name the p99s explicitly to check the tail.
      */
-    public static final List<String> CHECKED_METRICS = List.of("tpot.mean", "e2e.mean");
+    public static final List<String> CHECKED_METRICS = List.of("tpot.mean", "e2e.mean",
+            "kernel.decode.ms_per_step.bs*", "kernel.extend.us_per_token");
+
+    /** GPU µs per prefill token: Σ kernel time of the prefill (EXTEND) steps / Σ their prompt tokens, per rank. */
+    public static final String PREFILL_US_PER_TOKEN = "kernel.extend.us_per_token";
+
+    /**
+     * The family of decode-step metrics by batch-size bucket; in a list of metrics to check it stands for every
+     * bucket the current run has ({@link #expand}).
+     */
+    public static final String DECODE_BUCKETS = "kernel.decode.ms_per_step.bs*";
 
     private static final Pattern LATENCY = Pattern.compile("(ttft|itl|tpot|e2e)\\.(p50|p90|p99|mean|max)");
     private static final Pattern CATEGORY = Pattern.compile("kernel\\.category\\.([A-Za-z0-9_]+)\\.ms");
     private static final Pattern PER_STEP = Pattern.compile("kernel\\.(extend|decode|mixed)\\.ms_per_step");
     private static final Pattern TOP = Pattern.compile("kernel\\.top\\.(.+)\\.ms");
+    private static final Pattern BUCKET = Pattern.compile("kernel\\.decode\\.ms_per_step\\.bs(\\d+)(?:-(\\d+))?");
+
+    /**
+     * The power-of-two bucket of a decode batch size: its lower end, 1, 2, 4, 8, … (bucket {@code [2^k, 2^(k+1) − 1]}).
+     * Within one bucket a decode step's kernel time hardly depends on the batch size on a memory-bound decode (the
+     * weights are read once per step whatever the batch), so runs with another batch mix compare like with like.
+     *
+     * @param batchSize at least 1
+     */
+    public static int batchBucket(int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batch size must be at least 1, was " + batchSize);
+        }
+        return Integer.highestOneBit(batchSize);
+    }
+
+    /** {@code kernel.decode.ms_per_step.bs1}, {@code …bs2-3}, {@code …bs4-7}: the metric of a {@link #batchBucket}. */
+    public static String decodeBucketMetric(int bucket) {
+        return "kernel.decode.ms_per_step.bs" + (bucket == 1 ? "1" : bucket + "-" + (2 * bucket - 1));
+    }
+
+    /**
+     * The metrics to check: each name as it is, except {@link #DECODE_BUCKETS}, which becomes every decode-bucket
+     * metric of {@code available} (smallest bucket first).
+     *
+     * @param metrics   names, possibly with {@link #DECODE_BUCKETS}
+     * @param available the current run's metric names
+     */
+    public static List<String> expand(List<String> metrics, java.util.Collection<String> available) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String m : metrics) {
+            if (!m.equals(DECODE_BUCKETS)) {
+                out.add(m);
+                continue;
+            }
+            available.stream().filter(a -> BUCKET.matcher(a).matches())
+                    .sorted(java.util.Comparator.comparingInt(a -> {
+                        Matcher x = BUCKET.matcher(a);
+                        x.matches();
+                        return Integer.parseInt(x.group(1));
+                    })).forEach(out::add);
+        }
+        return out;
+    }
 
     private HistoryMetrics() {
     }
@@ -93,6 +153,14 @@ public final class HistoryMetrics {
             return new Measure("kernel time per " + m.group(1).toUpperCase(Locale.ROOT) + " step", "ms",
                     Direction.LOWER_IS_BETTER);
         }
+        m = BUCKET.matcher(metric);
+        if (m.matches() || metric.equals(DECODE_BUCKETS)) {
+            return new Measure("GPU time per DECODE step, batch " + (m.matches() ? m.group(1)
+                    + (m.group(2) == null ? "" : "–" + m.group(2)) : "size buckets"), "ms", Direction.LOWER_IS_BETTER);
+        }
+        if (metric.equals(PREFILL_US_PER_TOKEN)) {
+            return new Measure("GPU time per prefill token", "µs", Direction.LOWER_IS_BETTER);
+        }
         m = TOP.matcher(metric);
         if (m.matches()) {
             return new Measure("kernel " + m.group(1), "ms", Direction.LOWER_IS_BETTER);
@@ -100,6 +168,8 @@ public final class HistoryMetrics {
         throw new IllegalArgumentException("unknown history metric \"" + metric + "\": use one of "
                 + "ttft|itl|tpot|e2e.p50|p90|p99|mean|max, throughput.requests, throughput.output_tokens, "
                 + "goodput.requests, errors.fraction, trace.kernel_ms, trace.gpu_busy_fraction, trace.rank_imbalance, "
-                + "kernel.category.<CATEGORY>.ms, kernel.extend|decode|mixed.ms_per_step, kernel.top.<kernel name>.ms");
+                + "kernel.category.<CATEGORY>.ms, kernel.extend|decode|mixed.ms_per_step, "
+                + "kernel.decode.ms_per_step.bs<lo>-<hi> (or bs* for every bucket), kernel.extend.us_per_token, "
+                + "kernel.top.<kernel name>.ms");
     }
 }

@@ -27,9 +27,29 @@ import org.apiguardian.api.API;
  * @param boundary a fraction of the baseline for {@link Model#RELATIVE} (e.g. {@code 0.10}), else a cumulative
  *                 probability in {@code [0.5, 1)} (e.g. {@code 0.99})
  * @param window   how many earlier runs of the same test and configuration are compared with, at least 1
+ * @param relativeLimit the relative floor of a statistical model: a value beyond the median of the last
+ *                 {@value #RELATIVE_LIMIT_MINIMUM_RUNS} runs by more than this fraction, on the regression side, is a
+ *                 REGRESSION whatever the model says (see {@link #evaluate}); above 0,
+ *                 {@link Double#POSITIVE_INFINITY} for none; not used by {@link Model#RELATIVE}
  */
 @API(status = API.Status.EXPERIMENTAL)
-public record HistoryThreshold(Model model, double boundary, int window) {
+public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit) {
+
+    /**
+     * The default relative floor: 0.5, a value 1.5× the median of the last 3 runs (latency) or below half of it (throughput) is
+     * a REGRESSION. Why: with few runs of history a statistical model's limit is far out (Student's t at 0.9999 over 3
+     * runs puts it 82 standard deviations above the mean, over 7 runs 8.6), so a doubling of mean TPOT on a machine
+     * with 7 % run-to-run noise passed as NO_CHANGE; 1.5× lies beyond every unchanged run but those that shared the CPU
+     * with a build for most of their length (docs/METRICS.md §8), and a doubling clears it with room for that noise.
+     */
+    public static final double DEFAULT_RELATIVE_LIMIT = 0.5;
+
+    /**
+     * How many of the latest earlier runs the relative floor compares with, and the fewest it needs: 3, whose median one
+     * outlying run does not move. So few, so that a change made on purpose stops failing after two runs at the new
+     * level (the median of the last 3 then is one of them), instead of for half the window.
+     */
+    public static final int RELATIVE_LIMIT_MINIMUM_RUNS = 3;
 
     /**
      * The default boundary of the statistical models in a regression check: 0.9999, one false alarm in 10,000 checks
@@ -90,6 +110,11 @@ public record HistoryThreshold(Model model, double boundary, int window) {
         }
     }
 
+    /** A threshold with the {@link #DEFAULT_RELATIVE_LIMIT default relative floor}. */
+    public HistoryThreshold(Model model, double boundary, int window) {
+        this(model, boundary, window, DEFAULT_RELATIVE_LIMIT);
+    }
+
     /**
      * @throws IllegalArgumentException when the window is below 1 or the boundary does not suit the model (a relative
      *                                  boundary must be a fraction {@code > 0}; the others a probability in
@@ -108,11 +133,16 @@ public record HistoryThreshold(Model model, double boundary, int window) {
                     ? ": use a fraction of the baseline above 0, e.g. 0.10 for 10 %"
                     : ": use a cumulative probability in [0.5, 1), e.g. 0.99 to flag the outer 1 %"));
         }
+        if (!(relativeLimit > 0)) {
+            throw new IllegalArgumentException("relativeLimit is " + relativeLimit + ": use a fraction of the median "
+                    + "above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity for none");
+        }
     }
 
     /**
      * The threshold the configuration keys {@link ProfiledRolloutKeys#HISTORY_THRESHOLD},
-     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY} and {@link ProfiledRolloutKeys#HISTORY_WINDOW} give, each key's
+     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY}, {@link ProfiledRolloutKeys#HISTORY_WINDOW} and
+     * {@link ProfiledRolloutKeys#HISTORY_RELATIVE_LIMIT} give, each key's
      * default where it is unset. Without a boundary, {@code relative} uses {@link RelativeChange#DEFAULT_FRACTION}.
      *
      * @param lookup a key's value, empty when unset
@@ -126,7 +156,14 @@ public record HistoryThreshold(Model model, double boundary, int window) {
                 .orElse(model == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT.boundary());
         int window = lookup.apply(ProfiledRolloutKeys.HISTORY_WINDOW).filter(s -> !s.isBlank())
                 .map(s -> (int) number(ProfiledRolloutKeys.HISTORY_WINDOW, s)).orElse(DEFAULT.window());
-        return new HistoryThreshold(model, boundary, window);
+        double relativeLimit = lookup.apply(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT).filter(s -> !s.isBlank())
+                .map(s -> number(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT, s)).orElse(DEFAULT_RELATIVE_LIMIT);
+        if (!(relativeLimit > 0)) {
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT + " is " + relativeLimit
+                    + ": use a fraction of the median above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity "
+                    + "for none");
+        }
+        return new HistoryThreshold(model, boundary, window, relativeLimit);
     }
 
     private static double number(String key, String value) {
@@ -142,17 +179,55 @@ public record HistoryThreshold(Model model, double boundary, int window) {
         boolean fits = newModel == Model.RELATIVE ? boundary > 0 && boundary < 0.5 : boundary >= 0.5 && boundary < 1;
         double b = fits ? boundary
                 : newModel == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT_PROBABILITY;
-        return new HistoryThreshold(newModel, b, window);
+        return new HistoryThreshold(newModel, b, window, relativeLimit);
     }
 
     /** This threshold with another window. */
     public HistoryThreshold withWindow(int newWindow) {
-        return new HistoryThreshold(model, boundary, newWindow);
+        return new HistoryThreshold(model, boundary, newWindow, relativeLimit);
     }
 
     /** This threshold with another boundary. */
     public HistoryThreshold withBoundary(double newBoundary) {
-        return new HistoryThreshold(model, newBoundary, window);
+        return new HistoryThreshold(model, newBoundary, window, relativeLimit);
+    }
+
+    /** This threshold with another relative floor ({@link Double#POSITIVE_INFINITY}: none). */
+    public HistoryThreshold withRelativeLimit(double newRelativeLimit) {
+        return new HistoryThreshold(model, boundary, window, newRelativeLimit);
+    }
+
+    /**
+     * Decides one value against the earlier runs' values: the single-value model ({@link #singleValueModel}); when it
+     * does not find a REGRESSION, the relative floor (see {@link #relativeFloor}) may still.
+     *
+     * @param history the earlier runs' values, oldest first
+     */
+    public ThresholdResult evaluate(Measure measure, double current, double[] history) {
+        ThresholdResult result = singleValueModel(measure.direction()).evaluate(measure, current, history);
+        if (result.regressed()) {
+            return result;
+        }
+        return relativeFloor(measure, current, history).orElse(result);
+    }
+
+    /**
+     * The relative floor's REGRESSION, if the value lies beyond the median of the last
+     * {@value #RELATIVE_LIMIT_MINIMUM_RUNS} earlier runs (within the window) by more than {@link #relativeLimit()} on
+     * the regression side ({@link RelativeChange} against the median); empty when it does not, when the model is
+     * {@link Model#RELATIVE} itself, when the floor is off, or with fewer than {@value #RELATIVE_LIMIT_MINIMUM_RUNS}
+     * earlier runs.
+     *
+     * @param history the earlier runs' values, oldest first
+     */
+    public Optional<ThresholdResult> relativeFloor(Measure measure, double current, double[] history) {
+        if (model == Model.RELATIVE || Double.isInfinite(relativeLimit)
+                || Math.min(history.length, window) < RELATIVE_LIMIT_MINIMUM_RUNS) {
+            return Optional.empty();
+        }
+        ThresholdResult floor = new RelativeChange(RelativeChange.Baseline.MEDIAN, RELATIVE_LIMIT_MINIMUM_RUNS,
+                Boundaries.regressionSide(measure.direction(), relativeLimit)).evaluate(measure, current, history);
+        return floor.regressed() ? Optional.of(floor) : Optional.empty();
     }
 
     /** The boundaries for a measure: only on its regression side. */

@@ -54,11 +54,22 @@ import org.apiguardian.api.API;
  * {@code errors.fraction} (failed / sent), {@code trace.kernel_ms} (kernel time summed over ranks),
  * {@code trace.gpu_busy_fraction} (busy time / trace span of every rank's devices), {@code trace.rank_imbalance},
  * {@code kernel.category.<CATEGORY>.ms}, {@code kernel.<extend|decode|mixed>.ms_per_step} (mean kernel time of one
- * rank's engine step of that stage) and {@code kernel.top.<name>.ms} for the {@value #TOP_KERNELS} kernels with the
- * most time.
+ * rank's engine step of that stage), {@code kernel.decode.ms_per_step.bs<lo>-<hi>} (the same for decode steps whose
+ * batch size lies in one power-of-two bucket, see {@link HistoryMetrics#batchBucket}, recorded with at least
+ * {@value #MIN_BUCKET_STEPS} such steps), {@code kernel.extend.us_per_token} (Σ kernel time of the prefill steps /
+ * Σ their prompt tokens, per rank, µs) and {@code kernel.top.<name>.ms} for the {@value #TOP_KERNELS} kernels with
+ * the most time. Steps are those of {@code trace.ranks[].steps} with their {@code stage}, {@code batchSize},
+ * {@code tokens} and {@code kernelNs}, as the trace's step annotations give them (docs/TRACES.md §2).
  */
 @API(status = API.Status.EXPERIMENTAL)
 public final class RunRecords {
+
+    /**
+     * The fewest decode steps (summed over ranks) a batch-size bucket needs for its
+     * {@code kernel.decode.ms_per_step.bs<lo>-<hi>} to be recorded: a bucket the capture barely touched is left out
+     * rather than compared on one or two steps.
+     */
+    public static final int MIN_BUCKET_STEPS = 3;
 
     /** How many of the kernels with the most time are recorded as {@code kernel.top.<name>.ms}. */
     public static final int TOP_KERNELS = 5;
@@ -223,6 +234,8 @@ public final class RunRecords {
         double span = 0;
         Map<String, Double> categories = new LinkedHashMap<>();
         Map<String, double[]> perStep = new LinkedHashMap<>();
+        SortedMap<Integer, double[]> decodeBuckets = new TreeMap<>();
+        double[] prefillTokens = new double[2];
         for (JsonNode rank : trace.path("ranks")) {
             for (JsonNode device : rank.path("devices")) {
                 busy += device.path("busyNs").asDouble(0);
@@ -242,6 +255,21 @@ public final class RunRecords {
                     double[] sum = perStep.computeIfAbsent(kind, k -> new double[2]);
                     sum[0] += step.path("kernelNs").asDouble();
                     sum[1]++;
+                    // summary.json's steps carry the annotation name, not its batch size and tokens
+                    dev.profiledrollout.trace.StepStats named = dev.profiledrollout.trace.StepStats.ofName(
+                            step.path("name").asText(""));
+                    int batch = step.path("batchSize").asInt(named.batchSize().orElse(0));
+                    if (kind.equals("decode") && batch > 0) {
+                        double[] b = decodeBuckets.computeIfAbsent(HistoryMetrics.batchBucket(batch),
+                                k -> new double[2]);
+                        b[0] += step.path("kernelNs").asDouble();
+                        b[1]++;
+                    }
+                    long tokens = step.path("tokens").asLong(named.tokens().orElse(0));
+                    if (kind.equals("extend") && tokens > 0) {
+                        prefillTokens[0] += step.path("kernelNs").asDouble();
+                        prefillTokens[1] += tokens;
+                    }
                 }
             }
         }
@@ -254,6 +282,14 @@ public final class RunRecords {
             }
         });
         perStep.forEach((kind, sum) -> metrics.put("kernel." + kind + ".ms_per_step", sum[0] / sum[1] / NS_PER_MS));
+        decodeBuckets.forEach((bucket, sum) -> {
+            if (sum[1] >= MIN_BUCKET_STEPS) {
+                metrics.put(HistoryMetrics.decodeBucketMetric(bucket), sum[0] / sum[1] / NS_PER_MS);
+            }
+        });
+        if (prefillTokens[1] > 0) {
+            metrics.put(HistoryMetrics.PREFILL_US_PER_TOKEN, prefillTokens[0] / prefillTokens[1] / 1e3);
+        }
         List<JsonNode> kernels = new ArrayList<>();
         trace.path("kernels").forEach(kernels::add);
         kernels.sort(Comparator.comparingDouble((JsonNode k) -> k.path("totalNs").asDouble(0)).reversed());

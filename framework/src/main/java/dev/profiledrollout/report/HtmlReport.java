@@ -141,6 +141,17 @@ final class HtmlReport {
         if (engine.hasNonNull("model")) {
             term(html, "model", engine.get("model").asText());
         }
+        String faults = injectedFaults(engine);
+        if (faults != null) {
+            term(html, "faults injected", faults);
+        }
+        JsonNode noise = engine.path("simulatedGpuNoise");
+        if (noise.isObject()) {
+            term(html, "simulated GPU noise", String.format(java.util.Locale.ROOT,
+                    "kernel jitter sigma %s, clock spread sigma %s, this run's clock factor %.4f (noise seed %d)",
+                    noise.path("kernel_jitter").asText(), noise.path("clock_spread").asText(),
+                    noise.path("clock_factor").asDouble(), noise.path("noise_seed").asLong()));
+        }
         JsonNode attempted = s.path("attempted");
         if (attempted.isObject()) {
             term(html, "attempted", attempted(attempted));
@@ -252,6 +263,29 @@ final class HtmlReport {
                                 : "").append(".</p><dl class=\"summary\">");
             }
         }
+    }
+
+    /**
+     * The performance faults a simulator served this run with ({@code engine.simulatedFaults} of
+     * {@code summary.json}), as one line, or null when none were injected.
+     */
+    static String injectedFaults(JsonNode engine) {
+        JsonNode f = engine.path("simulatedFaults");
+        if (!f.path("injected").asBoolean(false)) {
+            return null;
+        }
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        f.path("slow_kernels").fields().forEachRemaining(e -> parts.add("kernels /" + e.getKey() + "/ ×"
+                + e.getValue().asText()));
+        f.path("slow_ranks").fields().forEachRemaining(e -> parts.add("TP rank " + e.getKey() + " ×"
+                + e.getValue().asText()));
+        if (f.has("slow_decode")) {
+            parts.add("decode kernels ×" + f.get("slow_decode").asText());
+        }
+        if (f.has("slow_host")) {
+            parts.add("host time per step ×" + f.get("slow_host").asText());
+        }
+        return "simulator slowed on purpose: " + String.join(", ", parts);
     }
 
     private static void term(StringBuilder html, String name, String value) {

@@ -240,6 +240,14 @@ public final class RunReport {
         engine.put("dpSize", serverInfo.dpSize());
         engine.put("ppSize", serverInfo.ppSize());
         engine.put("epSize", serverInfo.epSize());
+        // The simulator's own /server_info fields: which performance faults and GPU noise this run was served with
+        // (dev.profiledrollout.simulator.internal.SimulatedPerformance); real engines do not send them.
+        if (serverInfo.raw().path("simulated_faults").isObject()) {
+            engine.set("simulatedFaults", serverInfo.raw().get("simulated_faults"));
+        }
+        if (serverInfo.raw().path("simulated_gpu_noise").isObject()) {
+            engine.set("simulatedGpuNoise", serverInfo.raw().get("simulated_gpu_noise"));
+        }
         root.set("load", JSON.valueToTree(load));
         try {
             root.set("profileRequest", JSON.readTree(profileRequest.toJson()));

@@ -68,6 +68,15 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
                 || VLLM.matcher(annotation).matches() || VLLM_OLD.matcher(annotation).matches();
     }
 
+    /**
+     * What a step annotation's name says: its stage, batch size and tokens (as {@link #stage()}, {@link #batchSize()},
+     * {@link #tokens()}), the times and kernels zero. For readers of {@code summary.json}, whose steps carry the name
+     * but not the batch size and tokens.
+     */
+    public static StepStats ofName(String annotation) {
+        return parse(Objects.requireNonNull(annotation, "annotation"), 0, 0);
+    }
+
     /** A step with no kernels yet, parsed from its annotation name. */
     static StepStats parse(String name, long startNs, long durationNs) {
         Stage stage = Stage.UNKNOWN;

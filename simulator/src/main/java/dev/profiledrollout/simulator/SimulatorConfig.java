@@ -31,6 +31,25 @@ import org.apiguardian.api.API;
 @API(status = EXPERIMENTAL, since = "0.1")
 public final class SimulatorConfig {
 
+    /**
+     * Log-normal sigma of the per-launch kernel jitter measured on the repository's real traces: the median over
+     * kernels (same name, grid, block and launching operator's input shapes, at least 10 launches of at least 10 µs)
+     * of the standard deviation of ln(duration) within one trace, 5 % trimmed at each end, NCCL kernels left out, was
+     * 0.012 (a V100 ResNet rank), 0.022 (a training rank on six streams) and 0.040 (SGLang decode on MI300X); 0.03 lies
+     * between them. Measured by
+     * {@code KernelJitterMeasurementTest} (framework tests); method in docs/TRACES.md §8.
+     */
+    public static final double MEASURED_KERNEL_JITTER = 0.03;
+
+    /**
+     * Default log-normal sigma of the per-run clock factor: 0.03. No published figure of run-to-run variance of one GPU
+     * with unlocked clocks was found; Sinha et al., "Not All GPUs Are Created Equal" (SC'22, arXiv:2208.11035), report
+     * 8 % average (22 % max) performance variation across GPUs of one SKU under power management, the spread a CI job
+     * sees when it lands on different GPUs. A sigma of 0.03 puts about 95 % of runs within ±6 %, a ±2σ range of 12 %:
+     * chosen on the noisy side of that figure for one machine, so it is conservative for a quiet check. docs/TRACES.md §8.
+     */
+    public static final double DEFAULT_CLOCK_SPREAD = 0.03;
+
     /** The backends the simulator can imitate. */
     public static final List<String> BACKENDS = List.of("sglang", "vllm");
 
@@ -46,6 +65,10 @@ public final class SimulatorConfig {
     private final Map<String, Double> kernelSlowdowns;
     private final Map<Integer, Double> rankSlowdowns;
     private final double decodeSlowdown;
+    private final double hostSlowdown;
+    private final double kernelJitter;
+    private final double clockSpread;
+    private final long noiseSeed;
     private final long seed;
     private final VllmProfilerConfig vllmProfilerConfig;
     private final VllmNamingEra vllmNamingEra;
@@ -69,6 +92,10 @@ public final class SimulatorConfig {
         this.kernelSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.kernelSlowdowns));
         this.rankSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.rankSlowdowns));
         this.decodeSlowdown = b.decodeSlowdown;
+        this.hostSlowdown = b.hostSlowdown;
+        this.kernelJitter = b.kernelJitter;
+        this.clockSpread = b.clockSpread;
+        this.noiseSeed = b.noiseSeed != null ? b.noiseSeed : b.seed;
         this.seed = b.seed;
         this.vllmProfilerConfig = b.vllmProfilerConfig;
         this.vllmNamingEra = b.vllmNamingEra;
@@ -95,6 +122,10 @@ public final class SimulatorConfig {
         b.kernelSlowdowns.putAll(kernelSlowdowns);
         b.rankSlowdowns.putAll(rankSlowdowns);
         b.decodeSlowdown = decodeSlowdown;
+        b.hostSlowdown = hostSlowdown;
+        b.kernelJitter = kernelJitter;
+        b.clockSpread = clockSpread;
+        b.noiseSeed = noiseSeed;
         b.seed = seed;
         b.vllmProfilerConfig = vllmProfilerConfig;
         b.vllmNamingEra = vllmNamingEra;
@@ -180,6 +211,39 @@ public final class SimulatorConfig {
         return decodeSlowdown;
     }
 
+    /**
+     * Factor every step's wall time is multiplied by through host time alone (see {@link Builder#slowHost}); the
+     * kernels' durations are not changed. Default 1.
+     */
+    public double hostSlowdown() {
+        return hostSlowdown;
+    }
+
+    /**
+     * Log-normal sigma of the per-launch kernel-duration jitter (see {@link Builder#kernelJitter}); 0 (default): every
+     * kernel takes exactly its cost-model time.
+     */
+    public double kernelJitter() {
+        return kernelJitter;
+    }
+
+    /**
+     * Log-normal sigma of the per-run GPU clock factor (see {@link Builder#clockSpread}); 0 (default): none.
+     */
+    public double clockSpread() {
+        return clockSpread;
+    }
+
+    /** Seed of the GPU noise ({@link #kernelJitter()}, {@link #clockSpread()}). Default {@link #seed()}. */
+    public long noiseSeed() {
+        return noiseSeed;
+    }
+
+    /** Whether any performance fault is injected: slowed kernels, ranks, decode or host time. */
+    public boolean slowdownInjected() {
+        return !kernelSlowdowns.isEmpty() || !rankSlowdowns.isEmpty() || decodeSlowdown != 1.0 || hostSlowdown != 1.0;
+    }
+
     /** Seed for every random choice (output lengths without {@code ignore_eos}, token ids). Default 0. */
     public long seed() {
         return seed;
@@ -260,6 +324,9 @@ public final class SimulatorConfig {
                 + ", profilerDir=" + profilerDir + ", kernelSlowdowns=" + kernelSlowdowns
                 + ", rankSlowdowns=" + rankSlowdowns
                 + (decodeSlowdown != 1.0 ? ", decodeSlowdown=" + decodeSlowdown : "")
+                + (hostSlowdown != 1.0 ? ", hostSlowdown=" + hostSlowdown : "")
+                + (kernelJitter != 0 || clockSpread != 0 ? ", kernelJitter=" + kernelJitter + ", clockSpread="
+                + clockSpread + ", noiseSeed=" + noiseSeed : "")
                 + ", seed=" + seed + ", dpSize=" + dpSize + ", dpRank=" + dpRank
                 + (dpController ? ", dpController" : "") + (apiKey() != null ? ", apiKey=set" : "")
                 + (vllmProfilerConfig != null ? ", vllmProfilerConfig=" + vllmProfilerConfig : "")
@@ -280,6 +347,10 @@ public final class SimulatorConfig {
         private final Map<String, Double> kernelSlowdowns = new LinkedHashMap<>();
         private final Map<Integer, Double> rankSlowdowns = new LinkedHashMap<>();
         private double decodeSlowdown = 1.0;
+        private double hostSlowdown = 1.0;
+        private double kernelJitter = 0;
+        private double clockSpread = 0;
+        private Long noiseSeed;
         private long seed = 0;
         private VllmProfilerConfig vllmProfilerConfig;
         private VllmNamingEra vllmNamingEra = VllmNamingEra.NEWEST;
@@ -476,6 +547,72 @@ public final class SimulatorConfig {
             checkFactor(factor);
             this.decodeSlowdown = factor;
             return this;
+        }
+
+        /**
+         * Makes every step take {@code factor} times its normal wall time by adding host time (the scheduler's CPU
+         * work before the step's first kernel, while the GPU idles); the kernels' durations are unchanged. With the
+         * step's normal wall time {@code w = CostModel.CPU_OVERHEAD_NS + GPU busy time}, the host time becomes
+         * {@code CPU_OVERHEAD_NS + (factor − 1)·w}. Models a regression outside the GPU (a slower scheduler,
+         * tokenizer or sampler on the CPU) that client latency shows and the trace's kernel times do not. Default 1.
+         *
+         * @throws IllegalArgumentException unless the factor is finite and at least 1
+         */
+        public Builder slowHost(double factor) {
+            if (!(factor >= 1) || Double.isInfinite(factor)) {
+                throw new IllegalArgumentException("slowHost factor must be finite and at least 1, was " + factor);
+            }
+            this.hostSlowdown = factor;
+            return this;
+        }
+
+        /**
+         * Per-launch jitter of kernel durations: every kernel launch's cost-model duration is multiplied by
+         * {@code exp(sigma·Z)}, {@code Z} standard normal (a log-normal factor with median 1), drawn from
+         * {@link #noiseSeed}. {@link #MEASURED_KERNEL_JITTER} is what the repository's real traces show
+         * (docs/TRACES.md §8). Default 0: no jitter.
+         *
+         * @param sigma log-normal sigma, in [0, 1]
+         * @throws IllegalArgumentException outside [0, 1]
+         */
+        public Builder kernelJitter(double sigma) {
+            this.kernelJitter = sigma(sigma, "kernelJitter");
+            return this;
+        }
+
+        /**
+         * Per-run GPU clock factor: once per simulator start, every kernel duration of the run is multiplied by
+         * {@code exp(sigma·Z)} (log-normal, median 1), drawn from {@link #noiseSeed}; models a GPU whose clocks are
+         * not locked running a whole benchmark faster or slower. {@link #DEFAULT_CLOCK_SPREAD} is the conservative
+         * value docs/TRACES.md §8 derives. Default 0: none.
+         *
+         * @param sigma log-normal sigma, in [0, 1]
+         * @throws IllegalArgumentException outside [0, 1]
+         */
+        public Builder clockSpread(double sigma) {
+            this.clockSpread = sigma(sigma, "clockSpread");
+            return this;
+        }
+
+        /** {@link #kernelJitter(double)} and {@link #clockSpread(double)} at their documented realistic values. */
+        public Builder realisticGpuNoise() {
+            return kernelJitter(MEASURED_KERNEL_JITTER).clockSpread(DEFAULT_CLOCK_SPREAD);
+        }
+
+        /**
+         * @param noiseSeed seed of the GPU noise ({@link #kernelJitter}, {@link #clockSpread}); reruns that should
+         *                  differ as reruns on a real GPU do need different noise seeds. Default {@link #seed(long)}.
+         */
+        public Builder noiseSeed(long noiseSeed) {
+            this.noiseSeed = noiseSeed;
+            return this;
+        }
+
+        private static double sigma(double sigma, String name) {
+            if (!(sigma >= 0 && sigma <= 1)) {
+                throw new IllegalArgumentException(name + " is a log-normal sigma in [0, 1], was " + sigma);
+            }
+            return sigma;
         }
 
         /** @param seed seed for the simulator's random choices */

@@ -239,6 +239,9 @@ public final class EngineHandle implements AutoCloseable {
      * directory and {@code max_iterations} from {@code profiledrollout.vllm.max.iterations} (what a user's server would
      * be started with).
      */
+    /** Makes fresh noise seeds of simulators started in the same nanosecond differ. */
+    private static final java.util.concurrent.atomic.AtomicLong NOISE_SEEDS = new java.util.concurrent.atomic.AtomicLong();
+
     private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape, Backend backend, Settings settings) {
         SimulatorConfig.Builder config = SimulatorConfig.builder();
         if (backend == Backend.VLLM) {
@@ -267,6 +270,17 @@ public final class EngineHandle implements AutoCloseable {
             if (s.slowRank() >= 0) {
                 config.slowRank(s.slowRank(), s.slowRankFactor());
             }
+            require(s.slowDecode() >= 1 && Double.isFinite(s.slowDecode()), "slowDecode", s.slowDecode(),
+                    "a finite factor of at least 1");
+            require(s.slowHost() >= 1 && Double.isFinite(s.slowHost()), "slowHost", s.slowHost(),
+                    "a finite factor of at least 1");
+            require(s.kernelJitter() >= 0 && s.kernelJitter() <= 1, "kernelJitter", s.kernelJitter(),
+                    "a log-normal sigma in [0, 1], e.g. 0.03");
+            require(s.clockSpread() >= 0 && s.clockSpread() <= 1, "clockSpread", s.clockSpread(),
+                    "a log-normal sigma in [0, 1], e.g. 0.03");
+            config.slowDecode(s.slowDecode()).slowHost(s.slowHost()).kernelJitter(s.kernelJitter())
+                    .clockSpread(s.clockSpread())
+                    .noiseSeed(s.noiseSeed() == -1 ? System.nanoTime() ^ NOISE_SEEDS.incrementAndGet() : s.noiseSeed());
         }
         try {
             return EngineSimulator.start(config.build());

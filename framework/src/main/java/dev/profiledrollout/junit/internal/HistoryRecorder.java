@@ -131,6 +131,9 @@ public final class HistoryRecorder {
             if (declared.window() != 0) {
                 configured = configured.withWindow(declared.window());
             }
+            if (!Double.isNaN(declared.relativeLimit())) {
+                configured = configured.withRelativeLimit(declared.relativeLimit());
+            }
             for (String metric : declared.metrics()) {
                 HistoryMetrics.measure(metric);
             }
@@ -235,7 +238,7 @@ public final class HistoryRecorder {
                 String scope = current.configuration().phase() == null ? "" : current.configuration().phase();
                 HistoryCheck check = HistoryCheck.of(store(), current, threshold);
                 List<HistoryVerdict> verdicts = declaredVerdicts.computeIfAbsent(scope, k -> new ArrayList<>());
-                for (String metric : metrics) {
+                for (String metric : HistoryMetrics.expand(metrics, current.metrics().keySet())) {
                     Optional<HistoryVerdict> verdict = check.check(metric);
                     if (verdict.isEmpty()) {
                         continue;
@@ -295,7 +298,8 @@ public final class HistoryRecorder {
             if (error == null) {
                 try {
                     recorded = store().record(withOutcome);
-                    trends = HistoryCheck.of(store(), recorded, threshold).trends(trendMetrics(), recorded.id());
+                    trends = HistoryCheck.of(store(), recorded, threshold).trends(
+                            HistoryMetrics.expand(trendMetrics(), recorded.metrics().keySet()), recorded.id());
                 } catch (RuntimeException e) {
                     error = storeProblem(e);
                 }
@@ -322,6 +326,11 @@ public final class HistoryRecorder {
             t.putNull("lower");
             t.put("upper", threshold.boundary());
             t.put("boundary", threshold.boundary());
+            if (threshold.model() != HistoryThreshold.Model.RELATIVE && Double.isFinite(threshold.relativeLimit())) {
+                t.put("relativeLimit", threshold.relativeLimit());
+            } else {
+                t.putNull("relativeLimit");
+            }
             ArrayNode verdicts = block.putArray("verdicts");
             List<HistoryVerdict> all = new ArrayList<>(declaredVerdicts.getOrDefault(scope, List.of()));
             RunHistory h = scope.isEmpty() ? rootHistory : phaseHistories.get(scope);

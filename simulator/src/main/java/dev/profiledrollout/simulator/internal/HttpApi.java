@@ -120,6 +120,7 @@ public final class HttpApi extends EngineApi {
         n.put("version", VERSION);
         n.put("engine", "simulator");
         n.put("simulated_gpu", config.gpu().name());
+        SimulatedPerformance.write(n, config, scheduler.clockFactor());
         ObjectNode state = n.putArray("internal_states").addObject();
         state.put("last_gen_throughput", scheduler.lastGenThroughput());
         state.put("forward_ct", scheduler.forwardCount());

@@ -49,6 +49,9 @@ public final class Scheduler {
     private final AtomicLong finishedRequests = new AtomicLong();
     private final AtomicLong nextId = new AtomicLong();
     private final Random lengthRandom;
+    /** GPU noise: the per-run clock factor is drawn first, then one jitter factor per kernel launch. */
+    private final Random noiseRandom;
+    private final double clockFactor;
     private final Map<String, Double> kernelFactorCache = new ConcurrentHashMap<>();
     private final List<Map.Entry<Pattern, Double>> kernelPatterns = new ArrayList<>();
     private final Thread thread;
@@ -61,6 +64,9 @@ public final class Scheduler {
         this.profiler = profiler;
         this.clock = clock;
         this.lengthRandom = new Random(config.seed());
+        this.noiseRandom = new Random(config.noiseSeed());
+        this.clockFactor = config.clockSpread() == 0 ? 1.0
+                : Math.exp(config.clockSpread() * noiseRandom.nextGaussian());
         for (Map.Entry<String, Double> e : config.kernelSlowdowns().entrySet()) {
             kernelPatterns.add(Map.entry(Pattern.compile(e.getKey()), e.getValue()));
         }
@@ -85,6 +91,11 @@ public final class Scheduler {
     /** Output tokens per second over the last decode step. */
     public double lastGenThroughput() {
         return lastGenThroughput;
+    }
+
+    /** This run's GPU clock factor ({@link SimulatorConfig#clockSpread()}): every kernel duration is multiplied by it. */
+    public double clockFactor() {
+        return clockFactor;
     }
 
     /** True when no request is waiting or running. */
@@ -218,16 +229,27 @@ public final class Scheduler {
         }
         List<KernelCost> kernels = extend ? costModel.extendStep(shape) : costModel.decodeStep(shape);
         long[][] durations = new long[config.tpSize()][kernels.size()];
+        double jitter = config.kernelJitter();
+        long maxBusy = 0;
         for (int tp = 0; tp < durations.length; tp++) {
-            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0) * (extend ? 1.0 : config.decodeSlowdown());
+            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0) * (extend ? 1.0 : config.decodeSlowdown())
+                    * clockFactor;
+            long busy = 0;
             for (int k = 0; k < kernels.size(); k++) {
                 KernelCost kc = kernels.get(k);
-                durations[tp][k] = Math.max(1, Math.round(kc.durationNs() * rankFactor * kernelFactor(kc.name())));
+                double noise = jitter == 0 ? 1.0 : Math.exp(jitter * noiseRandom.nextGaussian());
+                durations[tp][k] = Math.max(1, Math.round(kc.durationNs() * rankFactor * kernelFactor(kc.name())
+                        * noise));
+                busy += durations[tp][k];
             }
+            maxBusy = Math.max(maxBusy, busy);
         }
+        // slowHost: the whole step takes hostSlowdown times its normal wall time, the extra spent on the host before
+        // the first kernel (SimulatorConfig.Builder#slowHost).
+        long hostNs = CostModel.CPU_OVERHEAD_NS
+                + Math.round((config.hostSlowdown() - 1) * (CostModel.CPU_OVERHEAD_NS + maxBusy));
         long start = clock.nowEpochNs();
-        StepRecord step = new StepRecord(stepNumber, start, CostModel.CPU_OVERHEAD_NS, extend, batch.size(), tokens,
-                kernels, durations);
+        StepRecord step = new StepRecord(stepNumber, start, hostNs, extend, batch.size(), tokens, kernels, durations);
         long deadline = clock.toNanoTime(start + step.durationNs());
         long remaining;
         while ((remaining = deadline - System.nanoTime()) > 0) {

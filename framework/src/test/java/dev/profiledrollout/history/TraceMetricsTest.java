@@ -1,0 +1,109 @@
+package dev.profiledrollout.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.history.stats.Change;
+import dev.profiledrollout.history.stats.Direction;
+import dev.profiledrollout.history.stats.Measure;
+import dev.profiledrollout.history.stats.ThresholdResult;
+import java.util.List;
+import java.util.SortedMap;
+import org.junit.jupiter.api.Test;
+
+/** The trace-derived history metrics (decode time per batch-size bucket, prefill time per token) and the relative floor. */
+class TraceMetricsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static ObjectNode step(ArrayNode steps, String stage, int batch, int tokens, long kernelNs) {
+        // as summary.json writes a step: the annotation name carries the batch size and tokens
+        ObjectNode s = steps.addObject();
+        s.put("name", stage.equals("PREFILL") ? "step[EXTEND bs=" + batch + " toks=" + tokens + "]"
+                : "step[DECODE bs=" + batch + "]");
+        s.put("stage", stage);
+        s.put("kernelNs", kernelNs);
+        return s;
+    }
+
+    private static JsonNode summary(int extraSmallBatches) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode steps = root.putObject("trace").putArray("ranks").addObject().putArray("steps");
+        step(steps, "PREFILL", 2, 256, 10_000_000);  // 10 ms for 256 tokens
+        step(steps, "PREFILL", 1, 64, 2_800_000);    // 2.8 ms for 64 tokens
+        for (int i = 0; i < 3; i++) {
+            step(steps, "DECODE", 5, 5, 6_000_000);   // bucket 4-7
+            step(steps, "DECODE", 7, 7, 6_200_000);
+        }
+        for (int i = 0; i < extraSmallBatches; i++) {
+            step(steps, "DECODE", 1, 1, 5_500_000);   // bucket 1
+        }
+        step(steps, "DECODE", 2, 2, 5_700_000);       // bucket 2-3: one step only, not recorded
+        return root;
+    }
+
+    @Test
+    void decode_time_is_recorded_per_batch_size_bucket_and_prefill_time_per_token() {
+        SortedMap<String, Double> m = RunRecords.metrics(summary(3));
+        assertThat(m.get("kernel.decode.ms_per_step.bs4-7")).isCloseTo(6.1, within(1e-9));
+        assertThat(m.get("kernel.decode.ms_per_step.bs1")).isCloseTo(5.5, within(1e-9));
+        assertThat(m).doesNotContainKey("kernel.decode.ms_per_step.bs2-3");
+        assertThat(m.get("kernel.extend.us_per_token")).isCloseTo(12_800.0 / 320, within(1e-9));
+        // another batch mix (more small batches) leaves each bucket's figure alone, unlike the plain mean per step
+        SortedMap<String, Double> other = RunRecords.metrics(summary(30));
+        assertThat(other.get("kernel.decode.ms_per_step.bs4-7")).isEqualTo(m.get("kernel.decode.ms_per_step.bs4-7"));
+        assertThat(other.get("kernel.decode.ms_per_step")).isLessThan(m.get("kernel.decode.ms_per_step") - 0.2);
+    }
+
+    @Test
+    void the_bucket_family_expands_to_the_buckets_of_the_run_smallest_first() {
+        SortedMap<String, Double> m = RunRecords.metrics(summary(3));
+        assertThat(HistoryMetrics.expand(HistoryMetrics.CHECKED_METRICS, m.keySet())).containsExactly("tpot.mean",
+                "e2e.mean", "kernel.decode.ms_per_step.bs1", "kernel.decode.ms_per_step.bs4-7",
+                "kernel.extend.us_per_token");
+        assertThat(HistoryMetrics.batchBucket(1)).isEqualTo(1);
+        assertThat(HistoryMetrics.batchBucket(7)).isEqualTo(4);
+        assertThat(HistoryMetrics.batchBucket(64)).isEqualTo(64);
+        assertThat(HistoryMetrics.measure("kernel.decode.ms_per_step.bs8-15").unit()).isEqualTo("ms");
+        assertThat(HistoryMetrics.measure("kernel.extend.us_per_token").unit()).isEqualTo("µs");
+    }
+
+    @Test
+    void the_relative_floor_flags_a_doubling_that_a_t_test_on_three_runs_cannot() {
+        Measure tpot = new Measure("mean TPOT", "ms", Direction.LOWER_IS_BETTER);
+        double[] history = {8.0, 9.2, 7.4}; // 11 % run-to-run spread
+        ThresholdResult plain = HistoryThreshold.DEFAULT.withRelativeLimit(Double.POSITIVE_INFINITY)
+                .evaluate(tpot, 16.0, history);
+        assertThat(plain.change()).isEqualTo(Change.NO_CHANGE);
+        ThresholdResult gated = HistoryThreshold.DEFAULT.evaluate(tpot, 16.0, history);
+        assertThat(gated.change()).isEqualTo(Change.REGRESSION);
+        assertThat(gated.describe()).contains("median 8", "of last 3 runs", "+100.0 %", "REGRESSION");
+        // quiet on a 30 % slower run, and not used with only 2 runs
+        assertThat(HistoryThreshold.DEFAULT.evaluate(tpot, 10.4, history).change()).isEqualTo(Change.NO_CHANGE);
+        assertThat(HistoryThreshold.DEFAULT.evaluate(tpot, 16.0, new double[] {8.0, 9.2}).change())
+                .isNotEqualTo(Change.REGRESSION);
+        // the floor looks at the last 3 runs: a slowdown made on purpose fails twice, then the median is the new level
+        ThresholdResult floorOnly = HistoryThreshold.DEFAULT.withWindow(20).evaluate(tpot, 16.0,
+                new double[] {8.1, 7.9, 8.0, 8.2, 7.8, 16.1});
+        assertThat(floorOnly.change()).isEqualTo(Change.REGRESSION);
+        assertThat(floorOnly.n()).isEqualTo(3);
+        assertThat(HistoryThreshold.DEFAULT.relativeFloor(tpot, 16.0, new double[] {8.1, 7.9, 8.0, 8.2, 16.1, 15.9}))
+                .isEmpty();
+        // throughput: half the median is a regression
+        Measure tput = new Measure("output token throughput", "tok/s", Direction.HIGHER_IS_BETTER);
+        assertThat(HistoryThreshold.DEFAULT.evaluate(tput, 240, new double[] {500, 560, 520}).change())
+                .isEqualTo(Change.REGRESSION);
+        assertThat(List.of(HistoryThreshold.DEFAULT.relativeLimit())).containsExactly(0.5);
+        // the configuration key
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                k.equals("profiledrollout.history.relative.limit") ? "Infinity" : null)).relativeLimit())
+                .isInfinite();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> HistoryThreshold.from(
+                k -> java.util.Optional.ofNullable(k.equals("profiledrollout.history.relative.limit") ? "0" : null)))
+                .withMessageContaining("profiledrollout.history.relative.limit");
+    }
+}
