@@ -270,14 +270,6 @@ public final class EngineHandle implements AutoCloseable {
             if (s.slowRank() >= 0) {
                 config.slowRank(s.slowRank(), s.slowRankFactor());
             }
-            require(s.slowDecode() >= 1 && Double.isFinite(s.slowDecode()), "slowDecode", s.slowDecode(),
-                    "a finite factor of at least 1");
-            require(s.slowHost() >= 1 && Double.isFinite(s.slowHost()), "slowHost", s.slowHost(),
-                    "a finite factor of at least 1");
-            require(s.kernelJitter() >= 0 && s.kernelJitter() <= 1, "kernelJitter", s.kernelJitter(),
-                    "a log-normal sigma in [0, 1], e.g. 0.03");
-            require(s.clockSpread() >= 0 && s.clockSpread() <= 1, "clockSpread", s.clockSpread(),
-                    "a log-normal sigma in [0, 1], e.g. 0.03");
             config.slowDecode(s.slowDecode()).slowHost(s.slowHost()).kernelJitter(s.kernelJitter())
                     .clockSpread(s.clockSpread())
                     .noiseSeed(s.noiseSeed() == -1 ? System.nanoTime() ^ NOISE_SEEDS.incrementAndGet() : s.noiseSeed());
@@ -298,6 +290,14 @@ public final class EngineHandle implements AutoCloseable {
         problems.check(s.tpSize() >= 1, "@SimulatedEngine(tpSize = " + s.tpSize() + ")", "at least 1");
         problems.check(s.maxRunningRequests() >= 1, "@SimulatedEngine(maxRunningRequests = " + s.maxRunningRequests()
                 + ")", "at least 1");
+        problems.check(s.slowDecode() >= 1 && Double.isFinite(s.slowDecode()),
+                "@SimulatedEngine(slowDecode = " + s.slowDecode() + ")", "a finite factor of at least 1");
+        problems.check(s.slowHost() >= 1 && Double.isFinite(s.slowHost()),
+                "@SimulatedEngine(slowHost = " + s.slowHost() + ")", "a finite factor of at least 1");
+        problems.check(s.kernelJitter() >= 0 && s.kernelJitter() <= 1,
+                "@SimulatedEngine(kernelJitter = " + s.kernelJitter() + ")", "a log-normal sigma in [0, 1], e.g. 0.03");
+        problems.check(s.clockSpread() >= 0 && s.clockSpread() <= 1,
+                "@SimulatedEngine(clockSpread = " + s.clockSpread() + ")", "a log-normal sigma in [0, 1], e.g. 0.03");
         problems.check(s.slowKernelFactor() >= 1, "@SimulatedEngine(slowKernelFactor = " + s.slowKernelFactor() + ")",
                 "at least 1");
         problems.check(s.slowRankFactor() >= 1, "@SimulatedEngine(slowRankFactor = " + s.slowRankFactor() + ")",

@@ -238,17 +238,22 @@ public final class HistoryRecorder {
                 String scope = current.configuration().phase() == null ? "" : current.configuration().phase();
                 HistoryCheck check = HistoryCheck.of(store(), current, threshold);
                 List<HistoryVerdict> verdicts = declaredVerdicts.computeIfAbsent(scope, k -> new ArrayList<>());
+                List<HistoryVerdict> ofRun = new ArrayList<>();
                 for (String metric : HistoryMetrics.expand(metrics, current.metrics().keySet())) {
-                    Optional<HistoryVerdict> verdict = check.check(metric);
-                    if (verdict.isEmpty()) {
-                        continue;
-                    }
-                    verdicts.add(verdict.get());
-                    Verdict v = verdict.get().toVerdict(scope);
+                    check.check(metric).ifPresent(ofRun::add);
+                }
+                verdicts.addAll(ofRun);
+                if (!ofRun.isEmpty() && ofRun.stream().allMatch(HistoryRecorder::firstOfItsSeries)) {
+                    // A first run: one line for the run, not a warning per metric with "no baseline".
+                    Verdicts.record(firstRun(ofRun, current, scope));
+                    continue;
+                }
+                for (HistoryVerdict verdict : ofRun) {
+                    Verdict v = verdict.toVerdict(scope);
                     Verdicts.record(v);
                     if (v.outcome() == Verdict.Outcome.FAIL) {
                         failures.add(new AssertionError((scope.isEmpty() ? "" : "[" + scope + "] ")
-                                + verdict.get().failureMessage()));
+                                + verdict.failureMessage()));
                     }
                 }
             }
@@ -256,6 +261,25 @@ public final class HistoryRecorder {
             storeProblem(e);
         }
         return failures;
+    }
+
+    /** Whether the verdict is of a run with no earlier run of its test and configuration in the store. */
+    private static boolean firstOfItsSeries(HistoryVerdict verdict) {
+        return verdict.change() == Change.INSUFFICIENT_HISTORY && verdict.against().isEmpty();
+    }
+
+    /**
+     * The one WARN verdict of a run whose store holds no earlier run of its test and configuration: the checks it
+     * would have made start with the next run.
+     */
+    private Verdict firstRun(List<HistoryVerdict> verdicts, RunRecord current, String scope) {
+        String metrics = verdicts.stream().map(HistoryVerdict::metric).distinct()
+                .collect(java.util.stream.Collectors.joining(", "));
+        Verdict v = new Verdict(Verdict.Kind.HISTORY, scope, "regression checks vs history", "≥", 0, 1, "",
+                "no earlier runs", "1 earlier run", null, "the history store has no earlier runs of this test and "
+                + "configuration (fingerprint " + current.configuration().fingerprint() + "), so " + verdicts.size()
+                + " check(s) (" + metrics + ") start with the next run", false, false);
+        return v;
     }
 
     /**
