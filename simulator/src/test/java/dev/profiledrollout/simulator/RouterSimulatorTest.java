@@ -170,7 +170,7 @@ class RouterSimulatorTest {
     }
 
     @Test
-    void should_list_a_prefill_decode_pair_and_route_to_decode() throws Exception {
+    void should_list_a_prefill_decode_pair_and_run_the_prefill_on_the_prefill_worker_then_decode() throws Exception {
         try (SimulatedCluster pd = SimulatedCluster.prefillDecode(SimulatorConfig.builder().build(),
                 RouterShape.SGL_MODEL_GATEWAY)) {
             JsonNode body = workers(pd.router());
@@ -179,9 +179,12 @@ class RouterSimulatorTest {
             assertThat(types).containsExactlyInAnyOrder("prefill", "decode");
             assertThat(body.get("stats").get("prefill_count").asInt()).isEqualTo(1);
             long prefillBefore = pd.engines().get(0).forwardCount();
+            long decodeBefore = pd.engines().get(1).forwardCount();
             assertThat(post(pd.router().baseUri().resolve("/generate"),
                     "{\"text\":\"x\",\"sampling_params\":{\"max_new_tokens\":2}}").statusCode()).isEqualTo(200);
-            assertThat(pd.engines().get(0).forwardCount()).isEqualTo(prefillBefore);
+            // one EXTEND step on the prefill worker (one output token), then the decode worker's own steps
+            assertThat(pd.engines().get(0).forwardCount()).isEqualTo(prefillBefore + 1);
+            assertThat(pd.engines().get(1).forwardCount()).isGreaterThanOrEqualTo(decodeBefore + 2);
             assertThat(pd.engines().stream().map(e -> e.config().profilerDir().getFileName().toString())
                     .collect(Collectors.toList())).containsExactly("worker-0", "worker-1");
         }
