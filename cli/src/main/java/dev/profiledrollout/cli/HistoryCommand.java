@@ -257,11 +257,32 @@ public final class HistoryCommand implements Runnable {
         }
 
         /** A case-sensitive pattern that finds the glob anywhere when it has no *, else matches it whole. */
-        private static Pattern glob(String glob) {
-            String regex = Arrays.stream(glob.split("\\*", -1)).map(Pattern::quote)
-                    .reduce((a, b) -> a + ".*" + b).orElse("");
-            return Pattern.compile(glob.contains("*") ? "^" + regex + "$" : regex);
+    }
+
+    /**
+     * The test ids {@code --test} selects, the same way in every sub-command: a plain text matches ids containing it,
+     * a text with {@code *} matches whole ids with {@code *} as any run of characters.
+     */
+    static String oneTest(HistoryStore store, String pattern) {
+        java.util.Set<String> ids = new TreeSet<>();
+        store.series().forEach(x -> ids.add(x.testId()));
+        if (ids.contains(pattern)) {
+            return pattern;
         }
+        Pattern p = glob(pattern);
+        List<String> matching = ids.stream().filter(id -> p.matcher(id).find()).toList();
+        if (matching.size() > 1) {
+            throw new UsageError("--test " + pattern + " matches " + matching.size() + " tests: "
+                    + String.join(", ", matching) + "; give more of the id");
+        }
+        return matching.isEmpty() ? pattern : matching.get(0);
+    }
+
+    /** {@code --test}'s pattern as a regex: see {@link #oneTest}. */
+    static Pattern glob(String glob) {
+        String regex = Arrays.stream(glob.split("\\*", -1)).map(Pattern::quote)
+                .reduce((a, b) -> a + ".*" + b).orElse("");
+        return Pattern.compile(glob.contains("*") ? "^" + regex + "$" : regex);
     }
 
     // ---------------------------------------------------------------------------------------------------------- show
@@ -449,8 +470,9 @@ public final class HistoryCommand implements Runnable {
                 + "run's metrics).")
         String metric;
 
-        @Option(names = "--test", required = true, paramLabel = "ID",
-                description = "The test id, e.g. com.acme.DecodeTest#decode.")
+        @Option(names = "--test", required = true, paramLabel = "PATTERN",
+                description = "The test: its id (e.g. com.acme.DecodeTest#decode), or any part of it, as in list "
+                        + "(* matches any run of characters); it must select one test.")
         String testId;
 
         @Option(names = "--fingerprint", paramLabel = "F", description = "The configuration fingerprint "
@@ -488,6 +510,7 @@ public final class HistoryCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new UsageError(e.getMessage());
             }
+            testId = oneTest(store, testId);
             List<HistoryStore.SeriesInfo> series = store.series().stream()
                     .filter(s -> s.testId().equals(testId)).toList();
             if (series.isEmpty()) {

@@ -73,7 +73,8 @@ class HistoryCommandPostgresTest {
         // AND the trend's third run has the two before it as history
         exit = run(login(url, "trend", "ttft.p99", "--test", HistoryCommandTest.TEST).toArray(String[]::new));
         assertThat(exit).as(err.toString()).isZero();
-        assertThat(out.toString().lines().toList()).hasSize(4).last().asString()
-                .startsWith(ids.get(2) + " ").contains("NO_CHANGE", "of last 2 runs");
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines).hasSize(5).last().isEqualTo("E-Divisive change points (p <= 0.05): none");
+        assertThat(lines.get(3)).startsWith(ids.get(2) + " ").contains("NO_CHANGE", "of last 2 runs");
     }
 }

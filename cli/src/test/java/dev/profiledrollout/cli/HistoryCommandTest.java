@@ -236,6 +236,23 @@ class HistoryCommandTest {
     }
 
     @Test
+    void should_select_the_trend_s_test_by_part_of_its_id_as_list_does() throws Exception {
+        // WHEN part of the id is given
+        int exit = run("history", "--db", db, "--format", "json", "trend", "ttft.p99", "--test", "DecodeTest",
+                "--fingerprint", configuration(8).fingerprint());
+        // THEN it is the one test whose id contains it
+        assertThat(exit).as(err.toString()).isZero();
+        assertThat(json.readTree(out.toString()).path("testId").asText()).isEqualTo(TEST);
+        // AND a part that several tests share is refused, naming them
+        try (HistoryStore store = HistoryStore.sqlite(dir.resolve("db/history.db"))) {
+            record(store, "com.acme.DecodeTest#other", 30, 8, 100, 500, null);
+        }
+        assertThat(run("history", "--db", db, "trend", "ttft.p99", "--test", "DecodeTest")).isNotZero();
+        assertThat(err.toString()).contains("--test DecodeTest matches 2 tests: com.acme.DecodeTest#decode, "
+                + "com.acme.DecodeTest#other");
+    }
+
+    @Test
     void should_list_the_e_divisive_change_point_of_the_shown_series() throws Exception {
         // GIVEN four more runs after the shift: 8 runs near 100 ms, then 6 near 150 ms
         try (HistoryStore store = HistoryStore.sqlite(dir.resolve("db/history.db"))) {
