@@ -71,6 +71,21 @@ class BenchmarkOutputTest {
         assertThat(json.get("isl_mismatches").asLong()).isZero();
         assertThat(json.get("errors_by_kind").get("HTTP_STATUS").asLong()).isEqualTo(1);
         assertThat(s.requestGoodput()).isNull();
+        // schedule-corrected latencies: the records have no schedule, so they equal the service ones
+        assertThat(json.get("mean_corrected_ttft_ms").asDouble()).isEqualTo(20.0);
+        assertThat(json.get("max_corrected_e2el_ms").asDouble()).isEqualTo(1_400.0);
+        assertThat(table).contains(line("Max TTFT (ms):", "30.00"), line("Max E2EL (ms):", "1400.00"));
+    }
+
+    @Test
+    void percentiles_0_and_100_are_reported_and_beyond_them_rejected() {
+        BenchmarkSummary s = summary(run(), 4, 0, Slo.none()).withPercentiles(List.of("ttft"), List.of(0.0, 100.0));
+        assertThat(s.toJson().get("p0_ttft_ms").asDouble()).isEqualTo(10.0);
+        assertThat(s.toJson().get("p100_ttft_ms").asDouble()).isEqualTo(30.0);
+        for (double bad : new double[]{-0.5, 100.5, Double.NaN}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.withPercentiles(List.of("ttft"), List.of(bad)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[0, 100]");
+        }
     }
 
     @Test

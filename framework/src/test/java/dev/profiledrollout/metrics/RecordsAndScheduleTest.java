@@ -148,12 +148,30 @@ class RecordsAndScheduleTest {
     }
 
     @Test
+    void requests_jsonl_is_flushed_to_a_buffered_writer_and_a_zero_prompt_count_is_the_servers() {
+        StringWriter sink = new StringWriter();
+        java.io.BufferedWriter buffered = new java.io.BufferedWriter(sink);
+        RequestLog.writeJsonl(List.of(RequestRecord.success(0, 8, 2, 0, new long[]{MS}, 0, 2)), buffered);
+        assertThat(sink.toString()).startsWith("{\"index\":0,").endsWith("}\n");
+        // the server said 0 prompt tokens: that is the count, not the requested 8
+        assertThat(LatencyReport.of(List.of(RequestRecord.success(0, 8, 2, 0, new long[]{MS}, 0, 2))).inputTokens())
+                .isZero();
+        assertThat(LatencyReport.of(List.of(RequestRecord.success(0, 8, 2, 0, new long[]{MS}, -1, 2))).inputTokens())
+                .isEqualTo(8);
+        assertThatThrownBy(() -> LatencyDistribution.of("d", new long[]{1}).interpolatedPercentile(100.5))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LatencyDistribution.of("d", new long[]{1}).percentileInterval(-1, 0.95))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void a_first_chunk_at_the_origin_is_a_timestamp_not_a_missing_one() {
         RequestRecord r = RequestRecord.success(0, 1, 2, -5, new long[]{0, 4}, 1, 2).withIntendedNanos(0);
         JsonNode line = RequestLog.toJson(r, 0);
         assertThat(line.get("firstChunkNs").asLong()).isZero();
         assertThat(line.get("sendNs").asLong()).isEqualTo(-5);
         assertThat(line.get("ttftNs").asLong()).isEqualTo(5);
+        assertThat(r.toString()).contains("ttftNs=5,");
     }
 
     // ---- schedule lag ----
