@@ -96,8 +96,8 @@ class RanksAndKernelsAssertTest {
         try (Verdicts.Recording recording = Verdicts.start(true)) {
             assertThatThrownBy(() -> assertThat(three()).rank(5))
                     .hasMessage("no trace of TP rank 5; the capture has [TP-0, TP-1, TP-2]");
-            org.assertj.core.api.Assertions.assertThat(recording.verdicts()).extracting(Verdict::detail)
-                    .containsExactly("ranks in the capture: [TP-0, TP-1, TP-2]");
+            org.assertj.core.api.Assertions.assertThat(recording.verdicts()).extracting(Verdict::detail, Verdict::actual)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("ranks in the capture: [TP-0, TP-1, TP-2]", 0.0));
         }
         Verdict verdict;
         try (Verdicts.Recording recording = Verdicts.start(true)) {
@@ -181,5 +181,26 @@ class RanksAndKernelsAssertTest {
             labelled = recording.verdicts().get(0);
         }
         org.assertj.core.api.Assertions.assertThat(labelled.scope()).isEqualTo("TP-2");
+    }
+
+    @Test
+    void the_largest_step_gap_names_the_step_its_straggler_and_the_rank_furthest_behind() throws IOException {
+        TraceSet set = TraceSet.read(List.of(TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz"),
+                TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz")));
+        var timeline = set.stepTimeline();
+        var step = timeline.worstStep().orElseThrow();
+        org.assertj.core.api.Assertions.assertThat(step.maxGapNs()).isPositive();
+        Duration gap = Duration.ofNanos(step.maxGapNs());
+        assertThat(set).ranks().maxStepGap().isLessThanOrEqualTo(gap).isGreaterThanOrEqualTo(gap);
+        int least = step.gapNs().indexOf(step.maxGapNs());
+        assertThatThrownBy(() -> assertThat(set).ranks().maxStepGap().isLessThan(gap))
+                .hasMessageContaining("step " + step.index() + " (" + step.name() + "): straggler "
+                        + timeline.ranks().get(step.straggler()) + " busy "
+                        + Formats.duration(Duration.ofNanos(step.busyNs().get(step.straggler()))) + ", "
+                        + timeline.ranks().get(least) + " busy ");
+        // one rank: no gap, and the detail says why
+        TraceSet one = TraceSet.read(List.of(TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz")));
+        assertThatThrownBy(() -> assertThat(one).ranks().maxStepGap().isGreaterThan(Duration.ZERO))
+                .hasMessageContaining("was 0 ns");
     }
 }
