@@ -107,4 +107,24 @@ class InputValidationTest {
         assertThat(empty.current()).isNaN();
         assertThat(empty.baseline()).isEqualTo(4.5);
     }
+
+    @Test
+    void a_value_below_the_history_has_the_same_p_value_as_one_as_far_above_it() {
+        double[] history = {250, 260, 240, 255, 245, 250, 248, 252};
+        StudentT t = new StudentT(20, Boundaries.both(0.99));
+        ThresholdResult above = t.evaluate(TTFT, 262, history);
+        ThresholdResult below = t.evaluate(TTFT, 238, history);
+        assertThat(below.statistic()).isCloseTo(-above.statistic(), within(1e-12));
+        assertThat(below.pValue()).isCloseTo(above.pValue(), within(1e-15)).isLessThan(0.5);
+        assertThat(above.model()).isEqualTo(StudentT.NAME).isEqualTo("t-test");
+        assertThat(above.statisticName()).isEqualTo("t");
+    }
+
+    @Test
+    void a_statistic_below_a_zero_threshold_reads_at_most_the_threshold() {
+        // the 0.5 boundary's critical value is 0; the current mean is below the previous: no change
+        ThresholdResult r = new Welch(Boundaries.upper(0.5)).evaluate(TTFT, new double[] {1, 2}, new double[] {2, 3});
+        assertThat(r.change()).isEqualTo(Change.NO_CHANGE);
+        assertThat(r.describe()).contains(": t = -1.41 <= 0.00 (50 %)");
+    }
 }
