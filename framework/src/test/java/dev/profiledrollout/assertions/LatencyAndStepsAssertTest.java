@@ -139,8 +139,11 @@ class LatencyAndStepsAssertTest {
             assertThatThrownBy(() -> assertThat(noSlo).goodRequests()).hasMessageContaining("no goodput SLO set");
             assertThatThrownBy(() -> assertThat(noSlo).goodRequestFraction()).hasMessageContaining("@RolloutLoad(goodput");
         }
+        // no request sent: no fraction to judge, whatever the budget
         LatencyReport empty = LatencyReport.of(List.of(), slo);
-        assertThat(empty).goodRequestFraction().isEqualTo(0);
+        assertThatThrownBy(() -> assertThat(empty).goodRequestFraction().isEqualTo(0))
+                .hasMessageContaining("good-request fraction (SLO ttft:20) has no data").hasMessageEndingWith(
+                        "no request was sent");
     }
 
     // ---- steps ----
