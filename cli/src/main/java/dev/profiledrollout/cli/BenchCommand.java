@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -421,8 +423,9 @@ public final class BenchCommand implements Callable<Integer> {
         String bearer = target.headers().stream().filter(h -> h.getKey().equalsIgnoreCase("Authorization"))
                 .map(Map.Entry::getValue).filter(v -> v.regionMatches(true, 0, "Bearer ", 0, 7))
                 .map(v -> v.substring(7).strip()).findFirst().orElse(null);
-        return backend.startsWith("sglang") ? SglangClient.builder(base).apiKey(bearer).build()
-                : VllmClient.builder(base).apiKey(bearer).build();
+        // sglang and sglang-native are SGLang's; the OpenAI labels (vllm, openai, openai-chat) have vLLM's profile routes.
+        BackendSupport support = BackendSupport.named(backend.split("-")[0]).orElse(BackendSupport.of(Backend.VLLM));
+        return support.client(base, new BackendSupport.ClientOptions(bearer, null, null, null));
     }
 
     /**

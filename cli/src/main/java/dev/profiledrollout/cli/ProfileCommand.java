@@ -1,5 +1,6 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.backend.BackendSupport;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.Profiler;
@@ -8,8 +9,6 @@ import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.RouterClient;
-import dev.profiledrollout.engine.SglangClient;
-import dev.profiledrollout.engine.VllmClient;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.recipe.RecipeException;
@@ -89,7 +88,8 @@ public final class ProfileCommand implements Callable<Integer> {
             description = "With --recipe: requests sent through the router in each window. Default: ${DEFAULT-VALUE}")
     int requests;
 
-    @Option(names = "--backend", defaultValue = "sglang", paramLabel = "sglang|vllm", description = "Default: ${DEFAULT-VALUE}")
+    @Option(names = "--backend", defaultValue = "sglang", paramLabel = "sglang|vllm|…",
+            description = "The engines' backend, one of the backends' names. Default: ${DEFAULT-VALUE}")
     String backend;
 
     @Option(names = "--num-steps", defaultValue = "3", description = "SGLang num_steps; 0 omits it. Default: ${DEFAULT-VALUE}")
@@ -134,14 +134,14 @@ public final class ProfileCommand implements Callable<Integer> {
             return runRecipe(out, err);
         }
         String act = action.toLowerCase(Locale.ROOT);
-        String be = backend.toLowerCase(Locale.ROOT);
+        java.util.Optional<BackendSupport> support = BackendSupport.named(backend);
         if (!act.equals("start") && !act.equals("stop")) {
             err.println("--action must be start or stop, was " + action);
             err.flush();
             return 2;
         }
-        if (!be.equals("sglang") && !be.equals("vllm")) {
-            err.println("--backend must be sglang or vllm, was " + backend);
+        if (support.isEmpty()) {
+            err.println("--backend must be one of " + BackendSupport.names() + ", was " + backend);
             err.flush();
             return 2;
         }
@@ -154,9 +154,9 @@ public final class ProfileCommand implements Callable<Integer> {
         if (workers == null) {
             return 1;
         }
-        if (be.equals("vllm") && act.equals("start")) {
-            out.println("vLLM: sending an empty body; num_steps, output_dir and activities are fixed by the servers'"
-                    + " --profiler-config (max_iterations, torch_profiler_dir)");
+        BackendSupport be = support.get();
+        if (act.equals("start")) {
+            be.startNote().ifPresent(out::println);
         }
         List<WorkerOutcome> outcomes;
         try (FanOut fanOut = new FanOut(workers, w -> client(be, w.url()))) {
@@ -165,7 +165,7 @@ public final class ProfileCommand implements Callable<Integer> {
                     : fanOut.stopAll();
         }
         for (int i = 0; i < outcomes.size(); i++) {
-            String where = act.equals("start") && be.equals("sglang")
+            String where = act.equals("start") && be.tracesWhereRequested()
                     ? " → " + workerOutputDir(serverOutputDir(), i, workers.size(), be) : "";
             out.println(workerLabel(i) + " " + outcomes.get(i).describe() + where);
         }
@@ -228,7 +228,7 @@ public final class ProfileCommand implements Callable<Integer> {
             return 1;
         }
         URI loadUrl = routerUrl != null ? routerUrl : urls.get(0);
-        String be = parsed.backend().name().toLowerCase(Locale.ROOT);
+        BackendSupport be = BackendSupport.of(parsed.backend());
         List<String> torchActivities = matched("--activities")
                 ? activities.stream().map(a -> a.toUpperCase(Locale.ROOT)).toList() : List.of("CPU", "GPU");
         OkHttpClient models = CliHttp.client(Duration.ofSeconds(30));
@@ -285,8 +285,8 @@ public final class ProfileCommand implements Callable<Integer> {
      * otherwise write into one directory under names that cannot be told apart, else {@code outputDir} itself
      * (one engine; or vLLM, whose {@code torch_profiler_dir} the server fixes and the request cannot change).
      */
-    static String workerOutputDir(String outputDir, int index, int workers, String backend) {
-        if (workers < 2 || !backend.equals("sglang")) {
+    static String workerOutputDir(String outputDir, int index, int workers, BackendSupport backend) {
+        if (workers < 2 || !backend.tracesWhereRequested()) {
             return outputDir;
         }
         return (outputDir.endsWith("/") ? outputDir : outputDir + "/") + workerLabel(index);
@@ -310,12 +310,8 @@ public final class ProfileCommand implements Callable<Integer> {
         return b.build();
     }
 
-    private EngineClient client(String be, URI url) {
-        String key = CliHttp.apiKey();
+    private EngineClient client(BackendSupport be, URI url) {
         Duration stop = Duration.ofSeconds(Math.max(1, stopTimeoutSeconds));
-        if (be.equals("vllm")) {
-            return VllmClient.builder(url).apiKey(key).stopProfileTimeout(stop).build();
-        }
-        return SglangClient.builder(url).apiKey(key).stopProfileTimeout(stop).build();
+        return be.client(url, new BackendSupport.ClientOptions(CliHttp.apiKey(), null, stop, null));
     }
 }

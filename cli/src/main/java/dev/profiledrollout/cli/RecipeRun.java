@@ -1,5 +1,6 @@
 package dev.profiledrollout.cli;
 
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.engine.EngineClient;
@@ -70,13 +71,12 @@ final class RecipeRun {
     boolean run(List<Worker> workers, OkHttpClient http) throws InterruptedException {
         String model = BenchCommand.firstModel(http, routerUrl);
         out.println("Recipe " + recipe.source() + (recipe.name() == null ? "" : " (" + recipe.name() + ")") + ": "
-                + recipe.backend().name().toLowerCase(Locale.ROOT) + ", " + recipe.profiler().name()
+                + BackendSupport.of(recipe.backend()).name() + ", " + recipe.profiler().name()
                 .toLowerCase(Locale.ROOT) + ", " + recipe.windows().size() + " window(s), model " + model);
-        if (recipe.backend() == Backend.VLLM) {
-            out.println("vLLM: sending an empty body; the servers' --profiler-config must say max_iterations = "
-                    + recipe.windows().stream().map(w -> String.valueOf(w.numSteps())).distinct().toList()
-                    + " and torch_profiler_dir");
-        }
+        BackendSupport support = BackendSupport.of(recipe.backend());
+        support.serverStepsKey().ifPresent(key -> out.println(support.displayName() + ": the servers must have been"
+                + " started to capture " + recipe.windows().stream().map(w -> support.serverStartedWith(w.numSteps(),
+                        w.startStep())).distinct().toList() + "; " + support.startNote().orElse("")));
         boolean ok = true;
         for (SrtctlRecipe.Window w : recipe.windows()) {
             ok &= window(w, workers, model);
@@ -103,7 +103,7 @@ final class RecipeRun {
         List<Worker> phaseWorkers = ofPhase;
         IntFunction<String> dir = i -> ProfileCommand.workerOutputDir(outputDir + "/" + w.mode(),
                 workers.indexOf(phaseWorkers.get(i)), phaseWorkers.size(),
-                recipe.backend().name().toLowerCase(Locale.ROOT));
+                BackendSupport.of(recipe.backend()));
         try (FanOut fanOut = new FanOut(ofPhase, worker -> clients.apply(worker.url()))) {
             List<WorkerOutcome> started = fanOut.start(i -> request(w, dir.apply(i)));
             if (started.stream().anyMatch(o -> o.state() == WorkerOutcome.State.STARTED)) {
@@ -117,7 +117,7 @@ final class RecipeRun {
         }
         for (int i = 0; i < outcomes.size(); i++) {
             out.println("  " + ProfileCommand.workerLabel(workers.indexOf(phaseWorkers.get(i))) + " "
-                    + outcomes.get(i).describe() + (recipe.backend() == Backend.SGLANG ? " → " + dir.apply(i) : ""));
+                    + outcomes.get(i).describe() + (BackendSupport.of(recipe.backend()).tracesWhereRequested() ? " → " + dir.apply(i) : ""));
         }
         if (load != null) {
             LatencyReport latency = load.latency();

@@ -18,8 +18,10 @@ import dev.profiledrollout.engine.ManagedEngine;
 import dev.profiledrollout.engine.ManagedEngineProvider;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +38,33 @@ import org.testcontainers.utility.DockerImageName;
 @API(status = API.Status.EXPERIMENTAL, since = "0.1")
 public final class DefaultContainerEngines implements ManagedEngineProvider {
 
+    /**
+     * The container of one backend: its official image name (what a substitute image stands for), the pinned default
+     * image, and how a container is made from an image and the settings.
+     */
+    private record Kind(Backend backend, DockerImageName official, DockerImageName defaultImage,
+            BiFunction<DockerImageName, Function<String, Optional<String>>, EngineContainer<?>> create) {
+    }
+
+    /** One entry per backend that has an official image; a new backend's container is one more entry. */
+    private static final List<Kind> KINDS = List.of(
+            new Kind(Backend.SGLANG, SglangContainer.DEFAULT_IMAGE_NAME, SglangContainer.DEFAULT_IMAGE,
+                    (image, settings) -> new SglangContainer(image)),
+            new Kind(Backend.VLLM, VllmContainer.DEFAULT_IMAGE_NAME, VllmContainer.DEFAULT_IMAGE,
+                    DefaultContainerEngines::vllm));
+
+    private static EngineContainer<?> vllm(DockerImageName image, Function<String, Optional<String>> settings) {
+        VllmContainer vllm = new VllmContainer(image);
+        settings.apply(CONTAINER_VLLM_VERSION).ifPresent(v -> {
+            try {
+                vllm.withVllmVersion(v);
+            } catch (IllegalArgumentException e) {
+                throw invalid(CONTAINER_VLLM_VERSION, v, "expected a vLLM version such as 0.11.0");
+            }
+        });
+        return vllm;
+    }
+
     // docker run --shm-size: a number and an optional unit b, k, m or g (binary multiples); "gb"/"GiB" tolerated.
     private static final Pattern SIZE = Pattern.compile("(\\d{1,15})\\s*(?:([kmg])i?b?|b)?", Pattern.CASE_INSENSITIVE);
 
@@ -46,25 +75,13 @@ public final class DefaultContainerEngines implements ManagedEngineProvider {
      */
     @Override
     public ManagedEngine create(Backend backend, Function<String, Optional<String>> settings, Path profilerRoot) {
-        DockerImageName official = backend == Backend.VLLM ? VllmContainer.DEFAULT_IMAGE_NAME
-                : SglangContainer.DEFAULT_IMAGE_NAME;
+        Kind kind = KINDS.stream().filter(k -> k.backend() == backend).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("No container image is known for backend " + backend
+                        + "; attach to a running server instead (profiledrollout.engine.url)"));
         DockerImageName image = settings.apply(CONTAINER_IMAGE).map(DockerImageName::parse)
-                .map(name -> name.asCompatibleSubstituteFor(official))
-                .orElse(backend == Backend.VLLM ? VllmContainer.DEFAULT_IMAGE : SglangContainer.DEFAULT_IMAGE);
-        EngineContainer<?> engine;
-        if (backend == Backend.VLLM) {
-            VllmContainer vllm = new VllmContainer(image);
-            settings.apply(CONTAINER_VLLM_VERSION).ifPresent(v -> {
-                try {
-                    vllm.withVllmVersion(v);
-                } catch (IllegalArgumentException e) {
-                    throw invalid(CONTAINER_VLLM_VERSION, v, "expected a vLLM version such as 0.11.0");
-                }
-            });
-            engine = vllm;
-        } else {
-            engine = new SglangContainer(image);
-        }
+                .map(name -> name.asCompatibleSubstituteFor(kind.official()))
+                .orElse(kind.defaultImage());
+        EngineContainer<?> engine = kind.create().apply(image, settings);
         settings.apply(CONTAINER_MODEL).ifPresent(engine::withModel);
         settings.apply(CONTAINER_TP).ifPresent(tp -> engine.withTensorParallelSize(number(CONTAINER_TP, tp)));
         String gpus = settings.apply(CONTAINER_GPUS)

@@ -319,11 +319,9 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         }
         if (chosen.isPresent() && (own.isEmpty() || own.get().target())) {
             chosen.get().validate(problems);
-            OptionalInt maxIterations = vllmMaxIterations(chosen.get());
-            if (maxIterations != null) {
-                recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkVllm(r, maxIterations)));
-                specified.ifPresent(s -> problems.attempt(() -> s.checkVllm(maxIterations)));
-            }
+            Settings keys = chosen.get();
+            recipe.ifPresent(r -> problems.attempt(() -> RecipeWindows.checkServerSteps(r, keys::get)));
+            specified.ifPresent(s -> problems.attempt(() -> s.checkBackend(keys::get)));
         }
         if (configured.isPresent()) {
             // the history keys and @RegressionCheck, read as the test's recorder will read them (no store is opened)
@@ -343,7 +341,7 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 ? managedEngine(context, backend, chosen.get(), (ManagedEngine) own.get().value().get())
                 : defaultContainer(context, backend, chosen.get());
         settings.validate();
-        recipe.ifPresent(r -> RecipeWindows.checkVllm(r, settings.vllmMaxIterations()));
+        recipe.ifPresent(r -> RecipeWindows.checkServerSteps(r, settings::get));
         // A managed engine is attached through the settings; the handle still has to know it runs in a container.
         boolean container = (own.isPresent() && !own.get().target())
                 || chosen.get().engineKind() == Settings.EngineKind.CONTAINER;
@@ -387,14 +385,6 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
     }
 
     /** @return the key's value, or null when it is invalid (and so already reported) */
-    private static OptionalInt vllmMaxIterations(Settings settings) {
-        try {
-            return settings.vllmMaxIterations();
-        } catch (ExtensionConfigurationException e) {
-            return null;
-        }
-    }
-
     /** The class's {@code @RolloutEngine} {@link EngineTarget}, read (a method: called) once for the class. */
     private static EngineTarget target(ExtensionContext context, ManagedEngines.Declaration declaration) {
         ExtensionContext.Store store = classContext(context).getStore(NAMESPACE);

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.Phase;
 import dev.profiledrollout.Profiler;
 import java.util.ArrayList;
@@ -199,9 +200,7 @@ final class RecipeYaml {
             Backend backend = backend();
             Profiler profiler = profiler(backend);
             List<SrtctlRecipe.Window> windows = windows();
-            if (backend == Backend.VLLM) {
-                checkVllm(windows);
-            }
+            checkStartSteps(BackendSupport.of(backend), windows);
             ModelYaml m = file.model() != null ? file.model() : new ModelYaml(null, null, null);
             ResourcesYaml r = file.resources();
             return new SrtctlRecipe(source, file.name(), backend, profiler,
@@ -213,20 +212,18 @@ final class RecipeYaml {
 
         private Backend backend() {
             String type = file.backend() == null || file.backend().type() == null ? "sglang" : file.backend().type();
-            switch (type) {
-                case "sglang":
-                    return Backend.SGLANG;
-                case "vllm":
-                    return Backend.VLLM;
-                case "trtllm":
-                case "mocker":
-                    throw fail("backend.type", "backend.type \"" + type + "\" cannot be profiled here: profile"
-                            + " windows drive SGLang and vLLM engines only. Use a recipe with backend.type sglang"
-                            + " (the default) or vllm");
-                default:
-                    throw fail("backend.type", "backend.type \"" + type + "\" is not an srtctl backend; srtctl knows"
-                            + " sglang (the default), vllm, trtllm and mocker, and windows here drive sglang and vllm");
+            java.util.Optional<BackendSupport> support = BackendSupport.named(type);
+            if (support.isPresent() && support.get().name().equals(type)) {
+                return support.get().backend();
             }
+            if (type.equals("mocker")) {
+                throw fail("backend.type", "backend.type \"mocker\" cannot be profiled here: srtctl's mocker runs no"
+                        + " engine, so there is no profiler to drive. Use a recipe with backend.type "
+                        + BackendSupport.names().replace("|", ", "));
+            }
+            throw fail("backend.type", "backend.type \"" + type + "\" is not an srtctl backend; srtctl knows sglang"
+                    + " (the default), vllm, trtllm and mocker, and windows here drive "
+                    + BackendSupport.names().replace("|", ", "));
         }
 
         private Profiler profiler(Backend backend) {
@@ -240,11 +237,9 @@ final class RecipeYaml {
                 case "torch":
                     return Profiler.TORCH;
                 case "nsys":
-                    if (backend == Backend.VLLM) {
-                        throw fail("profiling.type", "profiling.type nsys with backend.type vllm cannot be honoured:"
-                                + " srtctl bakes that capture into the server's --profiler-config at launch, and a"
-                                + " window cannot open it. Use type: torch, or drive the vLLM server's nsys session"
-                                + " with @ProfiledRollout(profiler = NSYS) and no recipe");
+                    java.util.Optional<String> refused = BackendSupport.of(backend).refuseRecipeProfiler(type);
+                    if (refused.isPresent()) {
+                        throw fail("profiling.type", refused.get());
                     }
                     return Profiler.NSYS;
                 case "nsys-time":
@@ -414,15 +409,13 @@ final class RecipeYaml {
             return rate;
         }
 
-        /** What vLLM cannot take per call, named by the recipe's fields ({@code docs/PROTOCOLS.md} §2.2). */
-        private void checkVllm(List<SrtctlRecipe.Window> windows) {
+        /** The start steps the backend cannot take per window, named by the recipe's fields. */
+        private void checkStartSteps(BackendSupport support, List<SrtctlRecipe.Window> windows) {
             for (SrtctlRecipe.Window w : windows) {
-                if (w.startStep() > 0) {
-                    String field = (w.aggregated() ? "profiling.aggregated" : "profiling." + w.mode()) + ".start_step";
-                    throw fail(field, field + " is " + w.startStep() + " with backend.type vllm, which cannot be"
-                            + " honoured: vLLM has no per-call start step (its delay_iterations is fixed by"
-                            + " --profiler-config at server start). Set start_step: 0 and start the server with"
-                            + " \"delay_iterations\":" + w.startStep() + " instead");
+                String field = (w.aggregated() ? "profiling.aggregated" : "profiling." + w.mode()) + ".start_step";
+                java.util.Optional<String> refused = support.refuseRecipeStartStep(field, w.startStep());
+                if (refused.isPresent()) {
+                    throw fail(field, refused.get());
                 }
             }
         }

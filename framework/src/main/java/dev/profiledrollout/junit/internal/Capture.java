@@ -60,7 +60,7 @@ final class Capture implements AutoCloseable {
         this.phase = phase;
         this.strictSteps = strictSteps;
         this.settings = settings;
-        this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedVllmDir());
+        this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedTraceDir());
         ProfilerCapture capture = ProfilerCapture.of(engine, workers, spec, settings, traces);
         this.report = new CaptureReport(engine, spec, outputDirectory, testName, phase, capture.request(0),
                 this::reported);

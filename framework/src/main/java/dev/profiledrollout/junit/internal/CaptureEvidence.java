@@ -3,7 +3,7 @@ package dev.profiledrollout.junit.internal;
 import static dev.profiledrollout.ProfiledRolloutKeys.NSYS_REPORT;
 
 import dev.profiledrollout.Activity;
-import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.Verdict;
@@ -84,9 +84,10 @@ final class CaptureEvidence {
                     + (spec.startStep() != null ? ", e.g. start_step " + spec.startStep() + " lies past the steps "
                             + "the load produced" : "") + "; raise the load or lower the start step"));
         }
-        // vLLM versions differ in whether they annotate steps; SGLang with the CPU activity always does (count() is
-        // empty otherwise), so there no step means no batch.
-        if (steps.isPresent() && steps.get().max() == 0 && spec.backend() == Backend.SGLANG) {
+        // Where the backend always annotates its steps (SGLang with the CPU activity; count() is empty otherwise), no
+        // step means no batch; vLLM versions differ in whether they annotate.
+        if (steps.isPresent() && steps.get().max() == 0
+                && BackendSupport.of(spec.backend()).stepAnnotationsGuaranteed()) {
             Integer start = spec.startStep();
             return Optional.of(fail("steps captured", 0, "no rank's trace holds an engine step (SGLang step[…], "
                     + "vLLM execute_…): no batch ran while the profiler recorded"

@@ -1,10 +1,9 @@
 package dev.profiledrollout.junit.internal;
 
 import static dev.profiledrollout.ProfiledRolloutKeys.STEPS_STRICT;
-import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
 
-import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.trace.TraceSet;
@@ -55,7 +54,7 @@ final class CaptureSteps {
      */
     static Optional<CapturedSteps> count(WindowSpec spec, TraceSet trace, boolean strict) {
         if (!spec.writesTraceFiles() || trace == null || trace.traces().isEmpty()
-                || spec.backend() == Backend.SGLANG && !spec.activities().contains(Activity.CPU)) {
+                || !BackendSupport.of(spec.backend()).annotatesSteps(spec.activities())) {
             return Optional.empty();
         }
         Map<String, Integer> captured = new LinkedHashMap<>();
@@ -101,14 +100,7 @@ final class CaptureSteps {
                     + " outputTokens, or lower numSteps");
         }
         if (steps.max() > n) {
-            text.append(backend == Backend.VLLM
-                    ? "; the server's profiler config has no max_iterations (or another one) and recorded until"
-                            + " /stop_profile: start vLLM with --profiler-config"
-                            + " '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"…\",\"max_iterations\":" + n + "}'"
-                            + " (vLLM 0.13 and later) or VLLM_PROFILER_MAX_ITERS=" + n + " (before 0.13), as "
-                            + VLLM_MAX_ITERATIONS + "=" + n + " says it was"
-                    : "; the server recorded past num_steps=" + n + " until /stop_profile: a server that ignores "
-                            + "num_steps records the whole window; check the SGLang version");
+            text.append("; ").append(BackendSupport.of(backend).overCaptureFix(n));
         }
         return text.toString();
     }

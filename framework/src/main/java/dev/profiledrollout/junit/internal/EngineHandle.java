@@ -6,17 +6,14 @@ import static dev.profiledrollout.ProfiledRolloutKeys.PREFILL_URL;
 import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.SimulatedEngine;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.engine.EngineClient;
 import dev.profiledrollout.engine.EngineException;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.RouterClient;
 import dev.profiledrollout.engine.ServerInfo;
-import dev.profiledrollout.engine.SglangClient;
-import dev.profiledrollout.engine.VllmClient;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
@@ -56,6 +53,7 @@ public final class EngineHandle implements AutoCloseable {
     private final String model;
     private final Settings settings;
     private volatile boolean container;
+    private Path embeddedTraceDir; // set once by open()
 
     private EngineHandle(EngineSimulator simulator, Backend backend, List<Worker> workers, FanOut fanOut,
             EngineClient loadClient, URI loadUri, ServerInfo serverInfo, String model, Settings settings) {
@@ -74,10 +72,11 @@ public final class EngineHandle implements AutoCloseable {
     public static EngineHandle open(Settings settings, Optional<SimulatedEngine> shape, Backend backend) {
         settings.validate();
         EngineSimulator simulator = null;
+        Path[] traceDir = new Path[1];
         List<Worker> workers;
         URI loadUri;
         if (settings.engineKind() == Settings.EngineKind.EMBEDDED) {
-            simulator = startSimulator(shape, backend, settings);
+            simulator = startSimulator(shape, backend, settings, traceDir);
             loadUri = simulator.baseUri();
             workers = List.of(new Worker(loadUri, "regular", true, 0, null));
         } else {
@@ -101,9 +100,12 @@ public final class EngineHandle implements AutoCloseable {
             if (simulator == null) {
                 checkTargets(settings, backend, workers, fanOut);
             }
-            ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 1 : simulator.config().tpSize());
+            ServerInfo info = serverInfo(backend, fanOut, settings, simulator == null ? 0 : simulator.config().tpSize());
             String model = loadClient.models().stream().findFirst().orElse(info.servedModelName());
-            return new EngineHandle(simulator, backend, workers, fanOut, loadClient, loadUri, info, model, settings);
+            EngineHandle handle = new EngineHandle(simulator, backend, workers, fanOut, loadClient, loadUri, info,
+                    model, settings);
+            handle.embeddedTraceDir = traceDir[0];
+            return handle;
         } catch (RuntimeException e) {
             fanOut.close();
             loadClient.close();
@@ -149,7 +151,7 @@ public final class EngineHandle implements AutoCloseable {
         }
         for (EngineClient client : fanOut.clients()) {
             if (client != null) {
-                TargetCheck.backendMatches(client, keyOf(settings, client.baseUri()), backend);
+                TargetCheck.backendMatches(client, keyOf(settings, client.baseUri()), BackendSupport.of(backend));
                 return;
             }
         }
@@ -197,67 +199,28 @@ public final class EngineHandle implements AutoCloseable {
     }
 
     private static EngineClient client(Backend backend, URI uri, Settings settings) {
-        if (backend == Backend.VLLM) {
-            VllmClient.Builder b = VllmClient.builder(uri).stopProfileTimeout(settings.stopTimeout(true))
-                    .unreachableTimeout(settings.connectTimeout());
-            settings.apiKey().ifPresent(b::apiKey);
-            return b.build();
-        }
-        SglangClient.Builder b = SglangClient.builder(uri).stopProfileTimeout(settings.stopTimeout(false))
-                .unreachableTimeout(settings.connectTimeout());
-        settings.apiKey().ifPresent(b::apiKey);
-        return b.build();
+        BackendSupport support = BackendSupport.of(backend);
+        return support.client(uri, new BackendSupport.ClientOptions(settings.apiKey().orElse(null), null,
+                settings.stopTimeout(support.defaultStopTimeout()), settings.connectTimeout()));
     }
 
-    /**
-     * SGLang: {@code /server_info} of the first healthy engine. vLLM has no such route, so the layout comes from
-     * {@code profiledrollout.engine.ranks} (TP size; 1 when unset, and the trace watcher then waits for the file
-     * count to settle).
-     */
+    /** The engine's layout and identity, as its backend learns them ({@link BackendSupport#serverInfo}). */
     private static ServerInfo serverInfo(Backend backend, FanOut fanOut, Settings settings, int embeddedTp) {
         EngineClient first = fanOut.clients().stream().filter(java.util.Objects::nonNull).findFirst()
                 .orElseThrow(() -> new ExtensionConfigurationException("Every engine is reported unhealthy by the"
                         + " router; nothing can be profiled. Check the router's GET /workers."));
-        if (first instanceof SglangClient sglang) {
-            return sglang.serverInfo();
-        }
-        ObjectNode raw = JsonNodeFactory.instance.objectNode();
-        raw.put("backend", "vllm");
-        if (embeddedTp > 0 && fanOut.workers().size() == 1 && settings.engineKind() == Settings.EngineKind.EMBEDDED) {
-            raw.put("engine", "simulator");
-        }
-        raw.put("tp_size", settings.engineRanks().orElse(embeddedTp));
-        // The engine version the history records (RunConfiguration.engineVersion); vLLM reports it on GET /version.
-        if (first instanceof dev.profiledrollout.engine.VllmClient vllm) {
-            vllm.version().ifPresent(v -> raw.put("version", v));
-        }
-        return ServerInfo.fromJson(raw);
+        boolean embedded = fanOut.workers().size() == 1 && settings.engineKind() == Settings.EngineKind.EMBEDDED;
+        return BackendSupport.of(backend).serverInfo(first, settings.engineRanks(), embedded ? embeddedTp : 0);
     }
 
-    /**
-     * For vLLM the simulator gets a {@code --profiler-config} with a fresh {@code torch_profiler_dir} under the output
-     * directory and {@code max_iterations} from {@code profiledrollout.vllm.max.iterations} (what a user's server would
-     * be started with).
-     */
     /** Makes fresh noise seeds of simulators started in the same nanosecond differ. */
     private static final java.util.concurrent.atomic.AtomicLong NOISE_SEEDS = new java.util.concurrent.atomic.AtomicLong();
 
-    private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape, Backend backend, Settings settings) {
+    private static EngineSimulator startSimulator(Optional<SimulatedEngine> shape, Backend backend, Settings settings,
+            Path[] traceDir) {
         SimulatorConfig.Builder config = SimulatorConfig.builder();
-        if (backend == Backend.VLLM) {
-            try {
-                Files.createDirectories(settings.outputDir());
-                Path dir = Files.createTempDirectory(settings.outputDir(), "vllm-profiler-");
-                ObjectNode profilerConfig = JsonNodeFactory.instance.objectNode();
-                profilerConfig.put("profiler", "torch");
-                profilerConfig.put("torch_profiler_dir", dir.toString());
-                settings.vllmMaxIterations().ifPresent(n -> profilerConfig.put("max_iterations", n));
-                config.backend("vllm").profilerConfig(profilerConfig.toString());
-            } catch (IOException e) {
-                throw new UncheckedIOException("Could not create the embedded vLLM profiler directory under "
-                        + settings.outputDir(), e);
-            }
-        }
+        traceDir[0] = BackendSupport.of(backend).configureSimulator(config, settings.outputDir(), settings::get)
+                .orElse(null);
         if (shape.isPresent()) {
             SimulatedEngine s = shape.get();
             ConfigurationProblems problems = new ConfigurationProblems();
@@ -366,12 +329,12 @@ public final class EngineHandle implements AutoCloseable {
         return loadUri;
     }
 
-    /** @return the embedded vLLM simulator's {@code torch_profiler_dir}, or empty for any other engine */
-    public Optional<Path> embeddedVllmDir() {
-        if (simulator == null || simulator.config().vllmProfilerConfig() == null) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable(simulator.config().vllmProfilerConfig().torchProfilerDir());
+    /**
+     * @return the trace directory the embedded simulator was started with, when its backend fixes it at server start
+     *         (vLLM's {@code torch_profiler_dir}); empty for any other engine
+     */
+    public Optional<Path> embeddedTraceDir() {
+        return simulator == null ? Optional.empty() : Optional.ofNullable(embeddedTraceDir);
     }
 
     /**

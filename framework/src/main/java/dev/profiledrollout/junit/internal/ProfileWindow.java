@@ -76,7 +76,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         this.settings = settings;
         this.outputDirectory = outputDirectory;
         this.testName = testName;
-        spec.checkVllm(settings.vllmMaxIterations()).ifPresent(w -> LOG.log(System.Logger.Level.WARNING, w));
+        spec.checkBackend(settings::get).forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
     }
 
     /** Warm-up outside the window, then the profiler start and the load of the first capture. */

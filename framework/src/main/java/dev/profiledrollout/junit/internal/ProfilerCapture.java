@@ -1,7 +1,7 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.Activity;
-import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.engine.ProfileRequest;
@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@link SglangCapture}: SGLang's torch profiler or RPD, {@code /start_profile} per engine, one output
  *       directory per engine;</li>
- *   <li>{@link VllmCapture}: vLLM's torch profiler, the files that appear in its fixed {@code torch_profiler_dir};</li>
+ *   <li>{@link FixedDirectoryCapture}: a profiler whose directory is fixed at server start (vLLM's
+ *       {@code torch_profiler_dir}, a launch-time capture range), the files that appear in it;</li>
  *   <li>{@link CudaProfilerCapture}: SGLang's {@code CUDA_PROFILER} activity delimiting an nsys capture;</li>
  *   <li>{@link NsysSessionCapture}: an interactive Nsight Systems session.</li>
  * </ul>
@@ -84,9 +85,10 @@ interface ProfilerCapture extends AutoCloseable {
                     ? new CudaProfilerCapture(engine, workers, spec, settings, traces)
                     : new NsysSessionCapture(workers.size(), spec, settings, traces);
         }
-        return spec.backend() == Backend.VLLM
-                ? new VllmCapture(engine, workers, spec, settings, traces)
-                : new SglangCapture(engine, workers, spec, settings, traces);
+        return switch (BackendSupport.of(spec.backend()).control()) {
+            case PER_REQUEST -> new SglangCapture(engine, workers, spec, settings, traces);
+            case SERVER_CONFIG, LAUNCH_RANGE -> new FixedDirectoryCapture(engine, workers, spec, settings, traces);
+        };
     }
 
     /** @return the {@code /start_profile} body of the engine at {@code worker} ({@code summary.json} shows engine 0's) */

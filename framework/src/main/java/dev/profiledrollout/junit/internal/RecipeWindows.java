@@ -1,10 +1,9 @@
 package dev.profiledrollout.junit.internal;
 
-import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.Activity;
-import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutLoad;
@@ -93,9 +92,9 @@ public final class RecipeWindows {
         problems.check(profile.numSteps() == 0 && profile.startStep() == -1, "@ProfiledRollout(numSteps = "
                 + profile.numSteps() + ", startStep = " + profile.startStep() + ") with @RolloutRecipe", recipeName
                 + " gives the capture steps (start_step, stop_step); remove numSteps and startStep");
-        problems.check(profile.backend() == Backend.SGLANG || profile.backend() == recipe.backend(), "@ProfiledRollout(backend = "
+        problems.check(BackendSupport.isDefault(profile.backend()) || profile.backend() == recipe.backend(), "@ProfiledRollout(backend = "
                 + profile.backend() + ") with @RolloutRecipe", recipeName + " has backend.type "
-                + recipe.backend().name().toLowerCase(java.util.Locale.ROOT) + "; remove backend from"
+                + BackendSupport.of(recipe.backend()).name() + "; remove backend from"
                 + " @ProfiledRollout or change the recipe");
         problems.check(profile.profiler() == Profiler.TORCH || profile.profiler() == recipe.profiler(), "@ProfiledRollout("
                 + "profiler = " + profile.profiler() + ") with @RolloutRecipe", recipeName + " has profiling.type "
@@ -138,28 +137,37 @@ public final class RecipeWindows {
     }
 
     /**
-     * Checks a vLLM recipe's step counts against the server's {@code max_iterations}: vLLM takes {@code num_steps}
-     * only at server start ({@code docs/PROTOCOLS.md} §2.2).
+     * Checks a recipe's step counts against the steps its server was started with, for a backend that fixes them at
+     * server start (vLLM's {@code max_iterations}, {@code docs/PROTOCOLS.md} §2.2); nothing for the others.
      *
-     * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
+     * @param settings the configuration, by key
      * @throws ExtensionConfigurationException naming the recipe's field when they cannot agree
      */
-    public static void checkVllm(SrtctlRecipe recipe, OptionalInt maxIterations) {
-        if (recipe.backend() != Backend.VLLM) {
+    public static void checkServerSteps(SrtctlRecipe recipe, java.util.function.Function<String,
+            java.util.Optional<String>> settings) {
+        BackendSupport support = BackendSupport.of(recipe.backend());
+        if (support.serverStepsKey().isEmpty()) {
             return;
+        }
+        String key = support.serverStepsKey().get();
+        String name = support.serverStepsName();
+        OptionalInt fixed;
+        try {
+            fixed = support.serverSteps(settings);
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException(e.getMessage(), e);
         }
         for (SrtctlRecipe.Window w : recipe.windows()) {
             String field = "profiling." + (w.aggregated() ? "aggregated" : w.mode());
             String what = "The recipe " + recipe.source() + " (" + field + ": start_step " + w.startStep()
-                    + ", stop_step " + w.stopStep() + ") with backend.type vllm";
-            check(maxIterations.isPresent(), what, "vLLM takes num_steps = stop_step - start_step = " + w.numSteps()
-                    + " only as max_iterations in the server's --profiler-config. Set " + VLLM_MAX_ITERATIONS
-                    + "=" + w.numSteps() + " to confirm the server was started with \"max_iterations\":"
-                    + w.numSteps());
-            check(maxIterations.getAsInt() == w.numSteps(), what, "the server's max_iterations is "
-                    + maxIterations.getAsInt() + " (" + VLLM_MAX_ITERATIONS + "), but the recipe asks for "
-                    + w.numSteps() + " steps; make stop_step - start_step match it, or restart the server with"
-                    + " \"max_iterations\":" + w.numSteps());
+                    + ", stop_step " + w.stopStep() + ") with backend.type " + support.name();
+            String startedWith = support.serverStartedWith(w.numSteps(), w.startStep());
+            check(fixed.isPresent(), what, support.displayName() + " takes num_steps = stop_step - start_step = "
+                    + w.numSteps() + " only as " + name + " at server start. Set " + key + " to confirm the server"
+                    + " was started with " + startedWith);
+            check(fixed.getAsInt() == w.numSteps(), what, "the server's " + name + " is " + fixed.getAsInt() + " ("
+                    + key + "), but the recipe asks for " + w.numSteps() + " steps; make stop_step - start_step match"
+                    + " it, or restart the server with " + startedWith);
         }
     }
 

@@ -414,15 +414,16 @@ public final class Settings {
     }
 
     /**
-     * @return {@link ProfiledRolloutKeys#STOP_TIMEOUT}; by default 10 min for SGLang, 30 min for vLLM (its stop
-     *         exports every worker's trace first, {@code docs/PROTOCOLS.md} §2.3)
+     * @param backendDefault the backend's default ({@code BackendSupport.defaultStopTimeout()})
+     * @return {@link ProfiledRolloutKeys#STOP_TIMEOUT}, else {@code backendDefault}
      */
-    public Duration stopTimeout(boolean vllm) {
-        return duration(STOP_TIMEOUT, vllm ? Duration.ofMinutes(30) : Duration.ofMinutes(10));
+    public Duration stopTimeout(Duration backendDefault) {
+        return duration(STOP_TIMEOUT, backendDefault);
     }
 
+    /** @return {@link ProfiledRolloutKeys#STOP_TIMEOUT} for an nsys session, by default 10 min */
     public Duration stopTimeout() {
-        return stopTimeout(false);
+        return stopTimeout(Duration.ofMinutes(10));
     }
 
     /** The key's value, else its default from {@link ProfiledRolloutKeys#all()}. */

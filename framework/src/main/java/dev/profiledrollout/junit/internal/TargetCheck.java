@@ -3,8 +3,7 @@ package dev.profiledrollout.junit.internal;
 import static dev.profiledrollout.ProfiledRolloutKeys.ROUTER_URL;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.engine.EngineClient;
 import dev.profiledrollout.engine.ServerProbe;
 import java.net.URI;
@@ -18,10 +17,8 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
  * <ul>
  *   <li>a router (sgl-model-gateway or vllm-router) given as an engine: it answers {@code GET /workers} with a
  *       {@code workers} array (or the legacy {@code GET /list_workers} with {@code urls}), which no engine serves;</li>
- *   <li>vLLM where the test says SGLang: no {@code GET /server_info} (404) but a {@code GET /version};</li>
- *   <li>SGLang where the test says vLLM: {@code GET /server_info} answers SGLang's server arguments
- *       ({@code tp_size}, {@code model_path}); vLLM serves that route only in its development mode, and then as
- *       {@code {"vllm_config": …}} (vllm-project/vllm {@code vllm/entrypoints/openai/api_server.py}).</li>
+ *   <li>a server of another backend than the test declares, as that backend recognises it
+ *       ({@link BackendSupport#otherBackendAt}).</li>
  * </ul>
  * A probe that fails for any other reason (an API key, a network error) proves nothing and is ignored: the usual
  * calls report it.
@@ -51,29 +48,12 @@ public final class TargetCheck {
     /**
      * @param engine  the client of an engine (with its API key)
      * @param source  the key that named it (or the router's {@code GET /workers})
-     * @param backend the backend the test declares
+     * @param backend the support of the backend the test declares
      * @throws ExtensionConfigurationException when the engine answers like the other backend
      */
-    public static void backendMatches(EngineClient engine, String source, Backend backend) {
-        URI url = engine.baseUri();
-        if (backend == Backend.SGLANG) {
-            Optional<String> version = ServerProbe.vllmVersion(engine.httpClient(), url);
-            if (version.isPresent()) {
-                throw new ExtensionConfigurationException(url + " (" + source + ") answers like vLLM (GET /version"
-                        + " is \"" + version.get() + "\" and there is no GET /server_info), but the test declares"
-                        + " @ProfiledRollout(backend = SGLANG). Set backend = VLLM (and configure its capture:"
-                        + " profiledrollout.trace.dir, docs/USER-GUIDE.md), or point " + source
-                        + " at the SGLang server");
-            }
-        } else if (backend == Backend.VLLM) {
-            Optional<JsonNode> info = ServerProbe.sglangServerInfo(engine.httpClient(), url);
-            if (info.isPresent()) {
-                throw new ExtensionConfigurationException(url + " (" + source + ") answers GET /server_info like"
-                        + " SGLang (tp_size " + info.get().path("tp_size").asText("?") + ", model_path "
-                        + info.get().path("model_path").asText("?") + "), but the test declares"
-                        + " @ProfiledRollout(backend = VLLM). Set backend = SGLANG, or point " + source
-                        + " at the vLLM server");
-            }
-        }
+    public static void backendMatches(EngineClient engine, String source, BackendSupport backend) {
+        backend.otherBackendAt(engine, source).ifPresent(message -> {
+            throw new ExtensionConfigurationException(message);
+        });
     }
 }

@@ -5,6 +5,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
 
 import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.trace.TraceFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,20 +36,21 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 record TraceLocation(String serverPath, Path localPath, Path collectedPath, String origin) {
 
     /**
-     * @param embeddedVllmDir the embedded vLLM simulator's {@code torch_profiler_dir}, when that is the engine
+     * @param embeddedTraceDir the embedded simulator's trace directory, when its backend fixes it at server start
      */
     static TraceLocation resolve(WindowSpec spec, Settings settings, Path outputDirectory,
-            java.util.Optional<Path> embeddedVllmDir) {
+            java.util.Optional<Path> embeddedTraceDir) {
         Path collected = outputDirectory.resolve("traces");
-        if (spec.backend() == Backend.VLLM) {
-            if (embeddedVllmDir.isPresent()) {
-                return new TraceLocation(embeddedVllmDir.get().toString(), embeddedVllmDir.get(), collected,
-                        "the embedded vLLM simulator's torch_profiler_dir under " + OUTPUT_DIR);
+        BackendSupport support = BackendSupport.of(spec.backend());
+        if (!support.tracesWhereRequested()) {
+            if (embeddedTraceDir.isPresent()) {
+                return new TraceLocation(embeddedTraceDir.get().toString(), embeddedTraceDir.get(), collected,
+                        "the embedded " + support.displayName() + " simulator's trace directory under " + OUTPUT_DIR);
             }
             if (settings.traceDir().isEmpty()) {
-                throw new ExtensionConfigurationException("backend = VLLM needs " + TRACE_DIR + ": the"
-                        + " server's torch_profiler_dir (from its --profiler-config) as this machine sees it; with a"
-                        + " different path on the server also set " + TRACE_DIR_SERVER);
+                throw new ExtensionConfigurationException("backend = " + spec.backend() + " needs " + TRACE_DIR
+                        + ": " + support.fixedTraceDirectory() + " as this machine sees it; with a different path on"
+                        + " the server also set " + TRACE_DIR_SERVER);
             }
             Path local = settings.traceDir().get().toAbsolutePath();
             return new TraceLocation(settings.traceDirOnServer().orElse(local.toString()), local, collected,
@@ -85,7 +87,7 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath, Stri
      * (vllm-project/vllm {@code vllm/profiler/wrapper.py}).
      */
     TraceLocation ofWorker(int number, int workers, Backend backend) {
-        return workers > 1 && backend == Backend.SGLANG ? forWorker(number) : this;
+        return workers > 1 && BackendSupport.of(backend).tracesWhereRequested() ? forWorker(number) : this;
     }
 
     /**
@@ -95,14 +97,16 @@ record TraceLocation(String serverPath, Path localPath, Path collectedPath, Stri
      * @throws IOException when it cannot be created
      */
     void prepare(Backend backend, Path outputDirectory) {
+        boolean ours = BackendSupport.of(backend).tracesWhereRequested() || localPath.startsWith(outputDirectory);
         try {
-            if (backend != Backend.VLLM || localPath.startsWith(outputDirectory)) {
+            if (ours) {
                 Files.createDirectories(localPath);
             } else if (!Files.isDirectory(localPath)) {
-                throw new java.nio.file.NoSuchFileException(localPath.toString(), null, "no such directory: the "
-                        + "server's torch_profiler_dir must exist on this machine too (a shared filesystem)");
+                throw new java.nio.file.NoSuchFileException(localPath.toString(), null, "no such directory: "
+                        + BackendSupport.of(backend).fixedTraceDirectory() + " must exist on this machine too (a"
+                        + " shared filesystem)");
             }
-            if (!Files.isWritable(localPath) && (backend != Backend.VLLM || localPath.startsWith(outputDirectory))) {
+            if (!Files.isWritable(localPath) && ours) {
                 throw new java.nio.file.AccessDeniedException(localPath.toString(), null, "not writable by this user");
             }
         } catch (IOException e) {

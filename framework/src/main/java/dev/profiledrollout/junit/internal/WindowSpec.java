@@ -1,7 +1,5 @@
 package dev.profiledrollout.junit.internal;
 
-import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
-import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.Activity;
@@ -11,6 +9,7 @@ import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.Endpoint;
@@ -102,64 +101,31 @@ public record WindowSpec(
     }
 
     /**
-     * Checks what vLLM cannot take per call against what configuration says the server was started with
-     * ({@code docs/PROTOCOLS.md} §2.2): {@code numSteps} is vLLM's {@code max_iterations}.
+     * Checks what the backend cannot take per window against what configuration says its server was started with
+     * ({@link BackendSupport#checkRequest}, e.g. vLLM's {@code max_iterations}, {@code docs/PROTOCOLS.md} §2.2).
      *
-     * @param maxIterations {@code profiledrollout.vllm.max.iterations}, when configured
-     * @return a warning to print, or empty
+     * @param settings the configuration, by key
+     * @return the warnings to print
      * @throws ExtensionConfigurationException when the test asks for something the server will not do, listing every
      *         such attribute
      */
-    public java.util.Optional<String> checkVllm(java.util.OptionalInt maxIterations) {
-        if (backend != Backend.VLLM) {
-            return java.util.Optional.empty();
-        }
-        ConfigurationProblems problems = new ConfigurationProblems();
+    public List<String> checkBackend(java.util.function.Function<String, Optional<String>> settings) {
         List<PhaseSpec> windows = phases.isEmpty() ? List.of(new PhaseSpec(null, numSteps, startStep, load)) : phases;
-        for (PhaseSpec w : windows) {
-            if (w.startStep() != null) {
-                problems.check(false, "@ProfiledRollout(startStep = " + w.startStep() + ") with backend = VLLM",
-                        "vLLM has no per-call start step; its delay_iterations is fixed by --profiler-config at"
-                                + " server start. Remove startStep");
-            }
-            if (w.numSteps() != null) {
-                problems.check(maxIterations.isPresent(), "@ProfiledRollout(numSteps = " + w.numSteps()
-                                + ") with backend = VLLM",
-                        "vLLM cannot take num_steps per call: it is max_iterations in the server's --profiler-config."
-                                + " Set " + VLLM_MAX_ITERATIONS + "=" + w.numSteps() + " to confirm the server"
-                                + " was started with \"max_iterations\":" + w.numSteps() + ", or remove numSteps");
-                problems.check(maxIterations.isEmpty() || maxIterations.getAsInt() == w.numSteps(),
-                        "@ProfiledRollout(numSteps = " + w.numSteps() + ") with backend = VLLM",
-                        "the server's max_iterations is " + maxIterations.orElse(0) + " ("
-                        + VLLM_MAX_ITERATIONS + "); vLLM would capture " + (maxIterations.orElse(0) == 0
-                                ? "until /stop_profile" : maxIterations.orElse(0) + " steps")
-                        + ". Make numSteps match it, or restart the server with \"max_iterations\":" + w.numSteps());
-            }
+        BackendSupport.CaptureRequest request = new BackendSupport.CaptureRequest(windows.stream()
+                .map(w -> new BackendSupport.Window(w.phase() == null ? null : w.phase().name(), w.numSteps(),
+                        w.startStep())).toList(), profiler, activities, profileByStage, outputDir, withStack,
+                recordShapes, profilePrefix, !profileId.isEmpty() || mergeProfiles || !profileStages.isEmpty()
+                        || shapeDiscovery);
+        ConfigurationProblems problems = new ConfigurationProblems();
+        BackendSupport.Verdict verdict;
+        try {
+            verdict = BackendSupport.of(backend).checkRequest(request, settings);
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException(e.getMessage(), e);
         }
-        problems.check(!profileByStage, "@ProfiledRollout(profileByStage = true) with backend = VLLM",
-                "profile_by_stage is SGLang-only; remove it");
-        problems.check(outputDir.isEmpty(), "@ProfiledRollout(outputDir = \"" + outputDir + "\") with backend = VLLM",
-                "vLLM writes to the torch_profiler_dir of its --profiler-config; set " + TRACE_DIR
-                        + " to where this machine reads it instead");
-        problems.check(withStack && recordShapes, "@ProfiledRollout(" + (withStack ? "" : "withStack = false")
-                        + (withStack || recordShapes ? "" : ", ") + (recordShapes ? "" : "recordShapes = false")
-                        + ") with backend = VLLM", "vLLM's /start_profile takes no body, so this would be ignored: set"
-                        + " torch_profiler_with_stack / torch_profiler_record_shapes in the server's --profiler-config"
-                        + " instead, and remove the attribute");
-        problems.check(profilePrefix.isEmpty(), "@ProfiledRollout(profilePrefix = \"" + profilePrefix
-                        + "\") with backend = VLLM",
-                "vLLM takes no per-call prefix; remove it");
-        problems.check(profileId.isEmpty() && !mergeProfiles && profileStages.isEmpty() && !shapeDiscovery,
-                "@ProfiledRollout(profileId, mergeProfiles, profileStages or shapeDiscovery) with backend = VLLM",
-                "these are SGLang /start_profile fields and vLLM's /start_profile takes no body; remove them");
+        verdict.problems().forEach(p -> problems.check(false, p.subject(), p.fix()));
         problems.throwIfAny();
-        if (numSteps == null && maxIterations.isPresent() && maxIterations.getAsInt() > 0) {
-            return java.util.Optional.of("vLLM's max_iterations is " + maxIterations.getAsInt() + " ("
-                    + VLLM_MAX_ITERATIONS + "): the capture stops by itself after that many steps, before"
-                    + " the window ends; set @ProfiledRollout(numSteps = " + maxIterations.getAsInt()
-                    + ") to say so in the test");
-        }
-        return java.util.Optional.empty();
+        return verdict.warnings();
     }
 
     /** The defaults of {@code @RolloutLoad} when the test has none. */
@@ -174,11 +140,8 @@ public record WindowSpec(
     public static WindowSpec of(ProfiledRollout profile, RolloutLoad load, List<RolloutPhase> phaseAnnotations) {
         RolloutLoad l = load != null ? load : Defaults.class.getAnnotation(RolloutLoad.class);
         ConfigurationProblems problems = new ConfigurationProblems();
-        problems.check(profile.profiler() != Profiler.NSYS || profile.backend() == Backend.SGLANG
-                        || !Arrays.asList(profile.activities()).contains(Activity.CUDA_PROFILER),
-                "@ProfiledRollout(profiler = NSYS, activities = CUDA_PROFILER) with backend = VLLM",
-                "vLLM's cudaProfilerApi capture is --profiler-config '{\"profiler\":\"cuda\"}' at server start;"
-                        + " leave CUDA_PROFILER out and use an nsys interactive session or the torch profiler");
+        BackendSupport.of(profile.backend()).checkProfiler(profile.profiler(), Set.of(profile.activities()))
+                .ifPresent(p -> problems.check(false, p.subject(), p.fix()));
         problems.check(profile.numSteps() >= 0, "@ProfiledRollout(numSteps = " + profile.numSteps() + ")",
                 "0 (profile until the window ends) or a positive number of scheduler steps");
         problems.check(profile.startStep() >= -1, "@ProfiledRollout(startStep = " + profile.startStep() + ")",

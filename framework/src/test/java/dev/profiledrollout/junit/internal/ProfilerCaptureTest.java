@@ -76,7 +76,7 @@ class ProfilerCaptureTest {
         Settings settings = settings(Map.of(ProfiledRolloutKeys.TRACE_DIR, serverDir.toString()));
         try (EngineHandle engine = EngineHandle.open(settings(Map.of()), Optional.empty(), Backend.SGLANG)) {
             Map<Class<?>, Class<?>> kinds = Map.of(Torch.class, SglangCapture.class, Rpd.class, SglangCapture.class,
-                    Vllm.class, VllmCapture.class, CudaProfilerApi.class, CudaProfilerCapture.class,
+                    Vllm.class, FixedDirectoryCapture.class, CudaProfilerApi.class, CudaProfilerCapture.class,
                     NsysSession.class, NsysSessionCapture.class);
             kinds.forEach((test, kind) -> {
                 WindowSpec spec = spec(test);
@@ -126,7 +126,7 @@ class ProfilerCaptureTest {
         try (EngineHandle engine = EngineHandle.open(settings,
                 Optional.of(TwoRanks.class.getAnnotation(SimulatedEngine.class)), Backend.SGLANG);
              WindowLoad load = new WindowLoad(engine, spec, settings)) {
-            TraceLocation traces = TraceLocation.resolve(spec, settings, output, engine.embeddedVllmDir());
+            TraceLocation traces = TraceLocation.resolve(spec, settings, output, engine.embeddedTraceDir());
             traces.prepare(spec.backend(), output);
             try (ProfilerCapture capture = ProfilerCapture.of(engine, engine.workers(), spec, settings, traces)) {
                 load.warmUp();

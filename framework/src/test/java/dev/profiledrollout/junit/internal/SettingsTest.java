@@ -1,5 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
+import dev.profiledrollout.Backend;
+import dev.profiledrollout.backend.BackendSupport;
+import java.time.Duration;
 import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
@@ -55,9 +58,11 @@ class SettingsTest {
 
     @Test
     void should_default_the_vllm_stop_timeout_to_thirty_minutes() {
-        assertThat(settings(Map.of()).stopTimeout(true)).hasMinutes(30);
-        assertThat(settings(Map.of()).stopTimeout(false)).hasMinutes(10);
-        assertThat(settings(Map.of("profiledrollout.stop.timeout", "PT45M")).stopTimeout(true)).hasMinutes(45);
+        Duration vllm = BackendSupport.of(Backend.VLLM).defaultStopTimeout();
+        Duration sglang = BackendSupport.of(Backend.SGLANG).defaultStopTimeout();
+        assertThat(settings(Map.of()).stopTimeout(vllm)).hasMinutes(30);
+        assertThat(settings(Map.of()).stopTimeout(sglang)).hasMinutes(10);
+        assertThat(settings(Map.of("profiledrollout.stop.timeout", "PT45M")).stopTimeout(vllm)).hasMinutes(45);
     }
 
     @Test

@@ -104,7 +104,7 @@ class StartProfileBodyTest {
     void sglang_only_fields_are_refused_for_vllm_whose_start_takes_no_body() {
         WindowSpec spec = spec(VllmMerge.class);
 
-        assertThatThrownBy(() -> spec.checkVllm(OptionalInt.empty()))
+        assertThatThrownBy(() -> spec.checkBackend(key -> java.util.Optional.empty()))
                 .isInstanceOf(ExtensionConfigurationException.class).hasMessageContaining("with backend = VLLM")
                 .hasMessageContaining("takes no body");
     }

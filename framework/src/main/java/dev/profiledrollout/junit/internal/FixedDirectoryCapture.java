@@ -11,9 +11,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * vLLM's torch profiler on every engine: the engines write into the {@code torch_profiler_dir} fixed at server start
- * (vllm-project/vllm {@code vllm/profiler/wrapper.py}), one directory shared by every window, so the capture's files
- * are those that were not there when it started, one worker-host directory deep. vLLM cannot report its layout: with
+ * A profiler whose directory is fixed when the server starts, so one directory is shared by every window: vLLM's
+ * {@code torch_profiler_dir} (vllm-project/vllm {@code vllm/profiler/wrapper.py}), or the directory of a server
+ * launched with a capture range ({@code BackendSupport.Control#LAUNCH_RANGE}). The capture's files are those that were
+ * not there when it started, one worker-host directory deep. Such servers cannot report their layout: with
  * {@code profiledrollout.engine.ranks} (or the embedded simulator) the capture waits for {@code tp_size} files per
  * profiled engine, otherwise until no file has appeared or grown for a while.
  *
@@ -22,14 +23,14 @@ import java.util.Set;
  * with several engines their files are told apart only by the host directory they were found in; ranks are then
  * labelled by that directory ({@code worker-0/TP-0} for the simulator's {@code worker-0/}), which names no URL.
  */
-final class VllmCapture extends FanOutCapture {
+final class FixedDirectoryCapture extends FanOutCapture {
 
     /** With an unknown rank count, the directory must be quiet this long before the files count as complete. */
     private static final Duration COUNT_SETTLED_FOR = Duration.ofSeconds(2);
 
     private volatile Set<String> before = Set.of();
 
-    VllmCapture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, TraceLocation traces) {
+    FixedDirectoryCapture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, TraceLocation traces) {
         super(engine, workers, spec, settings, traces);
     }
 
