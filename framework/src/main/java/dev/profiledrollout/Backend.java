@@ -1,5 +1,6 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 import static org.apiguardian.api.API.Status.STABLE;
 
 import org.apiguardian.api.API;
@@ -7,7 +8,7 @@ import org.apiguardian.api.API;
 /**
  * The inference engine whose profiler a {@link ProfiledRollout} test drives.
  *
- * <p>The wire contract of each backend is in {@code docs/PROTOCOLS.md}: SGLang §1, vLLM §2.
+ * <p>The wire contract of each backend is in {@code docs/PROTOCOLS.md}: SGLang §1, vLLM §2, TensorRT-LLM §6.
  */
 @API(status = STABLE, since = "0.1")
 public enum Backend {
@@ -19,5 +20,14 @@ public enum Backend {
      * vLLM ({@code vllm-project/vllm}): {@code /start_profile} takes no body and exists only when the server was started
      * with {@code --profiler-config}; its per-call limits are fixed at server start (see {@link ProfiledRollout}).
      */
-    VLLM
+    VLLM,
+
+    /**
+     * TensorRT-LLM ({@code NVIDIA/TensorRT-LLM}, {@code trtllm-serve}, PyTorch executor): no profile routes; the
+     * server captures the iteration range {@code TLLM_PROFILE_START_STOP} fixed in its environment at launch, under
+     * nsys ({@code -c cudaProfilerApi}) or with a torch trace ({@code TLLM_TORCH_PROFILE_TRACE}). A test states the
+     * range with {@code profiledrollout.trtllm.profile.start.stop}; {@code docs/PROTOCOLS.md} §6.
+     */
+    @API(status = EXPERIMENTAL, since = "0.9")
+    TRTLLM
 }

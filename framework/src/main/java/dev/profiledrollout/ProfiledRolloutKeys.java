@@ -179,6 +179,15 @@ public final class ProfiledRolloutKeys {
     public static final String VLLM_MAX_ITERATIONS = "profiledrollout.vllm.max.iterations";
 
     /**
+     * The {@code TLLM_PROFILE_START_STOP} the TensorRT-LLM server was launched with, one span {@code <start>-<stop>}
+     * of executor iterations (NVIDIA/TensorRT-LLM {@code tensorrt_llm/_torch/pyexecutor/py_executor.py}); it captures
+     * {@code stop - start} iterations, which {@code @ProfiledRollout(numSteps)} must equal, and {@code startStep}, when
+     * set, must equal {@code start}. The embedded simulator is launched with it. Default: unset, which fails a
+     * TensorRT-LLM test that sets {@code numSteps}; docs/PROTOCOLS.md §6.
+     */
+    public static final String TRTLLM_PROFILE_START_STOP = "profiledrollout.trtllm.profile.start.stop";
+
+    /**
      * {@code true} fails a test whose capture holds another number of engine steps than
      * {@code @ProfiledRollout(numSteps)} asked for, as {@code @ProfiledRollout(strictSteps = true)} does for one test.
      * Default {@code false}: the mismatch is a warning verdict.
@@ -399,6 +408,8 @@ public final class ProfiledRolloutKeys {
             key(TRACE_DIR_SERVER, null, Scope.EXTENSION, "the trace directory as the server sees it"),
             key(ENGINE_RANKS, null, Scope.EXTENSION, "rank trace files one vLLM engine writes per capture"),
             key(VLLM_MAX_ITERATIONS, null, Scope.EXTENSION, "the max_iterations of the vLLM server's --profiler-config"),
+            key(TRTLLM_PROFILE_START_STOP, null, Scope.EXTENSION, "the TLLM_PROFILE_START_STOP span the TensorRT-LLM"
+                    + " server was launched with, e.g. 10-20"),
             key(STEPS_STRICT, "false", Scope.EXTENSION, "fail when the steps captured differ from numSteps"),
             key(NSYS_PATH, "nsys", Scope.EXTENSION, "the nsys executable"),
             key(NSYS_SESSION, null, Scope.EXTENSION, "the nsys session to start and stop"),

@@ -51,7 +51,27 @@ public final class DefaultContainerEngines implements ManagedEngineProvider {
             new Kind(Backend.SGLANG, SglangContainer.DEFAULT_IMAGE_NAME, SglangContainer.DEFAULT_IMAGE,
                     (image, settings) -> new SglangContainer(image)),
             new Kind(Backend.VLLM, VllmContainer.DEFAULT_IMAGE_NAME, VllmContainer.DEFAULT_IMAGE,
-                    DefaultContainerEngines::vllm));
+                    DefaultContainerEngines::vllm),
+            new Kind(Backend.TRTLLM, TrtllmContainer.DEFAULT_IMAGE_NAME, TrtllmContainer.DEFAULT_IMAGE,
+                    DefaultContainerEngines::trtllm));
+
+    /** The span of {@code profiledrollout.trtllm.profile.start.stop}, set in the container's launch environment. */
+    private static EngineContainer<?> trtllm(DockerImageName image, Function<String, Optional<String>> settings) {
+        TrtllmContainer trtllm = new TrtllmContainer(image);
+        settings.apply(ProfiledRolloutKeys.TRTLLM_PROFILE_START_STOP).ifPresent(span -> {
+            Matcher m = Pattern.compile("\\s*(\\d{1,9})\\s*-\\s*(\\d{1,9})\\s*").matcher(span);
+            try {
+                if (!m.matches()) {
+                    throw new IllegalArgumentException(span);
+                }
+                trtllm.withProfileRange(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+            } catch (IllegalArgumentException e) {
+                throw invalid(ProfiledRolloutKeys.TRTLLM_PROFILE_START_STOP, span,
+                        "expected one span <start>-<stop> with stop > start, e.g. 10-20");
+            }
+        });
+        return trtllm;
+    }
 
     private static EngineContainer<?> vllm(DockerImageName image, Function<String, Optional<String>> settings) {
         VllmContainer vllm = new VllmContainer(image);

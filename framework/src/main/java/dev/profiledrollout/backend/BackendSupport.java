@@ -44,7 +44,8 @@ import org.apiguardian.api.API;
 @API(status = INTERNAL, since = "0.9")
 public abstract class BackendSupport {
 
-    private static final List<BackendSupport> ALL = List.of(new SglangSupport(), new VllmSupport());
+    private static final List<BackendSupport> ALL = List.of(new SglangSupport(), new VllmSupport(),
+            new TrtllmSupport());
 
     BackendSupport() {
     }

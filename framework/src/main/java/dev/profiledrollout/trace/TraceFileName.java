@@ -64,14 +64,25 @@ public final class TraceFileName {
     private static final Pattern VLLM_HOST_PID = Pattern.compile(
             "^(?<worker>.+)\\.(?<ns>\\d+)\\.pt\\.trace\\.json(?<gz>\\.gz)?$");
     private static final String VLLM_FRONTEND_MARK = ".async_llm.";
+    /**
+     * TensorRT-LLM's torch trace per rank: {@code TLLM_TORCH_PROFILE_TRACE} with {@code -rank-<global rank>} inserted
+     * before its last extension (NVIDIA/TensorRT-LLM {@code tensorrt_llm/_torch/pyexecutor/py_executor.py},
+     * {@code _profiler}): {@code trtllm-rank-0.json}, or {@code trtllm.json-rank-0.gz} for a {@code .json.gz} path.
+     */
+    private static final Pattern TRTLLM_RANK = Pattern.compile(
+            "^(?<base>.+?)(?:-rank-(?<rank>\\d+)\\.json|\\.json-rank-(?<gzrank>\\d+)\\.gz)$");
     private static final Pattern PROFILER_TABLE = Pattern.compile("^profiler_out_\\d+\\.txt$");
 
     private TraceFileName() {
     }
 
-    /** @return whether the name is a Kineto trace, {@code *.trace.json} or {@code *.trace.json.gz} */
+    /**
+     * @return whether the name is a Kineto trace, {@code *.trace.json} or {@code *.trace.json.gz}, or TensorRT-LLM's
+     *         per-rank torch trace ({@code *-rank-<N>.json}, {@code *.json-rank-<N>.gz})
+     */
     public static boolean isTrace(String fileName) {
-        return fileName.endsWith(".trace.json.gz") || fileName.endsWith(".trace.json");
+        return fileName.endsWith(".trace.json.gz") || fileName.endsWith(".trace.json")
+                || TRTLLM_RANK.matcher(fileName).matches();
     }
 
     /** @return whether the name is vLLM's CPU-only frontend trace, {@code ….async_llm.<ns>.pt.trace.json[.gz]} */
@@ -130,7 +141,11 @@ public final class TraceFileName {
      */
     public static Optional<RankIdentity> rank(String fileName) {
         Optional<RankIdentity> sglang = sglangRank(fileName);
-        return sglang.isPresent() ? sglang : vllmRank(fileName);
+        if (sglang.isPresent()) {
+            return sglang;
+        }
+        Optional<RankIdentity> vllm = vllmRank(fileName);
+        return vllm.isPresent() ? vllm : trtllmRank(fileName);
     }
 
     /**
@@ -182,6 +197,26 @@ public final class TraceFileName {
             return Optional.empty();
         }
         return Optional.empty();
+    }
+
+    /**
+     * The global rank of a TensorRT-LLM torch trace ({@link #TRTLLM_RANK}); its base name is the profile id.
+     *
+     * @param fileName a file name without directories, not null
+     * @return the rank, or empty for other names
+     */
+    public static Optional<RankIdentity> trtllmRank(String fileName) {
+        Matcher m = TRTLLM_RANK.matcher(fileName);
+        if (!m.matches() || fileName.endsWith(".pt.trace.json") || fileName.endsWith(".trace.json")) {
+            return Optional.empty();
+        }
+        try {
+            String rank = m.group("rank") != null ? m.group("rank") : m.group("gzrank");
+            return Optional.of(new RankIdentity(null, m.group("base"), Integer.parseInt(rank), OptionalInt.empty(),
+                    OptionalInt.empty(), OptionalInt.empty(), Optional.empty()));
+        } catch (NumberFormatException rankTooLarge) {
+            return Optional.empty();
+        }
     }
 
     /**

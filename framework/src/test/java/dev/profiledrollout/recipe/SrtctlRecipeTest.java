@@ -98,6 +98,24 @@ class SrtctlRecipeTest {
         assertThat(unspecified.windows()).singleElement().extracting(SrtctlRecipe.Window::aggregated).isEqualTo(true);
     }
 
+    /**
+     * srtctl launches TensorRT-LLM workers with {@code TLLM_PROFILE_START_STOP=<start_step>-<stop_step>} under
+     * {@code nsys -c cudaProfilerApi} (src/srtctl/core/schema.py, {@code get_env_vars}); the window is that span.
+     */
+    @Test
+    void should_read_a_trtllm_nsys_recipe_as_the_span_its_workers_are_launched_with() {
+        SrtctlRecipe recipe = SrtctlRecipe.parse(
+                "backend: {type: trtllm}\nprofiling:\n  type: nsys\n  isl: 128\n  osl: 16\n  concurrency: 4\n"
+                        + "  decode: {start_step: 10, stop_step: 20}\n", "trtllm.yaml");
+
+        assertThat(recipe.backend()).isEqualTo(Backend.TRTLLM);
+        assertThat(recipe.profiler()).isEqualTo(Profiler.NSYS);
+        assertThat(recipe.windows()).singleElement().satisfies(w -> {
+            assertThat(w.startStep()).isEqualTo(10);
+            assertThat(w.numSteps()).isEqualTo(10);
+        });
+    }
+
     @Test
     void should_read_a_file_and_name_the_absolute_path_of_a_missing_one() throws Exception {
         Path file = Files.writeString(dir.resolve("r.yaml"), "profiling: {type: torch, isl: 1, osl: 1, concurrency: 1}");
@@ -118,8 +136,10 @@ class SrtctlRecipeTest {
                 Arguments.of("profiling:\n  type: Torch\n" + load, "profiling.type", "use torch or nsys"),
                 Arguments.of("profiling:\n  type: nsys-time\n  delay_secs: 5\n", "profiling.type",
                         "nsys --delay/--duration"),
-                Arguments.of("backend: {type: trtllm}\nprofiling:\n  type: torch\n" + load, "backend.type",
-                        "SGLang and vLLM engines only"),
+                Arguments.of("backend: {type: mocker}\nprofiling:\n  type: torch\n" + load, "backend.type",
+                        "runs no engine"),
+                Arguments.of("backend: {type: TRTLLM}\nprofiling:\n  type: nsys\n" + load, "backend.type",
+                        "not an srtctl backend"),
                 Arguments.of("backend: {type: vllm}\nprofiling:\n  type: nsys\n" + load, "profiling.type",
                         "--profiler-config at launch"),
                 Arguments.of("backend: {type: vllm}\nprofiling:\n  type: torch\n" + load

@@ -13,6 +13,8 @@ import dev.profiledrollout.simulator.internal.Scheduler;
 import dev.profiledrollout.simulator.internal.SimRequest;
 import dev.profiledrollout.simulator.internal.StepHook;
 import dev.profiledrollout.simulator.internal.TraceWriter;
+import dev.profiledrollout.simulator.internal.TrtllmHttpApi;
+import dev.profiledrollout.simulator.internal.TrtllmProfiler;
 import dev.profiledrollout.simulator.internal.VllmHttpApi;
 import dev.profiledrollout.simulator.internal.VllmProfiler;
 
@@ -120,11 +122,14 @@ public final class EngineSimulator implements AutoCloseable {
         }
         EpochClock clock = new EpochClock();
         boolean vllm = config.backend().equals("vllm");
+        boolean trtllm = config.backend().equals("trtllm");
         TraceWriter writer = new TraceWriter(config);
-        Profiler sglangProfiler = vllm ? null : new Profiler(config, clock, writer);
+        Profiler sglangProfiler = vllm || trtllm ? null : new Profiler(config, clock, writer);
         VllmProfiler vllmProfiler = vllm && config.vllmProfilerConfig() != null
                 ? new VllmProfiler(config, clock, writer) : null;
-        StepHook hook = vllm ? (vllmProfiler != null ? vllmProfiler : NO_PROFILER) : sglangProfiler;
+        TrtllmProfiler trtllmProfiler = trtllm ? new TrtllmProfiler(config, clock, writer) : null;
+        StepHook hook = trtllm ? trtllmProfiler : vllm ? (vllmProfiler != null ? vllmProfiler : NO_PROFILER)
+                : sglangProfiler;
         CostModel costModel = new CostModel(config.model(), config.gpu(), config.tpSize());
         Scheduler scheduler = new Scheduler(config, costModel, hook, clock);
         HandlerThreads httpThreads = new HandlerThreads("simulator-http");
@@ -135,12 +140,15 @@ public final class EngineSimulator implements AutoCloseable {
             httpThreads.close();
             throw new IOException("simulator could not bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
-        EngineApi api = vllm ? new VllmHttpApi(config, scheduler, vllmProfiler)
+        EngineApi api = trtllm ? new TrtllmHttpApi(config, scheduler)
+                : vllm ? new VllmHttpApi(config, scheduler, vllmProfiler)
                 : new HttpApi(config, scheduler, sglangProfiler, () -> server.getAddress().getPort());
         HttpContexts.serve(server, api);
-        Runnable closeProfiler = vllmProfiler != null ? vllmProfiler::close
+        Runnable closeProfiler = trtllmProfiler != null ? trtllmProfiler::close
+                : vllmProfiler != null ? vllmProfiler::close
                 : sglangProfiler != null ? sglangProfiler::close : () -> { };
-        BooleanSupplier profiling = vllmProfiler != null ? vllmProfiler::profiling
+        BooleanSupplier profiling = trtllmProfiler != null ? trtllmProfiler::profiling
+                : vllmProfiler != null ? vllmProfiler::profiling
                 : sglangProfiler != null ? sglangProfiler::profiling : () -> false;
         server.setExecutor(httpThreads.executor());
         EngineSimulator sim = new EngineSimulator(config, server, httpThreads, scheduler, closeProfiler, api,
@@ -163,6 +171,9 @@ public final class EngineSimulator implements AutoCloseable {
         } catch (IOException | RuntimeException ex) {
             sim.close();
             throw ex;
+        }
+        if (trtllmProfiler != null) {
+            trtllmProfiler.arm();
         }
         api.markReady();
         return sim;

@@ -51,7 +51,7 @@ public final class SimulatorConfig {
     public static final double DEFAULT_CLOCK_SPREAD = 0.03;
 
     /** The backends the simulator can imitate. */
-    public static final List<String> BACKENDS = List.of("sglang", "vllm");
+    public static final List<String> BACKENDS = List.of("sglang", "vllm", "trtllm");
 
     private final String backend;
     private final String host;
@@ -72,6 +72,7 @@ public final class SimulatorConfig {
     private final long seed;
     private final VllmProfilerConfig vllmProfilerConfig;
     private final VllmNamingEra vllmNamingEra;
+    private final TrtllmEnvironment trtllmEnvironment;
     private final int dpSize;
     private final int dpRank;
     private final int failStartProfileStatus;
@@ -98,6 +99,7 @@ public final class SimulatorConfig {
         this.noiseSeed = b.noiseSeed != null ? b.noiseSeed : b.seed;
         this.seed = b.seed;
         this.vllmProfilerConfig = b.vllmProfilerConfig;
+        this.trtllmEnvironment = b.trtllmEnvironment;
         this.vllmNamingEra = b.vllmNamingEra;
         this.dpSize = b.dpSize;
         this.dpRank = b.dpRank;
@@ -128,6 +130,7 @@ public final class SimulatorConfig {
         b.noiseSeed = noiseSeed;
         b.seed = seed;
         b.vllmProfilerConfig = vllmProfilerConfig;
+        b.trtllmEnvironment = trtllmEnvironment;
         b.vllmNamingEra = vllmNamingEra;
         b.dpSize = dpSize;
         b.dpRank = dpRank;
@@ -259,6 +262,15 @@ public final class SimulatorConfig {
     }
 
     /**
+     * The profiling environment of a TensorRT-LLM server (backend {@code "trtllm"} only), fixed at its launch:
+     * {@code TLLM_PROFILE_START_STOP} and {@code TLLM_TORCH_PROFILE_TRACE} ({@code docs/PROTOCOLS.md} §6). Default
+     * {@link TrtllmEnvironment#NONE}.
+     */
+    public TrtllmEnvironment trtllmEnvironment() {
+        return trtllmEnvironment;
+    }
+
+    /**
      * Worker trace-file naming of a vLLM server ({@code docs/PROTOCOLS.md} §2.4). Default
      * {@link VllmNamingEra#NEWEST}.
      */
@@ -354,6 +366,7 @@ public final class SimulatorConfig {
         private long seed = 0;
         private VllmProfilerConfig vllmProfilerConfig;
         private VllmNamingEra vllmNamingEra = VllmNamingEra.NEWEST;
+        private TrtllmEnvironment trtllmEnvironment = TrtllmEnvironment.NONE;
         private int dpSize = 1;
         private int dpRank = 0;
         private int failStartProfileStatus = 0;
@@ -410,6 +423,11 @@ public final class SimulatorConfig {
         }
 
         /** @param era not null; see {@link SimulatorConfig#vllmNamingEra()} */
+        public Builder trtllmEnvironment(TrtllmEnvironment environment) {
+            this.trtllmEnvironment = java.util.Objects.requireNonNull(environment, "environment");
+            return this;
+        }
+
         public Builder vllmNamingEra(VllmNamingEra era) {
             Require.notNull(era, "vllmNamingEra");
             this.vllmNamingEra = era;
@@ -642,6 +660,14 @@ public final class SimulatorConfig {
             if (vllmProfilerConfig != null && !backend.equals("vllm")) {
                 throw new IllegalArgumentException("profilerConfig is vLLM's --profiler-config; set backend(\"vllm\")"
                         + " or drop it (backend is " + backend + ")");
+            }
+            if (!trtllmEnvironment.equals(TrtllmEnvironment.NONE) && !backend.equals("trtllm")) {
+                throw new IllegalArgumentException("trtllmEnvironment is TensorRT-LLM's launch environment; set"
+                        + " backend(\"trtllm\") or drop it (backend is " + backend + ")");
+            }
+            if (apiKey != null && backend.equals("trtllm")) {
+                throw new IllegalArgumentException("trtllm-serve takes no API key (NVIDIA/TensorRT-LLM"
+                        + " tensorrt_llm/serve/openai_server.py); drop apiKey");
             }
             for (int tp : rankSlowdowns.keySet()) {
                 if (tp >= tpSize) {

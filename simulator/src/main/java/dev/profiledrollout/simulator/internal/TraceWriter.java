@@ -69,10 +69,27 @@ public final class TraceWriter {
      * @param gzip            gzip the file (SGLang always; vLLM unless {@code torch_profiler_use_gzip} is false)
      * @param globalRank      {@code distributedInfo.rank}
      * @param worldSize       {@code distributedInfo.world_size}
-     * @param vllmAnnotations step spans named as vLLM's ({@link StepRecord#vllmAnnotationName()}) rather than SGLang's
+     * @param stepNames       how step spans are named, or {@link StepNames#NONE} for an engine that writes none
      */
     public record Options(boolean cpu, boolean gpu, boolean recordShapes, boolean withStack, boolean gzip,
-                          int globalRank, int worldSize, boolean vllmAnnotations) {
+                          int globalRank, int worldSize, StepNames stepNames) {
+
+        /** @param vllmAnnotations step spans named as vLLM's rather than SGLang's */
+        public Options(boolean cpu, boolean gpu, boolean recordShapes, boolean withStack, boolean gzip, int globalRank,
+                int worldSize, boolean vllmAnnotations) {
+            this(cpu, gpu, recordShapes, withStack, gzip, globalRank, worldSize,
+                    vllmAnnotations ? StepNames.VLLM : StepNames.SGLANG);
+        }
+    }
+
+    /** The step spans an engine's trace carries. */
+    public enum StepNames {
+        /** SGLang's {@code step[…]} ({@link StepRecord#spanName()}). */
+        SGLANG,
+        /** vLLM's {@code execute_…} ({@link StepRecord#vllmAnnotationName()}). */
+        VLLM,
+        /** None: the engine's trace marks no step (TensorRT-LLM's torch trace, docs/PROTOCOLS.md §6). */
+        NONE
     }
 
     /**
@@ -140,15 +157,16 @@ public final class TraceWriter {
                 }
                 long stepTs = step.startEpochNs() - baseEpochNs;
                 long gpuTs = stepTs + step.cpuOverheadNs();
-                String span = opts.vllmAnnotations() ? step.vllmAnnotationName() : step.spanName();
-                if (cpu) {
+                String span = opts.stepNames() == StepNames.VLLM ? step.vllmAnnotationName() : step.spanName();
+                boolean annotate = opts.stepNames() != StepNames.NONE;
+                if (cpu && annotate) {
                     complete(g, "user_annotation", span, pid, pid, stepTs, step.durationNs());
                     g.writeObjectFieldStart("args");
                     g.writeNumberField("External id", externalId++);
                     g.writeEndObject();
                     g.writeEndObject();
                 }
-                if (gpu) {
+                if (gpu && annotate) {
                     complete(g, "gpu_user_annotation", span, tp, STREAM, gpuTs - 1, step.busyNs(tp) + 2);
                     g.writeObjectFieldStart("args");
                     g.writeNumberField("device", tp);
