@@ -136,6 +136,15 @@ public final class ProfiledRolloutKeys {
     public static final String API_KEY = "profiledrollout.api.key";
 
     /**
+     * SGLang's {@code --admin-api-key}: with it set on the server, {@code /start_profile} and {@code /stop_profile}
+     * accept only this key (the API key is refused there), while generation routes keep needing
+     * {@link #API_KEY} (sgl-project/sglang {@code python/sglang/srt/utils/auth.py}, {@code decide_request_auth},
+     * {@code AuthLevel.ADMIN_OPTIONAL}). Set it in the environment ({@code PROFILEDROLLOUT_ADMIN_API_KEY}); never
+     * logged or written. No default: the profile routes get {@link #API_KEY}.
+     */
+    public static final String ADMIN_API_KEY = "profiledrollout.admin.api.key";
+
+    /**
      * A named engine profile: {@code profiledrollout.profiles.<name>.<key>} sets {@code profiledrollout.<key>} for
      * the test classes annotated {@code @EngineProfile("<name>")} only, e.g.
      * {@code profiledrollout.profiles.vllm-a100.engine.url=http://gpu-node:8000}. {@code <key>} is any
@@ -402,6 +411,7 @@ public final class ProfiledRolloutKeys {
             key(PREFILL_URL, null, Scope.EXTENSION, "prefill engines of a disaggregated deployment"),
             key(DECODE_URL, null, Scope.EXTENSION, "decode engines of a disaggregated deployment"),
             key(API_KEY, null, Scope.EXTENSION, "bearer token for engines and router"),
+            key(ADMIN_API_KEY, null, Scope.EXTENSION, "SGLang's --admin-api-key, for the profile routes"),
             key(PROFILE_KEY_PATTERN, null, Scope.EXTENSION,
                     "a named engine profile's value of profiledrollout.<key>, for @EngineProfile(\"<name>\") classes"),
             key(TRACE_DIR, null, Scope.EXTENSION, "where this machine reads the server's trace files"),

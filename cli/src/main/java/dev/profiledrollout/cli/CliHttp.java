@@ -17,6 +17,14 @@ final class CliHttp {
     private CliHttp() {
     }
 
+    static final String ADMIN_API_KEY_ENV = ProfiledRolloutKeys.environmentVariable(ProfiledRolloutKeys.ADMIN_API_KEY);
+
+    /** @return SGLang's admin API key from the environment ({@code PROFILEDROLLOUT_ADMIN_API_KEY}), or null */
+    static String adminApiKey() {
+        String key = System.getenv(ADMIN_API_KEY_ENV);
+        return key == null || key.isBlank() ? null : key.trim();
+    }
+
     /** @return the API key from the environment, or null */
     static String apiKey() {
         String key = System.getenv(API_KEY_ENV);

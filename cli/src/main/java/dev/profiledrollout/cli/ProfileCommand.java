@@ -312,6 +312,6 @@ public final class ProfileCommand implements Callable<Integer> {
 
     private EngineClient client(BackendSupport be, URI url) {
         Duration stop = Duration.ofSeconds(Math.max(1, stopTimeoutSeconds));
-        return be.client(url, new BackendSupport.ClientOptions(CliHttp.apiKey(), null, stop, null));
+        return be.client(url, new BackendSupport.ClientOptions(CliHttp.apiKey(), CliHttp.adminApiKey(), stop, null));
     }
 }

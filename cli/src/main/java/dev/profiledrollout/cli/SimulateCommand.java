@@ -68,6 +68,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--profiler-dir", description = "Default profiler output_dir (else $SGLANG_TORCH_PROFILER_DIR or the temp dir).")
     Path profilerDir;
 
+    @Option(names = "--admin-api-key", description = "SGLang's --admin-api-key: /start_profile, /stop_profile and"
+            + " /flush_cache then accept only this key, generation routes only --api-key.")
+    String adminApiKey;
+
     @Option(names = "--api-key", description = "Demand this key as 'Authorization: Bearer <key>' where the engine does:"
             + " SGLang every route but /health*, /ready*, /metrics*; vLLM routes under /v1 (401 otherwise).")
     String apiKey;
@@ -149,6 +153,9 @@ public final class SimulateCommand implements Callable<Integer> {
         if (profilerDir != null) {
             config.profilerDir(profilerDir);
         }
+        if (adminApiKey != null) {
+            config.adminApiKey(adminApiKey);
+        }
         if (apiKey != null) {
             config.apiKey(apiKey);
         }
@@ -172,7 +179,8 @@ public final class SimulateCommand implements Callable<Integer> {
         long seed = noiseSeed != null ? noiseSeed : System.nanoTime();
         config.slowDecode(slowDecode).slowHost(slowHost).kernelJitter(kernelJitter).clockSpread(clockSpread)
                 .noiseSeed(seed);
-        String auth = (apiKey != null ? ", API key required" : "") + injected(seed);
+        String auth = (apiKey != null ? ", API key required" : "") + (adminApiKey != null ? ", admin key required on"
+                + " the profile routes" : "") + injected(seed);
         if (!router) {
             EngineSimulator simulator = EngineSimulator.start(config.port(port).build());
             out.println("Engine simulator (" + backend + ", TP " + tp + (dpSize > 1 ? ", DP " + dpSize : "") + auth

@@ -45,6 +45,9 @@ final class SglangSupport extends BackendSupport {
         if (options.apiKey() != null) {
             b.apiKey(options.apiKey());
         }
+        if (options.adminKey() != null) {
+            b.adminApiKey(options.adminKey());
+        }
         return b.build();
     }
 

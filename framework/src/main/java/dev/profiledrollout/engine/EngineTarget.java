@@ -142,7 +142,8 @@ public final class EngineTarget {
 
     @Override
     public String toString() {
-        return keys.entrySet().stream().filter(e -> !e.getKey().equals(ProfiledRolloutKeys.API_KEY))
+        return keys.entrySet().stream().filter(e -> !e.getKey().equals(ProfiledRolloutKeys.API_KEY)
+                        && !e.getKey().equals(ProfiledRolloutKeys.ADMIN_API_KEY))
                 .map(e -> e.getKey() + "=" + e.getValue()).sorted().collect(Collectors.joining(", ", "EngineTarget[",
                         "]"));
     }

@@ -49,6 +49,7 @@ public final class SglangClient implements EngineClient {
 
     private final URI baseUri;
     private final OkHttpClient http;
+    private final String adminApiKey;
     private final LoadTarget loadTarget;
     private final Duration stopProfileTimeout;
     private final Duration readTimeout;
@@ -67,6 +68,7 @@ public final class SglangClient implements EngineClient {
                 .readTimeout(b.readTimeout)
                 .writeTimeout(b.readTimeout);
         this.http = EngineHttp.withApiKey(http, b.apiKey).build();
+        this.adminApiKey = b.adminApiKey;
     }
 
     /**
@@ -171,8 +173,8 @@ public final class SglangClient implements EngineClient {
     public void startProfile(ProfileRequest request) {
         Objects.requireNonNull(request, "request");
         URI uri = resolve("/start_profile");
-        Request post = new Request.Builder().url(uri.toString())
-                .post(RequestBody.create(request.toJson(), JSON_TYPE)).build();
+        Request post = admin(new Request.Builder().url(uri.toString())
+                .post(RequestBody.create(request.toJson(), JSON_TYPE))).build();
         try (Response response = http.newCall(post).execute()) {
             if (response.code() == 200) {
                 return;
@@ -200,7 +202,8 @@ public final class SglangClient implements EngineClient {
                 .readTimeout(stopProfileTimeout)
                 .callTimeout(stopProfileTimeout)
                 .build();
-        Request post = new Request.Builder().url(uri.toString()).post(RequestBody.create(new byte[0], null)).build();
+        Request post = admin(new Request.Builder().url(uri.toString()).post(RequestBody.create(new byte[0], null)))
+                .build();
         try (Response response = slow.newCall(post).execute()) {
             int code = response.code();
             if (code == 200) {
@@ -254,14 +257,20 @@ public final class SglangClient implements EngineClient {
         }
     }
 
+    /** The profile routes carry the admin key when one is set; the client's interceptor then adds no other. */
+    private Request.Builder admin(Request.Builder request) {
+        return adminApiKey == null ? request : request.header("Authorization", "Bearer " + adminApiKey);
+    }
+
     private static String startFix(int code) {
         return switch (code) {
             case 404 -> "no such route. The server is not SGLang (vLLM mounts /start_profile only with"
                     + " --profiler-config), or an SGLang older than 2025-03 that needs SGLANG_TORCH_PROFILER_DIR at launch.";
             case 500 -> "the server refused: profiling is already in progress (call /stop_profile first), or torch"
                     + " raised an error; the reason is only in the server log.";
-            case 401, 403 -> "unauthorised. Set " + ProfiledRolloutKeys.API_KEY + " to the server's (admin) API key"
-                    + " (--api-key / --admin-api-key).";
+            case 401, 403 -> "unauthorised. Set " + ProfiledRolloutKeys.API_KEY + " to the server's API key, or, when it"
+                    + " was started with --admin-api-key (which alone opens the profile routes then), "
+                    + ProfiledRolloutKeys.ADMIN_API_KEY + " to that key.";
             case 400 -> "a field has a bad type or value; check the ProfileRequest against docs/PROTOCOLS.md §1.1.";
             default -> "unexpected status; see the server log.";
         };
@@ -270,7 +279,8 @@ public final class SglangClient implements EngineClient {
     private static String stopFix(int code) {
         return switch (code) {
             case 404 -> "no such route; the server is not SGLang or is too old.";
-            case 401, 403 -> "unauthorised. Set " + ProfiledRolloutKeys.API_KEY + " to the server's (admin) API key.";
+            case 401, 403 -> "unauthorised. Set " + ProfiledRolloutKeys.API_KEY + " to the server's API key, or, when it"
+                    + " was started with --admin-api-key, " + ProfiledRolloutKeys.ADMIN_API_KEY + " to that key.";
             default -> "unexpected status; see the server log.";
         };
     }
@@ -299,6 +309,7 @@ public final class SglangClient implements EngineClient {
     public static final class Builder {
         private final URI baseUri;
         private String apiKey;
+        private String adminApiKey;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration readTimeout = Duration.ofSeconds(60);
         private Duration stopProfileTimeout = Duration.ofMinutes(10);
@@ -314,6 +325,14 @@ public final class SglangClient implements EngineClient {
 
         /** @param apiKey sent as {@code Authorization: Bearer <key>}; null for none */
         public Builder apiKey(String apiKey) { this.apiKey = apiKey; return this; }
+
+        /**
+         * @param adminApiKey the server's {@code --admin-api-key}, sent as {@code Authorization: Bearer <key>} on
+         *                    {@code /start_profile} and {@code /stop_profile} only, which accept no other key when
+         *                    the server has one (sgl-project/sglang {@code python/sglang/srt/utils/auth.py}); null for
+         *                    none (those routes then get {@link #apiKey(String)})
+         */
+        public Builder adminApiKey(String adminApiKey) { this.adminApiKey = adminApiKey; return this; }
 
         /** @param connectTimeout TCP connect timeout, default 10 s */
         public Builder connectTimeout(Duration connectTimeout) { this.connectTimeout = positive(connectTimeout, "connectTimeout"); return this; }

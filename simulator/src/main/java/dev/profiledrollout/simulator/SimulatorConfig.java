@@ -79,6 +79,7 @@ public final class SimulatorConfig {
     private final SimulatorFaults faults;
     private final boolean dpController;
     private final String apiKey;
+    private final String adminApiKey;
 
     private SimulatorConfig(Builder b) {
         this.backend = b.backend;
@@ -107,6 +108,7 @@ public final class SimulatorConfig {
         this.faults = b.faults;
         this.dpController = b.dpController;
         this.apiKey = b.apiKey;
+        this.adminApiKey = b.adminApiKey;
     }
 
     /** A builder holding every value of this configuration, to derive a variant (e.g. one per DP replica). */
@@ -138,6 +140,7 @@ public final class SimulatorConfig {
         b.faults = faults;
         b.dpController = dpController;
         b.apiKey = apiKey;
+        b.adminApiKey = adminApiKey;
         return b;
     }
 
@@ -312,6 +315,15 @@ public final class SimulatorConfig {
      * (SGLang also takes {@code x-api-key: <key>}), and answers {@code 401 {"error":"Unauthorized"}} without it.
      * Falls back to {@link SimulatorFaults#apiKey()}.
      */
+    /**
+     * SGLang's {@code --admin-api-key}, or null: with it the profile routes ({@code /start_profile},
+     * {@code /stop_profile}) and {@code /flush_cache} accept only this key, while generation routes keep needing
+     * {@link #apiKey()} (sgl-project/sglang {@code python/sglang/srt/utils/auth.py}, {@code decide_request_auth}).
+     */
+    public String adminApiKey() {
+        return adminApiKey;
+    }
+
     public String apiKey() {
         return apiKey != null ? apiKey : faults.apiKey();
     }
@@ -367,6 +379,7 @@ public final class SimulatorConfig {
         private VllmProfilerConfig vllmProfilerConfig;
         private VllmNamingEra vllmNamingEra = VllmNamingEra.NEWEST;
         private TrtllmEnvironment trtllmEnvironment = TrtllmEnvironment.NONE;
+        private String adminApiKey;
         private int dpSize = 1;
         private int dpRank = 0;
         private int failStartProfileStatus = 0;
@@ -380,6 +393,12 @@ public final class SimulatorConfig {
         /** @param dpController see {@link SimulatorConfig#dpController()}; checked against the backend in {@link #build()} */
         public Builder dpController(boolean dpController) {
             this.dpController = dpController;
+            return this;
+        }
+
+        /** @param adminApiKey SGLang's {@code --admin-api-key}, null for none (backend {@code "sglang"} only) */
+        public Builder adminApiKey(String adminApiKey) {
+            this.adminApiKey = adminApiKey;
             return this;
         }
 
@@ -664,6 +683,10 @@ public final class SimulatorConfig {
             if (!trtllmEnvironment.equals(TrtllmEnvironment.NONE) && !backend.equals("trtllm")) {
                 throw new IllegalArgumentException("trtllmEnvironment is TensorRT-LLM's launch environment; set"
                         + " backend(\"trtllm\") or drop it (backend is " + backend + ")");
+            }
+            if (adminApiKey != null && !backend.equals("sglang")) {
+                throw new IllegalArgumentException("adminApiKey is SGLang's --admin-api-key; set backend(\"sglang\") or"
+                        + " drop it (backend is " + backend + ")");
             }
             if (apiKey != null && backend.equals("trtllm")) {
                 throw new IllegalArgumentException("trtllm-serve takes no API key (NVIDIA/TensorRT-LLM"

@@ -200,7 +200,8 @@ public final class EngineHandle implements AutoCloseable {
 
     private static EngineClient client(Backend backend, URI uri, Settings settings) {
         BackendSupport support = BackendSupport.of(backend);
-        return support.client(uri, new BackendSupport.ClientOptions(settings.apiKey().orElse(null), null,
+        return support.client(uri, new BackendSupport.ClientOptions(settings.apiKey().orElse(null),
+                settings.adminApiKey().orElse(null),
                 settings.stopTimeout(support.defaultStopTimeout()), settings.connectTimeout()));
     }
 

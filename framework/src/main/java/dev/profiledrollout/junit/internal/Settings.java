@@ -358,6 +358,11 @@ public final class Settings {
         }
     }
 
+    /** @return {@link ProfiledRolloutKeys#ADMIN_API_KEY} */
+    public Optional<String> adminApiKey() {
+        return get(ProfiledRolloutKeys.ADMIN_API_KEY).filter(k -> !k.isBlank());
+    }
+
     /** @return {@link ProfiledRolloutKeys#API_KEY} */
     public Optional<String> apiKey() {
         return get(API_KEY);

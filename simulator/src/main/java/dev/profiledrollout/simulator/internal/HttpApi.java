@@ -36,7 +36,7 @@ public final class HttpApi extends EngineApi {
         this.scheduler = scheduler;
         this.profiler = profiler;
         this.port = port;
-        this.auth = ApiKeyAuth.sglang(config.apiKey());
+        this.auth = ApiKeyAuth.sglang(config.apiKey(), config.adminApiKey());
         this.generation = new GenerationHandlers(scheduler, config.servedModelName(), false, config.faults());
     }
 
