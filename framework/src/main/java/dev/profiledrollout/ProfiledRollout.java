@@ -145,8 +145,10 @@ public @interface ProfiledRollout {
     String[] profileStages() default {};
 
     /**
-     * SGLang {@code shape_discovery}: with {@link #recordShapes()}, records Triton / FlashInfer kernel metadata. Default
-     * false (omitted).
+     * {@code shape_discovery}: with {@link #recordShapes()}, Triton / FlashInfer kernel metadata, <em>only on an SGLang
+     * patched with the unmerged PR that adds it</em>: SGLang's main has no such field in {@code ProfileReq}
+     * ({@code python/sglang/srt/managers/io_struct.py}) and drops the key silently, so setting it prints a warning.
+     * Default false (omitted).
      */
     boolean shapeDiscovery() default false;
 

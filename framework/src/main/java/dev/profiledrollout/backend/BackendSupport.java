@@ -262,10 +262,11 @@ public abstract class BackendSupport {
      * @param profilePrefix  {@code profilePrefix}, empty when unset
      * @param perCallFields  whether any of {@code profileId}, {@code mergeProfiles}, {@code profileStages},
      *                       {@code shapeDiscovery} is set
+     * @param shapeDiscovery whether {@code shapeDiscovery} is set
      */
     public record CaptureRequest(List<Window> windows, Profiler profiler, Set<Activity> activities,
             boolean profileByStage, String outputDir, boolean withStack, boolean recordShapes, String profilePrefix,
-            boolean perCallFields) {
+            boolean perCallFields, boolean shapeDiscovery) {
     }
 
     /**

@@ -99,9 +99,18 @@ final class SglangSupport extends BackendSupport {
                 + " records the whole window; check the SGLang version";
     }
 
+    /**
+     * Everything is sent per request. {@code shape_discovery} is sent but warned about: it is not a field of
+     * {@code ProfileReq} on SGLang's main ({@code python/sglang/srt/managers/io_struct.py}), only of servers patched
+     * with an unmerged PR, and an unpatched server drops the unknown key without a word.
+     */
     @Override
     public Verdict checkRequest(CaptureRequest request, Function<String, Optional<String>> settings) {
-        return new Verdict(List.of(), List.of());
+        List<String> warnings = request.shapeDiscovery() ? List.of("@ProfiledRollout(shapeDiscovery = true): SGLang's"
+                + " main has no shape_discovery field in ProfileReq (python/sglang/srt/managers/io_struct.py); only a"
+                + " server patched with the unmerged PR reads it, and any other drops it silently, so the trace will"
+                + " carry no Triton/FlashInfer shape metadata unless the server is patched") : List.of();
+        return new Verdict(List.of(), warnings);
     }
 
     /** The default mode of the simulator; traces go where each request says. */

@@ -103,7 +103,7 @@ public final class ProfileRequest {
      */
     public List<String> profileStages() { return profileStages; }
 
-    /** @return {@code shape_discovery}: Triton / FlashInfer kernel metadata with {@code record_shapes}, or null */
+    /** @return {@code shape_discovery} (only in SGLang patched with an unmerged PR; main drops it), or null */
     public Boolean shapeDiscovery() { return shapeDiscovery; }
 
     /**

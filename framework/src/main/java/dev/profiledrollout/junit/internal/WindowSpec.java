@@ -115,7 +115,7 @@ public record WindowSpec(
                 .map(w -> new BackendSupport.Window(w.phase() == null ? null : w.phase().name(), w.numSteps(),
                         w.startStep())).toList(), profiler, activities, profileByStage, outputDir, withStack,
                 recordShapes, profilePrefix, !profileId.isEmpty() || mergeProfiles || !profileStages.isEmpty()
-                        || shapeDiscovery);
+                        || shapeDiscovery, shapeDiscovery);
         ConfigurationProblems problems = new ConfigurationProblems();
         BackendSupport.Verdict verdict;
         try {
