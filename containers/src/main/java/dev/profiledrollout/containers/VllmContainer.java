@@ -117,6 +117,18 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
             "delay_iterations", "VLLM_PROFILER_DELAY_ITERS",
             "max_iterations", "VLLM_PROFILER_MAX_ITERS");
 
+    /*
+     * Variables that came after v0.11: VLLM_PROFILER_DELAY_ITERS / VLLM_PROFILER_MAX_ITERS (vllm-project/vllm PR #28987,
+     * opened 2025-11-19) and VLLM_TORCH_PROFILER_USE_GZIP / VLLM_TORCH_PROFILER_DUMP_CUDA_TIME_TOTAL (PR #29568,
+     * opened 2025-11-27), both after v0.11.2 was cut, so first released in 0.12 (inferred from the dates). A v0.11
+     * image knows only VLLM_TORCH_PROFILER_DIR and the RECORD_SHAPES / WITH_PROFILE_MEMORY / WITH_STACK / WITH_FLOPS
+     * flags; given a later variable it would silently ignore it.
+     */
+    private static final Version ITERATION_LIMIT_SINCE = new Version(0, 12, 0);
+    private static final Map<String, String> FIELD_DEFAULTS_BEFORE_0_12 = Map.of(
+            "delay_iterations", "0", "max_iterations", "0",
+            "torch_profiler_use_gzip", "true", "torch_profiler_dump_cuda_time_total", "true");
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private String profilerConfig;
@@ -204,7 +216,7 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
             return Map.of();
         }
         Optional<String> config = effectiveProfilerConfig();
-        return config.isEmpty() ? Map.of() : toEnvironment(parseProfilerConfig(config.get()));
+        return config.isEmpty() ? Map.of() : toEnvironment(parseProfilerConfig(config.get()), version());
     }
 
     @Override
@@ -276,7 +288,7 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
         return node;
     }
 
-    private static Map<String, String> toEnvironment(JsonNode config) {
+    private static Map<String, String> toEnvironment(JsonNode config, Optional<Version> version) {
         Map<String, String> env = new LinkedHashMap<>();
         String profiler = config.path("profiler").asText("");
         if (profiler.equals("cuda")) {
@@ -289,6 +301,19 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
             String name = field.getKey();
             JsonNode value = field.getValue();
             if (name.equals("profiler")) {
+                continue;
+            } else if (FIELD_DEFAULTS_BEFORE_0_12.containsKey(name) && version.isPresent()
+                    && version.get().compareTo(ITERATION_LIMIT_SINCE) < 0) {
+                if (!value.asText().equals(FIELD_DEFAULTS_BEFORE_0_12.get(name))) {
+                    throw new IllegalArgumentException("profiler config field " + name + "=" + value + " cannot be"
+                            + " honoured by vLLM " + version.get() + ": its variable ("
+                            + (INTEGER_FIELD_VARIABLES.containsKey(name) ? INTEGER_FIELD_VARIABLES.get(name)
+                                    : BOOLEAN_FIELD_VARIABLES.get(name)) + ") came in 0.12 (vllm-project/vllm PR "
+                            + (INTEGER_FIELD_VARIABLES.containsKey(name) ? "#28987" : "#29568") + "), so this image"
+                            + " would ignore it" + (name.equals("max_iterations") ? " and record until /stop_profile:"
+                                    + " numSteps cannot be enforced" : "") + ". Use a vLLM 0.12+ image or drop the"
+                            + " field");
+                }
                 continue;
             } else if (name.equals("torch_profiler_dir")) {
                 env.put("VLLM_TORCH_PROFILER_DIR", value.asText());

@@ -169,6 +169,19 @@ class ContainerConfigurationTest {
         assertThatThrownBy(() -> new VllmContainer("vllm/vllm-openai:v0.11.0")
                 .withProfilerConfig("{\"profiler\":\"torch\"}").profilerEnvironment())
                 .hasMessageContaining("torch_profiler_dir");
+        // v0.11 has no iteration limit (VLLM_PROFILER_MAX_ITERS came in 0.12, PR #28987): refused, not ignored
+        assertThatThrownBy(() -> new VllmContainer("vllm/vllm-openai:v0.11.0").withProfilerConfig(
+                "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/p\",\"max_iterations\":5}").profilerEnvironment())
+                .hasMessageContaining("max_iterations=5").hasMessageContaining("VLLM_PROFILER_MAX_ITERS")
+                .hasMessageContaining("numSteps cannot be enforced");
+        assertThatThrownBy(() -> new VllmContainer("vllm/vllm-openai:v0.11.0").withProfilerConfig(
+                "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/p\",\"torch_profiler_use_gzip\":false}")
+                .profilerEnvironment()).hasMessageContaining("VLLM_TORCH_PROFILER_USE_GZIP");
+        // their defaults are what v0.11 does anyway, so they are left out rather than refused
+        assertThat(new VllmContainer("vllm/vllm-openai:v0.11.0").withProfilerConfig(
+                "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/p\",\"max_iterations\":0,"
+                        + "\"torch_profiler_use_gzip\":true}").profilerEnvironment())
+                .isEqualTo(Map.of("VLLM_TORCH_PROFILER_DIR", "/p"));
         assertThatThrownBy(() -> new VllmContainer().withProfilerConfig("{profiler: torch"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not valid JSON");
         assertThatThrownBy(() -> new VllmContainer().withProfilerConfig("[\"torch\"]"))

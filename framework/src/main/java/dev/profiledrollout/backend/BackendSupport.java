@@ -240,6 +240,15 @@ public abstract class BackendSupport {
     }
 
     /**
+     * @param info what the engine reported, with its {@code version} when it has one
+     * @return why this engine's version cannot bound a capture to {@code numSteps}, empty when it can (or when its
+     *         version is unknown)
+     */
+    public Optional<String> stepLimitUnsupported(ServerInfo info) {
+        return Optional.empty();
+    }
+
+    /**
      * One window of a capture, as a test or a recipe asks for it.
      *
      * @param name      the phase or recipe field, e.g. {@code decode}, or null for a whole window

@@ -153,6 +153,30 @@ final class VllmSupport extends BackendSupport {
                 + " max_iterations of the server's --profiler-config, an integer ≥ 0 (0: no limit)");
     }
 
+    /**
+     * vLLM bounds a capture only since {@code VLLM_PROFILER_MAX_ITERS} / {@code VLLM_PROFILER_DELAY_ITERS}
+     * (vllm-project/vllm PR #28987, opened 2025-11-19 after v0.11.2 was cut; first released in 0.12, inferred from the
+     * dates) and {@code max_iterations} of {@code --profiler-config} (PR #29912, 0.13). A v0.11 server records until
+     * {@code /stop_profile} whatever it is told.
+     */
+    @Override
+    public Optional<String> stepLimitUnsupported(ServerInfo info) {
+        String version = info.raw().path("version").asText("");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^v?(\\d+)\\.(\\d+)").matcher(version);
+        if (!m.find()) {
+            return Optional.empty();
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        if (major > 0 || minor >= 12) {
+            return Optional.empty();
+        }
+        return Optional.of("the vLLM server reports version " + version + ", which has no iteration limit: "
+                + "VLLM_PROFILER_MAX_ITERS arrived after v0.11 (vllm-project/vllm PR #28987) and --profiler-config"
+                + " max_iterations in 0.13, so it records every step until /stop_profile and numSteps cannot be"
+                + " enforced. Use a vLLM 0.12+ server, or remove numSteps");
+    }
+
     @Override
     public String serverStepsName() {
         return "max_iterations";

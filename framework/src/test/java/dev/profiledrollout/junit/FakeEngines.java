@@ -54,6 +54,11 @@ final class FakeEngines {
      * gives for the capture number (rank traces, the frontend trace and {@code profiler_out_*.txt}).
      */
     static MockWebServer vllm(Path profilerDir, IntFunction<List<String>> names) throws IOException {
+        return vllm(profilerDir, names, null);
+    }
+
+    /** As {@link #vllm(Path, IntFunction)}, answering {@code GET /version} with {@code version} (null: 404). */
+    static MockWebServer vllm(Path profilerDir, IntFunction<List<String>> names, String version) throws IOException {
         MockWebServer server = new MockWebServer();
         AtomicInteger captures = new AtomicInteger();
         server.setDispatcher(new Dispatcher() {
@@ -63,6 +68,9 @@ final class FakeEngines {
                 switch (path) {
                     case "/health":
                         return status(200, "");
+                    case "/version":
+                        return version == null ? status(404, "{\"detail\":\"Not Found\"}")
+                                : status(200, "{\"version\":\"" + version + "\"}");
                     case "/v1/models":
                         return models();
                     case "/v1/completions":

@@ -77,6 +77,18 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         this.outputDirectory = outputDirectory;
         this.testName = testName;
         spec.checkBackend(settings::get).forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
+        boolean stepsAsked = spec.numSteps() != null || spec.phases().stream().anyMatch(p -> p.numSteps() != null);
+        java.util.Optional<String> unbounded = stepsAsked
+                ? dev.profiledrollout.backend.BackendSupport.of(spec.backend()).stepLimitUnsupported(engine.serverInfo())
+                : java.util.Optional.empty();
+        if (unbounded.isPresent()) {
+            if (this.strictSteps) {
+                throw new org.junit.jupiter.api.extension.ExtensionConfigurationException("numSteps cannot be"
+                        + " enforced: " + unbounded.get() + " (or set " + dev.profiledrollout.ProfiledRolloutKeys
+                        .STEPS_STRICT + "=false to run with a warning)");
+            }
+            LOG.log(System.Logger.Level.WARNING, "WARN numSteps cannot be enforced: " + unbounded.get());
+        }
     }
 
     /** Warm-up outside the window, then the profiler start and the load of the first capture. */
