@@ -129,6 +129,38 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
             "delay_iterations", "0", "max_iterations", "0",
             "torch_profiler_use_gzip", "true", "torch_profiler_dump_cuda_time_total", "true");
 
+    /*
+     * The fields of ProfilerConfig (vllm-project/vllm vllm/config/profiler.py @04b02293; proton_* on newer main, as the
+     * vllm.config.profiler reference lists). vLLM validates the JSON against this dataclass, and an unknown key aborts
+     * the server at start, so it is refused here first. Which release first had capture_torch_profiler,
+     * detailed_trace_annotation and the schedule fields is not confirmed; they are passed through.
+     */
+    private static final java.util.List<String> PROFILER_CONFIG_FIELDS = java.util.List.of("profiler",
+            "torch_profiler_dir", "torch_profiler_with_stack", "torch_profiler_with_flops", "torch_profiler_use_gzip",
+            "torch_profiler_dump_cuda_time_total", "torch_profiler_record_shapes", "torch_profiler_with_memory",
+            "capture_torch_profiler", "detailed_trace_annotation", "ignore_frontend", "delay_iterations",
+            "max_iterations", "warmup_iterations", "active_iterations", "wait_iterations", "proton_profiler_dir");
+
+    /** Levenshtein distance, for the nearest field name. */
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1),
+                        prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private String profilerConfig;
@@ -162,7 +194,18 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
      * @throws IllegalArgumentException when {@code json} is not a JSON object
      */
     public VllmContainer withProfilerConfig(String json) {
-        parseProfilerConfig(json);
+        JsonNode config = parseProfilerConfig(json);
+        for (java.util.Iterator<String> names = config.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!PROFILER_CONFIG_FIELDS.contains(name) && !name.startsWith("proton_")) {
+                String nearest = PROFILER_CONFIG_FIELDS.stream().min(java.util.Comparator.comparingInt(
+                        f -> distance(f, name))).orElseThrow();
+                throw new IllegalArgumentException("vLLM's ProfilerConfig has no field '" + name + "'"
+                        + (distance(nearest, name) <= 3 ? " (did you mean '" + nearest + "'?)" : "") + ": its schema"
+                        + " forbids unknown keys, so the server would refuse to start (vllm-project/vllm"
+                        + " vllm/config/profiler.py). Known fields: " + String.join(", ", PROFILER_CONFIG_FIELDS));
+            }
+        }
         this.profilerConfig = json;
         return self();
     }

@@ -182,6 +182,13 @@ class ContainerConfigurationTest {
                 "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/p\",\"max_iterations\":0,"
                         + "\"torch_profiler_use_gzip\":true}").profilerEnvironment())
                 .isEqualTo(Map.of("VLLM_TORCH_PROFILER_DIR", "/p"));
+        // an unknown key aborts vLLM at start (ProfilerConfig forbids extras): refused, with the nearest field
+        assertThatThrownBy(() -> new VllmContainer().withProfilerConfig(
+                "{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/p\",\"max_iteration\":5}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'max_iteration'")
+                .hasMessageContaining("did you mean 'max_iterations'");
+        assertThat(new VllmContainer().withProfilerConfig("{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/p\","
+                + "\"detailed_trace_annotation\":true}").launchCommand()).contains("--profiler-config");
         assertThatThrownBy(() -> new VllmContainer().withProfilerConfig("{profiler: torch"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not valid JSON");
         assertThatThrownBy(() -> new VllmContainer().withProfilerConfig("[\"torch\"]"))

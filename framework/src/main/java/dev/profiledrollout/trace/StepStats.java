@@ -51,8 +51,17 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
     public enum Stage { PREFILL, DECODE, MIXED, UNKNOWN }
 
     private static final Pattern SGLANG = Pattern.compile("^step\\[(\\w+) bs=(\\d+)(?: toks=(\\d+))?.*\\]$");
+    /** vLLM's step span; extra fields after a group's token count (roofline metrics) are tolerated. */
     private static final Pattern VLLM = Pattern.compile(
-            "^execute_context_(\\d+)\\((\\d+)\\)_generation_(\\d+)\\((\\d+)\\)$");
+            "^execute_context_(\\d+)\\((\\d+)[^)]*\\)_generation_(\\d+)\\((\\d+)[^)]*\\)$");
+    /**
+     * vLLM's step span with {@code detailed_trace_annotation} ({@code vllm/config/profiler.py}: "detailed annotations
+     * with roofline metrics (sk, sqsq, sqsk)"), read as {@code execute_<tokens>_context_<n>(<metrics>)} with an
+     * optional {@code _generation_<n>(<metrics>)}; the exact form was not read from vLLM's source, so it is matched
+     * leniently: the counts before each parenthesis, anything inside it.
+     */
+    private static final Pattern VLLM_DETAILED = Pattern.compile(
+            "^execute_(\\d+)_context_(\\d+)\\([^)]*\\)(?:_generation_(\\d+)\\([^)]*\\))?.*$");
     private static final Pattern VLLM_OLD = Pattern.compile("^execute_new_(\\d+)_cached_(\\d+)$");
 
     public StepStats {
@@ -65,7 +74,8 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
     /** Whether {@code annotation} names a step this class recognises. */
     public static boolean isStepName(String annotation) {
         return annotation.startsWith("ProfilerStep#") || SGLANG.matcher(annotation).matches()
-                || VLLM.matcher(annotation).matches() || VLLM_OLD.matcher(annotation).matches();
+                || VLLM.matcher(annotation).matches() || VLLM_OLD.matcher(annotation).matches()
+                || VLLM_DETAILED.matcher(annotation).matches();
     }
 
     /**
@@ -85,6 +95,7 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
         Matcher m = SGLANG.matcher(name);
         Matcher v = VLLM.matcher(name);
         Matcher o = VLLM_OLD.matcher(name);
+        Matcher d = VLLM_DETAILED.matcher(name);
         if (m.matches()) {
             stage = switch (m.group(1)) {
                 case "EXTEND", "PREFILL" -> Stage.PREFILL;
@@ -100,6 +111,12 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
             stage = ctx > 0 && gen > 0 ? Stage.MIXED : ctx > 0 ? Stage.PREFILL : gen > 0 ? Stage.DECODE : Stage.UNKNOWN;
             bs = parseInt(String.valueOf(ctx + gen));
             toks = parseInt(String.valueOf(Long.parseLong(v.group(2)) + Long.parseLong(v.group(4))));
+        } else if (d.matches()) {
+            long ctx = Long.parseLong(d.group(2));
+            long gen = d.group(3) == null ? 0 : Long.parseLong(d.group(3));
+            stage = ctx > 0 && gen > 0 ? Stage.MIXED : ctx > 0 ? Stage.PREFILL : gen > 0 ? Stage.DECODE : Stage.UNKNOWN;
+            bs = parseInt(String.valueOf(ctx + gen));
+            toks = parseInt(d.group(1));
         } else if (o.matches()) {
             long fresh = Long.parseLong(o.group(1));
             long cached = Long.parseLong(o.group(2));
