@@ -57,7 +57,32 @@ public final class TraceFiles {
      * @param before            paths relative to {@code directory} to leave out ({@link #snapshot(Path)})
      */
     public static List<Path> rankTraces(Path directory, boolean workerDirectories, Set<String> before) {
-        return fresh(directory, workerDirectories ? 2 : 1, TraceFileName::isRankTrace, before);
+        return fresh(directory, workerDirectories ? 2 : 1, TraceFileName::isRankTrace, before).stream()
+                .filter(p -> !isGraphCaptureTrace(directory, p)).toList();
+    }
+
+    /**
+     * The directory vLLM's {@code capture_torch_profiler} writes into: rank 0's trace of CUDA-graph capture at start-up
+     * (vllm-project/vllm {@code vllm/config/profiler.py}), not a rank of any window, so never counted as one.
+     */
+    public static final String GRAPH_CAPTURE_DIRECTORY = "capture_traces";
+
+    /**
+     * @return the traces vLLM's {@code capture_torch_profiler} wrote under {@code directory} (in
+     *         {@value #GRAPH_CAPTURE_DIRECTORY}, at any depth up to a worker directory); they are not analysed
+     */
+    public static List<Path> graphCaptureTraces(Path directory) {
+        return list(directory, 3, TraceFileName::isTrace).stream().filter(p -> isGraphCaptureTrace(directory, p))
+                .toList();
+    }
+
+    private static boolean isGraphCaptureTrace(Path directory, Path file) {
+        for (Path part : directory.relativize(file)) {
+            if (part.toString().equals(GRAPH_CAPTURE_DIRECTORY)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
