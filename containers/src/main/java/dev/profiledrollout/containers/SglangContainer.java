@@ -16,19 +16,19 @@ import org.testcontainers.utility.DockerImageName;
  * {@code SGLANG_TORCH_PROFILER_DIR=/profiles} (the profiler's default {@code output_dir}).
  *
  * <h2>Image and driver</h2>
- * {@link #SglangContainer()} runs {@value #DEFAULT_TAG}, pinned rather than {@code latest}. SGLang's images after
- * 0.5.19, {@code latest} among them, ship CUDA 13 only and need a CUDA-13-capable NVIDIA driver (R580 or newer);
- * {@code v0.5.19-cu129} is the last CUDA 12 tag (sgl-project/sglang {@code docs/docs/get-started/install.mdx}). It
+ * {@link #SglangContainer()} runs {@value #DEFAULT_TAG}, pinned rather than {@code latest}: SGLang 0.5.20, released
+ * 2026-09-18, the newest release whose profile contract was checked here. SGLang's images after 0.5.19 ship CUDA 13
+ * only and need a CUDA-13-capable NVIDIA driver (R580 or newer). For older drivers {@link #CUDA12_IMAGE},
+ * {@value #CUDA12_TAG}, is the last CUDA 12 tag (sgl-project/sglang {@code docs/docs/get-started/install.mdx}); it
  * carries CUDA 12.9, whose minimum Linux driver is 575.51.03 (NVIDIA CUDA Toolkit release notes, "CUDA Toolkit and
- * Corresponding Driver Versions"), so it also runs on R575 hosts. The parts of SGLang this project drives
- * ({@code /start_profile}, {@code /stop_profile}, {@code SGLANG_TORCH_PROFILER_DIR}) are the same on both sides of
- * that line: on an R580 host pass a newer tag to {@link #SglangContainer(String)}. This project's CI has no GPU, so
+ * Corresponding Driver Versions"). The parts of SGLang this project drives ({@code /start_profile},
+ * {@code /stop_profile}, {@code SGLANG_TORCH_PROFILER_DIR}) are the same in both. This project's CI has no GPU, so
  * the pinned tag's command line is checked by inspection and its protocol against the engine simulator, not by
  * running the image.
  *
  * <pre>{@code
  * @RolloutEngine
- * static SglangContainer engine = new SglangContainer()      // lmsysorg/sglang:v0.5.19-cu129, host IPC
+ * static SglangContainer engine = new SglangContainer()      // lmsysorg/sglang:v0.5.20, host IPC
  *         .withModel("Qwen/Qwen3-8B")
  *         .withTensorParallelSize(2)
  *         .withGpus()
@@ -42,8 +42,14 @@ public class SglangContainer extends EngineContainer<SglangContainer> {
     /** The official image, untagged: what {@link #SglangContainer(DockerImageName)} accepts. */
     public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("lmsysorg/sglang");
 
-    /** The pinned tag of {@link #DEFAULT_IMAGE}: SGLang 0.5.19 on CUDA 12.9, needing an R575+ NVIDIA driver. */
-    public static final String DEFAULT_TAG = "v0.5.19-cu129";
+    /** The pinned tag of {@link #DEFAULT_IMAGE}: SGLang 0.5.20 on CUDA 13, needing an R580+ NVIDIA driver. */
+    public static final String DEFAULT_TAG = "v0.5.20";
+
+    /** The last CUDA 12 tag: SGLang 0.5.19 on CUDA 12.9, for R575+ drivers. */
+    public static final String CUDA12_TAG = "v0.5.19-cu129";
+
+    /** {@link #CUDA12_TAG} of the official image, for hosts whose driver predates CUDA 13. */
+    public static final DockerImageName CUDA12_IMAGE = DockerImageName.parse("lmsysorg/sglang").withTag(CUDA12_TAG);
 
     /** The image {@link #SglangContainer()} runs. */
     public static final DockerImageName DEFAULT_IMAGE = DEFAULT_IMAGE_NAME.withTag(DEFAULT_TAG);
@@ -59,7 +65,7 @@ public class SglangContainer extends EngineContainer<SglangContainer> {
         this(DEFAULT_IMAGE);
     }
 
-    /** @param image e.g. {@code "lmsysorg/sglang:v0.5.19-cu129"} */
+    /** @param image e.g. {@code "lmsysorg/sglang:v0.5.20"} */
     public SglangContainer(String image) {
         this(DockerImageName.parse(image));
     }

@@ -44,11 +44,13 @@ import org.testcontainers.utility.DockerImageName;
  * test's own start, for a fact the tag nearly always states; declare the version instead.
  *
  * <h2>Image and driver</h2>
- * {@link #VllmContainer()} runs {@value #DEFAULT_TAG}, pinned rather than {@code latest}: the last release whose
- * unsuffixed image is built on CUDA 12.9. From 0.20.0 the unsuffixed tags ({@code latest} included) are CUDA 13.0,
- * which needs an R580 or newer NVIDIA driver, and CUDA 12.9 moved to {@code -cu129} tags (vllm-project/vllm PR
- * #39878; {@code docs/getting_started/installation/gpu.cuda.inc.md} for the R580 minimum). CUDA 12.9's minimum Linux
- * driver is 575.51.03 (NVIDIA CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver Versions"). This
+ * {@link #VllmContainer()} runs {@value #DEFAULT_TAG}, pinned rather than {@code latest}: vLLM 0.30.0 (released
+ * September 2026), whose profile contract ({@code --profiler-config}, 0.13 and later) was checked here. From 0.20.0
+ * the unsuffixed tags are CUDA 13.0, which needs an R580 or newer NVIDIA driver, and CUDA 12.9 moved to {@code -cu129}
+ * tags (vllm-project/vllm PR #39878; {@code docs/getting_started/installation/gpu.cuda.inc.md} for the R580 minimum):
+ * {@link #CUDA12_IMAGE}, {@value #CUDA12_TAG}, is the variant for R575 hosts (CUDA 12.9's minimum Linux driver is
+ * 575.51.03, NVIDIA CUDA Toolkit release notes; the tag follows PR #39878's naming and was not looked up on Docker
+ * Hub). This
  * project's CI has no GPU, so the pinned tag's command line is checked by inspection and its protocol against the
  * engine simulator, not by running the image.
  *
@@ -72,8 +74,14 @@ public class VllmContainer extends EngineContainer<VllmContainer> {
     /** The official image, untagged: what {@link #VllmContainer(DockerImageName)} accepts. */
     public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("vllm/vllm-openai");
 
-    /** The pinned tag of {@link #DEFAULT_IMAGE}: vLLM 0.19.0 on CUDA 12.9, needing an R575+ NVIDIA driver. */
-    public static final String DEFAULT_TAG = "v0.19.0";
+    /** The pinned tag of {@link #DEFAULT_IMAGE}: vLLM 0.30.0 on CUDA 13.0, needing an R580+ NVIDIA driver. */
+    public static final String DEFAULT_TAG = "v0.30.0";
+
+    /** The CUDA 12.9 variant of {@link #DEFAULT_TAG}, for R575+ drivers. */
+    public static final String CUDA12_TAG = "v0.30.0-cu129";
+
+    /** {@link #CUDA12_TAG} of the official image. */
+    public static final DockerImageName CUDA12_IMAGE = DockerImageName.parse("vllm/vllm-openai").withTag(CUDA12_TAG);
 
     /** The image {@link #VllmContainer()} runs. */
     public static final DockerImageName DEFAULT_IMAGE = DEFAULT_IMAGE_NAME.withTag(DEFAULT_TAG);

@@ -256,8 +256,13 @@ class ContainerConfigurationTest {
 
     @Test
     void the_default_images_are_pinned_tags_of_the_official_images() {
-        assertThat(new SglangContainer().imageName().asCanonicalNameString()).isEqualTo("lmsysorg/sglang:v0.5.19-cu129");
-        assertThat(new VllmContainer().imageName().asCanonicalNameString()).isEqualTo("vllm/vllm-openai:v0.19.0");
+        assertThat(new SglangContainer().imageName().asCanonicalNameString()).isEqualTo("lmsysorg/sglang:v0.5.20");
+        assertThat(new VllmContainer().imageName().asCanonicalNameString()).isEqualTo("vllm/vllm-openai:v0.30.0");
+        // the CUDA 12 variants for drivers older than R580, also with the profiler config flag
+        assertThat(new SglangContainer(SglangContainer.CUDA12_IMAGE).imageName().getVersionPart())
+                .isEqualTo("v0.5.19-cu129");
+        assertThat(new VllmContainer(VllmContainer.CUDA12_IMAGE).profilerMechanism())
+                .isEqualTo(ProfilerMechanism.PROFILER_CONFIG_FLAG);
         assertThat(new VllmContainer().profilerMechanism()).isEqualTo(ProfilerMechanism.PROFILER_CONFIG_FLAG);
     }
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
  * directory, from which they are read back. On a GPU runner the field reads
  * <pre>{@code
  * @RolloutEngine
- * static SglangContainer engine = new SglangContainer()      // lmsysorg/sglang:v0.5.19-cu129, host IPC
+ * static SglangContainer engine = new SglangContainer()      // lmsysorg/sglang:v0.5.20, host IPC
  *         .withModel("Qwen/Qwen3-8B")
  *         .withTensorParallelSize(2)
  *         .withGpus()
