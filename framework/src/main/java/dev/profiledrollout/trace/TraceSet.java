@@ -440,4 +440,68 @@ public final class TraceSet {
         }
         return sum == 0 ? 1.0 : max / ((double) sum / traces.size());
     }
+
+    /**
+     * The set without RPD traces that repeat another one, and what was found.
+     *
+     * <p>SGLang's {@code RPD} activity has every process write the rocmProfileData database {@code trace.rpd} in its
+     * working directory, and each TP-0 process recreates it before converting it into its
+     * {@code rpd-<time>-TP-0.trace.json.gz} (sgl-project/sglang
+     * {@code python/sglang/srt/managers/scheduler_components/profiler_manager.py}, {@code utils/rpd_utils.py}). With
+     * DP &gt; 1 or PP &gt; 1 in one container those processes share the working directory, so one replica's file can hold
+     * another's events or be cut short. Two RPD files of one worker with the same kernel events (count, total time,
+     * per-device busy and span) are the same data read twice: only the first is kept. Several RPD files of one worker
+     * that differ are kept, with a warning that they may mix replicas.
+     *
+     * @return the checked set and its warnings (empty when there is nothing to say)
+     */
+    public RpdCheck withoutRpdCopies() {
+        Map<String, List<TraceSummary>> byWorker = new LinkedHashMap<>();
+        for (TraceSummary t : traces) {
+            if (String.valueOf(t.file().getFileName()).startsWith("rpd-")) {
+                byWorker.computeIfAbsent(worker(t), w -> new ArrayList<>()).add(t);
+            }
+        }
+        List<String> warnings = new ArrayList<>();
+        java.util.Set<TraceSummary> dropped = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        byWorker.forEach((worker, rpd) -> {
+            if (rpd.size() < 2) {
+                return;
+            }
+            Map<List<Object>, TraceSummary> seen = new LinkedHashMap<>();
+            for (TraceSummary t : rpd) {
+                List<Object> fingerprint = List.of(t.kernelEvents(), t.kernelTotalNs(), t.devices());
+                TraceSummary first = seen.putIfAbsent(fingerprint, t);
+                if (first != null && t.kernelEvents() > 0) {
+                    dropped.add(t);
+                    warnings.add(t.file().getFileName() + " repeats the kernel events of " + first.file().getFileName()
+                            + (worker.isEmpty() ? "" : " (" + worker + ")") + ": both were converted from one shared"
+                            + " trace.rpd, so it is left out and nothing is counted twice");
+                }
+            }
+            if (seen.size() > 1) {
+                warnings.add(seen.size() + " different RPD traces from " + (worker.isEmpty() ? "one engine"
+                        : worker) + ": with DP > 1 or PP > 1 in one container every process writes trace.rpd in the"
+                        + " same working directory, so a file may hold another replica's events or be cut short;"
+                        + " run each replica in its own working directory to trust the per-replica figures");
+            }
+        });
+        if (dropped.isEmpty()) {
+            return new RpdCheck(this, warnings);
+        }
+        List<TraceSummary> kept = traces.stream().filter(t -> !dropped.contains(t)).toList();
+        return new RpdCheck(new TraceSet(kept, workerFunction(), workerUrls, scope), warnings);
+    }
+
+    /**
+     * @param traces   the set without repeated RPD traces
+     * @param warnings what was found, one sentence each
+     */
+    public record RpdCheck(TraceSet traces, List<String> warnings) {
+
+        public RpdCheck {
+            Objects.requireNonNull(traces, "traces");
+            warnings = List.copyOf(warnings);
+        }
+    }
 }

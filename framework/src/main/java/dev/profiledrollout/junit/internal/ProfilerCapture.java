@@ -134,8 +134,12 @@ interface ProfilerCapture extends AutoCloseable {
      * @throws IOException when a trace cannot be read
      */
     default TraceSet analyse(Collected files) throws IOException {
-        return AllureSteps.step("analysis: " + files.rankFiles().size() + " trace file(s)",
-                () -> labelWorkers(TraceSet.read(files.rankFiles())));
+        return AllureSteps.step("analysis: " + files.rankFiles().size() + " trace file(s)", () -> {
+            TraceSet.RpdCheck checked = labelWorkers(TraceSet.read(files.rankFiles())).withoutRpdCopies();
+            checked.warnings().forEach(w -> System.getLogger(ProfilerCapture.class.getName())
+                    .log(System.Logger.Level.WARNING, w));
+            return checked.traces();
+        });
     }
 
     /**
