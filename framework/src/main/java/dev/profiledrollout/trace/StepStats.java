@@ -79,6 +79,24 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
     }
 
     /**
+     * How much a step annotation is trusted when a trace carries several kinds: 2 for an engine's own step span
+     * (SGLang {@code step[…]}, vLLM {@code execute_context_…}), 1 for the detailed {@code execute_<tokens>_context_…}
+     * form (written alongside SGLang's spans by TraceLens' patched SGLang, and alone by vLLM's
+     * {@code detailed_trace_annotation}), 0 for torch's {@code ProfilerStep#N}, -1 for a name that is no step.
+     * Only the spans of the highest kind in a trace are its steps, so none is counted twice.
+     */
+    public static int priority(String annotation) {
+        if (SGLANG.matcher(annotation).matches() || VLLM.matcher(annotation).matches()
+                || VLLM_OLD.matcher(annotation).matches()) {
+            return 2;
+        }
+        if (VLLM_DETAILED.matcher(annotation).matches()) {
+            return 1;
+        }
+        return annotation.startsWith("ProfilerStep#") ? 0 : -1;
+    }
+
+    /**
      * What a step annotation's name says: its stage, batch size and tokens (as {@link #stage()}, {@link #batchSize()},
      * {@link #tokens()}), the times and kernels zero. For readers of {@code summary.json}, whose steps carry the name
      * but not the batch size and tokens.

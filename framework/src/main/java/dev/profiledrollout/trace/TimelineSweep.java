@@ -140,7 +140,7 @@ final class TimelineSweep {
         for (int i = 0; i < steps.size(); i++) {
             cpuByName.computeIfAbsent(steps.get(i).name(), n -> new ArrayList<>()).add(i);
         }
-        List<KinetoAccumulator.Span> gpu = new ArrayList<>(acc.gpuStepWindows);
+        List<KinetoAccumulator.Span> gpu = preferEngineSteps(acc.gpuStepWindows);
         gpu.sort(Comparator.comparingLong(KinetoAccumulator.Span::start));
         Map<String, Integer> seen = new HashMap<>();
         for (KinetoAccumulator.Span g : gpu) {
@@ -168,10 +168,10 @@ final class TimelineSweep {
         }
     }
 
+    /** The spans of the most trusted step kind present ({@link StepStats#priority}), so no step counts twice. */
     private static List<KinetoAccumulator.Span> preferEngineSteps(List<KinetoAccumulator.Span> spans) {
-        List<KinetoAccumulator.Span> engine = spans.stream()
-                .filter(s -> !s.name().startsWith("ProfilerStep#")).toList();
-        return new ArrayList<>(engine.isEmpty() ? spans : engine);
+        int best = spans.stream().mapToInt(s -> StepStats.priority(s.name())).max().orElse(-1);
+        return new ArrayList<>(spans.stream().filter(s -> StepStats.priority(s.name()) == best).toList());
     }
 
     /** Adds {@code [start, end)} to {@code unions[i]} for each bit i set in {@code mask}. */

@@ -30,6 +30,20 @@ class DetailedStepNamesTest {
         assertThat(step.tokens()).hasValue(4);
     }
 
+    /**
+     * TraceLens' patched SGLang writes the detailed span beside SGLang's own {@code step[…]} spans (this real decode
+     * capture has both): only SGLang's count, so no step is counted twice.
+     */
+    @Test
+    void beside_sglangs_own_spans_the_detailed_span_is_not_a_second_step() throws Exception {
+        TraceSummary trace = KinetoTraceReader.read(TestTraces.resolve("tracelens/sglang_decode/sglang_Qwen3-8B_decode.json.gz"));
+
+        assertThat(trace.details().steps()).isNotEmpty()
+                .allSatisfy(step -> assertThat(step.name()).startsWith("step["));
+        assertThat(StepStats.priority("execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk32785sqsq32sqsk32785)"))
+                .isLessThan(StepStats.priority("step[DECODE bs=32]")).isGreaterThan(StepStats.priority("ProfilerStep#3"));
+    }
+
     @Test
     void other_execute_names_are_not_steps() {
         assertThat(StepStats.isStepName("execute_model")).isFalse();

@@ -103,8 +103,8 @@ class EngineSimulatorTest {
 
     @Test
     void should_reject_unknown_backend_naming_the_allowed_values() {
-        assertThatThrownBy(() -> SimulatorConfig.builder().backend("trtllm"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sglang").hasMessageContaining("vllm");
+        assertThatThrownBy(() -> SimulatorConfig.builder().backend("tgi"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sglang").hasMessageContaining("vllm").hasMessageContaining("trtllm");
         assertThatThrownBy(() -> SimulatorConfig.builder().tpSize(2).slowRank(2, 1.5).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tpSize");
     }
