@@ -143,7 +143,7 @@ public final class LoadGenerator implements AutoCloseable {
         if (n == 0) {
             return List.of();
         }
-        int workers = spec.concurrency() == 0 ? n : Math.min(spec.concurrency(), n);
+        int workers = spec.maxInFlight() == 0 ? n : Math.min(spec.maxInFlight(), n);
         LoadRun run = launch(n, slot -> workload.request(-(slot + 1)), workers, null, null);
         return run.awaitUninterruptibly();
     }
@@ -160,7 +160,7 @@ public final class LoadGenerator implements AutoCloseable {
     public LoadRun start() {
         ArrivalSchedule schedule = spec.arrival().isClosedLoop() ? null
                 : spec.arrival().schedule(spec.requests(), spec.seed());
-        return launch(spec.requests(), workload::request, spec.concurrency(), schedule, spec.maxDuration());
+        return launch(spec.requests(), workload::request, spec.lanes(), schedule, spec.maxDuration());
     }
 
     private synchronized LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
@@ -169,7 +169,7 @@ public final class LoadGenerator implements AutoCloseable {
             throw new IllegalStateException("LoadGenerator is closed");
         }
         LoadRun run = new LoadRun(size, requests, transport, workers, threadNumbers, schedule,
-                spec.concurrency(), maxDuration);
+                spec.maxInFlight(), maxDuration);
         runs.removeIf(LoadRun::isDone); // a long-lived generator must not keep every finished run's records
         runs.add(run);
         run.startThreads();

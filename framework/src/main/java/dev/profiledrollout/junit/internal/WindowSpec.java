@@ -247,11 +247,23 @@ public record WindowSpec(
                     "@RolloutPhase(phase = " + p.phase() + ", numSteps/startStep) with profiler = NSYS",
                     "an nsys session capture sends no profile call to the engine, so the phase's step window would be"
                             + " ignored; remove it, or use activities = CUDA_PROFILER");
+            problems.check(p.maxConcurrency() >= 0, "@RolloutPhase(phase = " + p.phase() + ", maxConcurrency = "
+                    + p.maxConcurrency() + ")", "0 (inherit @RolloutLoad(maxConcurrency)) or a positive cap");
             if (loadSpec == null) {
                 continue; // the load is reported invalid
             }
+            boolean closed = loadSpec.arrival().isClosedLoop();
+            // concurrency is a closed loop's lanes, maxConcurrency an open loop's cap: each only where it means that
+            problems.check(closed || p.concurrency() == 0, "@RolloutPhase(phase = " + p.phase() + ", concurrency = "
+                    + p.concurrency() + ") under an open loop", "concurrency is a closed loop's lane count; cap the"
+                    + " phase's requests in flight with maxConcurrency = " + p.concurrency() + " instead");
+            problems.check(!closed || p.maxConcurrency() == 0, "@RolloutPhase(phase = " + p.phase()
+                    + ", maxConcurrency = " + p.maxConcurrency() + ") under a closed loop", "a closed loop has exactly"
+                    + " concurrency requests in flight; set concurrency = " + p.maxConcurrency() + " instead");
+            int inFlight = closed ? (p.concurrency() > 0 ? p.concurrency() : loadSpec.lanes())
+                    : (p.maxConcurrency() > 0 ? p.maxConcurrency() : loadSpec.maxInFlight());
             phases.add(new PhaseSpec(p.phase(), steps > 0 ? steps : null, start >= 0 ? start : null, new LoadSpec(
-                    p.concurrency() > 0 ? p.concurrency() : loadSpec.concurrency(),
+                    inFlight,
                     p.requests() > 0 ? p.requests() : loadSpec.requests(),
                     p.inputTokens() > 0 ? p.inputTokens() : loadSpec.inputTokens(),
                     p.outputTokens() > 0 ? p.outputTokens() : loadSpec.outputTokens(),
