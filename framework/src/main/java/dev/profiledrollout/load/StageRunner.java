@@ -38,6 +38,9 @@ public final class StageRunner implements AutoCloseable {
     private int nextWarmupIndex;
     private long lastEndNanos;
     private int stagesRun;
+    private volatile LoadRun current;
+    private volatile boolean cancelled;
+    private final List<RequestRecord> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param target       where to send, not null
@@ -87,10 +90,17 @@ public final class StageRunner implements AutoCloseable {
      * @throws TimeoutException when the stage outlives the stage timeout (it is cancelled first)
      */
     public StageResult run(LoadStage stage) throws InterruptedException, TimeoutException {
+        if (cancelled) {
+            throw new java.util.concurrent.CancellationException("the staged load was cancelled");
+        }
         LoadSpec s = stage.spec();
         List<RequestRecord> warmup = generator.warmupStage(s, nextWarmupIndex);
         nextWarmupIndex += s.warmupRequests();
         LoadRun run = generator.startStage(s, nextIndex);
+        current = run;
+        if (cancelled) {
+            run.cancel();
+        }
         nextIndex += s.requests();
         List<RequestRecord> records;
         try {
@@ -99,6 +109,7 @@ public final class StageRunner implements AutoCloseable {
             run.cancel();
             throw e;
         }
+        finished.addAll(records);
         long firstStart = records.stream().mapToLong(RequestRecord::startNanos).min().orElse(run.startNanos());
         Duration gap = stagesRun == 0 || lastEndNanos == 0 ? Duration.ZERO
                 : Duration.ofNanos(Math.max(0, firstStart - lastEndNanos));
@@ -147,6 +158,32 @@ public final class StageRunner implements AutoCloseable {
             results.add(run(LoadStage.atRate(base, ArrivalProcess.constant(rate), maxInFlight).withWarmup(0)));
         }
         return new SweepResult(results);
+    }
+
+    /**
+     * Stops the staged load from another thread: the current stage's run is cancelled (its in-flight requests end as
+     * {@code CANCELLED}) and no further stage starts ({@link #run(LoadStage)} then throws
+     * {@link java.util.concurrent.CancellationException}). Idempotent.
+     */
+    public void cancel() {
+        cancelled = true;
+        LoadRun run = current;
+        if (run != null) {
+            run.cancel();
+        }
+    }
+
+    /**
+     * @return the records of every stage that ended, then those of the current stage that ended so far, without
+     *         waiting; for a caller that must report a load cut short
+     */
+    public List<RequestRecord> recordsSoFar() {
+        List<RequestRecord> all = new ArrayList<>(finished);
+        LoadRun run = current;
+        if (run != null && !run.isDone()) {
+            all.addAll(run.recordsSoFar());
+        }
+        return all;
     }
 
     /** Closes the generator: cancels what is in flight and joins its threads. */
