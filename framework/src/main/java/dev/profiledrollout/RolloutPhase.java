@@ -1,5 +1,6 @@
 package dev.profiledrollout;
 
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 import static org.apiguardian.api.API.Status.STABLE;
 
 import java.lang.annotation.Documented;
@@ -56,8 +57,16 @@ public @interface RolloutPhase {
     /** Completion length in tokens; {@code 0}: {@link RolloutLoad#outputTokens()}. */
     int outputTokens() default 0;
 
-    /** Requests in flight; {@code 0}: {@link RolloutLoad#concurrency()}. */
+    /** Closed loop only: requests in flight at once (the lanes); {@code 0}: {@link RolloutLoad#concurrency()}.
+     * Set under an open loop ({@link RolloutLoad#requestRate()} or a ramp) it is a configuration error: cap an open
+     * loop's phase with {@link #maxConcurrency()}. */
     int concurrency() default 0;
+
+    /** Open loop only: the cap on requests in flight in this phase's window ({@code --max-concurrency});
+     * {@code 0}: {@link RolloutLoad#maxConcurrency()}. Set on a closed loop it is a configuration error: use
+     * {@link #concurrency()} there. */
+    @API(status = EXPERIMENTAL, since = "0.2")
+    int maxConcurrency() default 0;
 
     /** Requests sent in this phase's window; {@code 0}: {@link RolloutLoad#requests()}. */
     int requests() default 0;

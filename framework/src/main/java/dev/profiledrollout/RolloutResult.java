@@ -37,6 +37,7 @@ public final class RolloutResult {
     private final Map<Phase, RolloutResult> phases;
     private final BaselineDiff baselineDiff;
     private final RunHistory history;
+    private final dev.profiledrollout.load.SweepResult stages;
 
     private RolloutResult(Builder b) {
         this.latency = require(b.latency, "latency");
@@ -50,6 +51,7 @@ public final class RolloutResult {
         this.phases = Collections.unmodifiableMap(new LinkedHashMap<>(b.phases));
         this.baselineDiff = b.baselineDiff;
         this.history = b.history;
+        this.stages = b.stages;
     }
 
     private static <T> T require(T value, String name) {
@@ -71,7 +73,7 @@ public final class RolloutResult {
     public Builder toBuilder() {
         return new Builder().latency(latency).trace(trace).traceFiles(traceFiles).outputDirectory(outputDirectory)
                 .serverInfo(serverInfo).stopOutcome(stopOutcome).workers(workers)
-                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history);
+                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history).stages(stages);
     }
 
     /**
@@ -151,6 +153,23 @@ public final class RolloutResult {
     }
 
     /**
+     * The stages of a staged load ({@link RolloutSweep}), each with its own latency report, throughput, goodput,
+     * achieved rate, schedule lag, failures and load-fidelity verdict: {@code result.stages().stage(64).latency()}.
+     * {@link #latency()} is then over every stage's requests.
+     *
+     * @return the stages in the order they ran
+     * @throws IllegalStateException when the test's load was not staged (no {@code @RolloutSweep})
+     */
+    @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public dev.profiledrollout.load.SweepResult stages() {
+        if (stages == null) {
+            throw new IllegalStateException("this test's load has no stages: add @RolloutSweep(concurrency = {…}) or"
+                    + " @RolloutSweep(rates = {…}) to run it as a sequence of stages");
+        }
+        return stages;
+    }
+
+    /**
      * @return the kernels of this run against the test's stored baseline (per kernel Δcount and Δtime, new and
      *         vanished kernels), when {@code profiledrollout.baseline.dir} holds one for this test; assert on it with
      *         {@code assertThat(result.baseline().orElseThrow()).kernelTimeWithin(0.10, …)}
@@ -211,6 +230,7 @@ public final class RolloutResult {
         private List<WorkerOutcome> workers = List.of();
         private List<Path> frontendTraceFiles = List.of();
         private Map<Phase, RolloutResult> phases = Map.of();
+        private dev.profiledrollout.load.SweepResult stages;
         private BaselineDiff baselineDiff;
         private RunHistory history;
 
@@ -268,6 +288,13 @@ public final class RolloutResult {
         /** Default none; iteration order is kept. See {@link RolloutResult#phases()}. */
         public Builder phases(Map<Phase, RolloutResult> phases) {
             this.phases = Collections.unmodifiableMap(new LinkedHashMap<>(phases));
+            return this;
+        }
+
+        /** @param sweep the stages of a staged load, or null for a single load (the default); see {@link RolloutResult#stages()} */
+        @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+        public Builder stages(dev.profiledrollout.load.SweepResult sweep) {
+            this.stages = sweep;
             return this;
         }
 

@@ -50,6 +50,18 @@ public class ProfiledRolloutAssertions extends Assertions {
         return new RolloutResultAssert(actual);
     }
 
+    /** A capacity search's figure: {@code assertThat(capacity).requestRate().isGreaterThan(40)}. */
+    @org.apiguardian.api.API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public static CapacityAssert assertThat(dev.profiledrollout.capacity.Capacity actual) {
+        return new CapacityAssert(actual);
+    }
+
+    /** The stages of a staged load: monotone throughput, an SLO up to a load level. */
+    @org.apiguardian.api.API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public static SweepAssert assertThat(dev.profiledrollout.load.SweepResult actual) {
+        return new SweepAssert(actual);
+    }
+
     /** A run compared with a baseline; see {@link dev.profiledrollout.trace.TraceBaseline#diff}. */
     public static BaselineDiffAssert assertThat(dev.profiledrollout.trace.BaselineDiff actual) {
         return new BaselineDiffAssert(actual);

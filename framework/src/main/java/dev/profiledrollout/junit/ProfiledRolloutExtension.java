@@ -9,6 +9,7 @@ import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutSweep;
 import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
@@ -303,7 +304,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 .flatMap(r -> problems.attempt(() -> RecipeWindows.load(r, context.getRequiredTestClass())));
         Optional<WindowSpec> specified = recipeAnnotation.isPresent()
                 ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
-                : problems.attempt(() -> WindowSpec.of(profile, load, phases(context)));
+                : problems.attempt(() -> WindowSpec.of(profile, load, phases(context))
+                        .withSweep(closest(context, RolloutSweep.class).orElse(null)));
         AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SimulatedEngine.class)
                 .ifPresent(shape -> EngineHandle.checkShape(shape, problems));
         Backend backend = specified.map(WindowSpec::backend).orElse(profile.backend());
@@ -362,7 +364,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
         Optional<SrtctlRecipe> recipe = recipe(context);
         return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
-                : WindowSpec.of(profile, load, phases(context));
+                : WindowSpec.of(profile, load, phases(context))
+                        .withSweep(closest(context, RolloutSweep.class).orElse(null));
     }
 
     private static String testName(ExtensionContext context) {

@@ -143,7 +143,7 @@ public final class LoadGenerator implements AutoCloseable {
         if (n == 0) {
             return List.of();
         }
-        int workers = spec.concurrency() == 0 ? n : Math.min(spec.concurrency(), n);
+        int workers = spec.maxInFlight() == 0 ? n : Math.min(spec.maxInFlight(), n);
         LoadRun run = launch(n, slot -> workload.request(-(slot + 1)), workers, null, null);
         return run.awaitUninterruptibly();
     }
@@ -160,16 +160,74 @@ public final class LoadGenerator implements AutoCloseable {
     public LoadRun start() {
         ArrivalSchedule schedule = spec.arrival().isClosedLoop() ? null
                 : spec.arrival().schedule(spec.requests(), spec.seed());
-        return launch(spec.requests(), workload::request, spec.concurrency(), schedule, spec.maxDuration());
+        return launch(spec.requests(), workload::request, spec.lanes(), schedule, spec.maxDuration());
+    }
+
+    /**
+     * Starts one stage of a staged load ({@link StageRunner}) on this generator's connections and event loop, and
+     * returns immediately: {@code stage.requests()} requests at workload indices {@code firstIndex},
+     * {@code firstIndex + 1}, …, so that no two stages send the same prompt (a prompt sent twice would hit the prefix
+     * cache). Closed loop: {@code stage.lanes()} lanes; open loop: the stage's own schedule, capped at
+     * {@code stage.maxInFlight()}; either stops issuing at {@code stage.maxDuration()}.
+     *
+     * @param stage      the stage's load; its token lengths, prefix, seed and endpoint must be this generator's
+     * @param firstIndex the workload index of the stage's first request, ≥ 0
+     * @return the run, to await or cancel
+     * @throws IllegalArgumentException when the stage's request shape differs from the generator's (build the stage
+     *                                  from the generator's spec, e.g. {@link LoadStage#closedLoop(LoadSpec, int)})
+     * @throws IllegalStateException    after {@link #close()}
+     */
+    public LoadRun startStage(LoadSpec stage, int firstIndex) {
+        Objects.requireNonNull(stage, "stage");
+        if (stage.inputTokens() != spec.inputTokens() || stage.outputTokens() != spec.outputTokens()
+                || stage.rangeRatio() != spec.rangeRatio() || stage.prefixTokens() != spec.prefixTokens()
+                || stage.seed() != spec.seed() || stage.endpoint() != spec.endpoint()) {
+            throw new IllegalArgumentException("a stage must send the generator's requests (input " + spec.inputTokens()
+                    + ", output " + spec.outputTokens() + ", range " + spec.rangeRatio() + ", prefix "
+                    + spec.prefixTokens() + ", seed " + spec.seed() + ", " + spec.endpoint() + "), but it has input "
+                    + stage.inputTokens() + ", output " + stage.outputTokens() + ", range " + stage.rangeRatio()
+                    + ", prefix " + stage.prefixTokens() + ", seed " + stage.seed() + ", " + stage.endpoint()
+                    + ": derive the stage from the generator's spec (LoadStage.closedLoop / LoadStage.atRate)");
+        }
+        if (firstIndex < 0) {
+            throw new IllegalArgumentException("firstIndex must be ≥ 0, was " + firstIndex);
+        }
+        ArrivalSchedule schedule = stage.arrival().isClosedLoop() ? null
+                : stage.arrival().schedule(stage.requests(), stage.seed() + firstIndex);
+        return launch(stage.requests(), slot -> workload.request(firstIndex + slot), stage.lanes(), schedule,
+                stage.maxInFlight(), stage.maxDuration());
+    }
+
+    /**
+     * Sends {@code stage.warmupRequests()} warm-up requests of a stage in a closed loop of at most
+     * {@code stage.maxInFlight()} lanes (all at once when 0), at indices −1 − {@code firstIndex}, −2 −
+     * {@code firstIndex}, …, and waits for them; their records belong in no metric.
+     *
+     * @return the warm-up records, ordered by index
+     */
+    public List<RequestRecord> warmupStage(LoadSpec stage, int firstIndex) {
+        int n = stage.warmupRequests();
+        if (n == 0) {
+            return List.of();
+        }
+        int workers = stage.maxInFlight() == 0 ? n : Math.min(stage.maxInFlight(), n);
+        return launch(n, slot -> workload.request(-(firstIndex + slot + 1)), workers, null, 0, null)
+                .awaitUninterruptibly();
+    }
+
+    private LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
+                           int workers, ArrivalSchedule schedule, Duration maxDuration) {
+        return launch(size, requests, workers, schedule, spec.maxInFlight(), maxDuration);
     }
 
     private synchronized LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
-                                        int workers, ArrivalSchedule schedule, Duration maxDuration) {
+                                        int workers, ArrivalSchedule schedule, int maxInFlight,
+                                        Duration maxDuration) {
         if (closed) {
             throw new IllegalStateException("LoadGenerator is closed");
         }
         LoadRun run = new LoadRun(size, requests, transport, workers, threadNumbers, schedule,
-                spec.concurrency(), maxDuration);
+                maxInFlight, maxDuration);
         runs.removeIf(LoadRun::isDone); // a long-lived generator must not keep every finished run's records
         runs.add(run);
         run.startThreads();

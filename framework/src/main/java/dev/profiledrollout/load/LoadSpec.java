@@ -10,8 +10,11 @@ import org.apiguardian.api.API;
  * The shape of a load: how requests arrive, how many at once, how many in all or for how long, and the
  * random-token lengths (vLLM's {@code RandomDataset} law, {@code docs/METRICS.md} §5). Immutable.
  *
- * @param concurrency    closed loop: requests in flight at once, ≥ 1; open loop: the cap on requests in flight
- *                       (vLLM's {@code --max-concurrency}), 0 for none
+ * @param concurrency    the stored in-flight figure, read through what it means for the arrival process:
+ *                       {@link #lanes()} in a closed loop (requests in flight at once, ≥ 1) and
+ *                       {@link #maxInFlight()} in an open loop (the cap on requests in flight, vLLM's
+ *                       {@code --max-concurrency}, 0 for none); build with {@link #closedLoop} or
+ *                       {@link #withArrival(ArrivalProcess, int)} rather than reading it directly
  * @param requests       requests in the measured run, ≥ 1 ({@code --num-prompts})
  * @param inputTokens    mean prompt length in tokens, ≥ 1 ({@code --random-input-len}), the shared prefix excluded
  * @param outputTokens   mean {@code max_tokens}, ≥ 1 ({@code --random-output-len}); {@code ignore_eos} makes it exact
@@ -55,7 +58,37 @@ public record LoadSpec(int concurrency, int requests, int inputTokens, int outpu
                 ArrivalProcess.closedLoop(), 0, null, Endpoint.COMPLETIONS);
     }
 
-    /** @return this spec with another arrival process (and {@code concurrency} then meaning the cap, 0 = none) */
+    /**
+     * @return closed loop: the lanes, each a connection sending its next request when the previous one ended, ≥ 1;
+     *         open loop: 0 (requests are released by the schedule, not by lanes)
+     */
+    public int lanes() {
+        return arrival.isClosedLoop() ? concurrency : 0;
+    }
+
+    /**
+     * @return the most requests on the wire at once, 0 for no cap: the lane count in a closed loop, the
+     *         {@code --max-concurrency} cap in an open loop (a request finding the cap reached waits, and the wait
+     *         counts as schedule lag)
+     */
+    public int maxInFlight() {
+        return concurrency;
+    }
+
+    /**
+     * A closed loop of {@code lanes} requests in flight, no shared prefix, bounded by the request count; the same
+     * as the seven-argument constructor, named for what its first argument means.
+     */
+    public static LoadSpec closedLoop(int lanes, int requests, int inputTokens, int outputTokens, double rangeRatio,
+                                      int warmupRequests, long seed) {
+        return new LoadSpec(lanes, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed);
+    }
+
+    /**
+     * @param newArrival     the arrival process, not null
+     * @param maxConcurrency open loop: the cap on requests in flight, 0 for none; closed loop: the lanes, ≥ 1
+     * @return this spec with another arrival process
+     */
     public LoadSpec withArrival(ArrivalProcess newArrival, int maxConcurrency) {
         return new LoadSpec(maxConcurrency, requests, inputTokens, outputTokens, rangeRatio, warmupRequests, seed,
                 newArrival, prefixTokens, maxDuration, endpoint);

@@ -50,7 +50,7 @@ public record LoadTestResult(LoadSpec spec, Endpoint endpoint, String backend, S
     public BenchmarkSummary summary() {
         ArrivalProcess a = spec.arrival();
         return new BenchmarkSummary(backend, model, spec.requests(), a.requestRate(), a.burstiness(),
-                a.isClosedLoop() ? 0 : spec.concurrency(), latency, schedule, series, slo);
+                a.isClosedLoop() ? 0 : spec.maxInFlight(), latency, schedule, series, slo);
     }
 
     /**

@@ -138,7 +138,8 @@ final class Capture implements AutoCloseable {
         } else {
             steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordCapture);
         }
-        return report.result(latency, trace, files, stopped, outcomes, Map.of());
+        RolloutResult result = report.result(latency, trace, files, stopped, outcomes, Map.of());
+        return load.stages().map(st -> result.toBuilder().stages(st).build()).orElse(result);
     }
 
     /** The outcomes with every {@code PROFILED} engine marked {@code NO_DATA} for {@code reason}. */

@@ -3,12 +3,19 @@ package dev.profiledrollout.junit.internal;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.load.LoadGenerator;
+import dev.profiledrollout.load.LoadFidelity;
 import dev.profiledrollout.load.LoadRun;
+import dev.profiledrollout.load.StageResult;
+import dev.profiledrollout.load.StageRunner;
+import dev.profiledrollout.load.SweepResult;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.AllureSteps;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -27,6 +34,12 @@ final class WindowLoad implements AutoCloseable {
     private volatile LoadGenerator generator;
     private volatile LoadRun run;
     private long startMillis = -1;
+    // a staged load (@RolloutSweep): its stages run on their own thread, back to back, inside the window
+    private volatile StageRunner staged;
+    private volatile Thread sweepThread;
+    private volatile SweepResult stages;
+    private volatile Exception sweepFailure;
+    private long sweepStartNanos;
 
     WindowLoad(EngineHandle engine, WindowSpec spec, Settings settings) {
         this.engine = engine;
@@ -57,7 +70,28 @@ final class WindowLoad implements AutoCloseable {
     /** Starts the measured run; {@link #warmUp()} came first. */
     void start() {
         startMillis = System.currentTimeMillis();
-        run = generator.start();
+        if (spec.sweep() == null) {
+            run = generator.start();
+            return;
+        }
+        sweepStartNanos = System.nanoTime();
+        StageRunner runner = new StageRunner(generator, spec.load(), spec.goodput(), settings.loadTimeout(),
+                LoadFidelity.DEFAULT_LAG_BOUND);
+        staged = runner;
+        Thread t = new Thread(() -> {
+            try {
+                stages = runner.run(spec.sweep());
+            } catch (Exception e) {
+                sweepFailure = e;
+            }
+        }, "profiledrollout-sweep");
+        sweepThread = t;
+        t.start();
+    }
+
+    /** @return the stages of a staged load once it ended; empty for a single load or before its end */
+    Optional<SweepResult> stages() {
+        return Optional.ofNullable(stages);
     }
 
     /** @return when the run started (epoch ms), -1 before */
@@ -67,7 +101,7 @@ final class WindowLoad implements AutoCloseable {
 
     /** @return whether the run was started */
     boolean started() {
-        return run != null;
+        return run != null || sweepThread != null;
     }
 
     /**
@@ -81,6 +115,9 @@ final class WindowLoad implements AutoCloseable {
      *                                  (the interrupt stays set)
      */
     List<RequestRecord> await(Function<String, List<RequestRecord>> endEarly, Path written) {
+        if (sweepThread != null) {
+            return awaitStages(endEarly, written);
+        }
         try {
             return run.await(settings.loadTimeout());
         } catch (TimeoutException e) {
@@ -98,8 +135,46 @@ final class WindowLoad implements AutoCloseable {
         }
     }
 
+    /** The staged load's {@link #await}: every stage's records, one Allure step per stage. */
+    private List<RequestRecord> awaitStages(Function<String, List<RequestRecord>> endEarly, Path written) {
+        Duration bound = settings.loadTimeout().multipliedBy(spec.sweep().size());
+        try {
+            sweepThread.join(bound.toMillis());
+        } catch (InterruptedException e) {
+            List<RequestRecord> records = endEarly.apply("interrupted while waiting for the load");
+            Thread.currentThread().interrupt();
+            throw new ProfiledRolloutException("Interrupted while waiting for the staged load (" + records.size()
+                    + " requests ended); the profiler was stopped and the finished requests were written to "
+                    + written, e);
+        }
+        if (sweepThread.isAlive() || sweepFailure != null) {
+            String why = sweepThread.isAlive() ? "the " + spec.sweep().size() + " stages did not finish within "
+                    + bound : "a stage did not finish: " + sweepFailure.getMessage();
+            endEarly.apply(why);
+            throw new ProfiledRolloutException("The staged load failed: " + why + "; the profiler was stopped and the"
+                    + " finished requests were written to " + written + ". Lower @RolloutSweep(requestsPerStage) or"
+                    + " raise " + ProfiledRolloutKeys.LOAD_TIMEOUT + " (per stage).", sweepFailure);
+        }
+        for (StageResult s : stages.stages()) {
+            long first = s.latency().records().stream().mapToLong(RequestRecord::startNanos).min()
+                    .orElse(sweepStartNanos);
+            long stageMillis = startMillis + (first - sweepStartNanos) / 1_000_000;
+            AllureSteps.step(String.format(Locale.ROOT, "stage %s: %d requests, %.2f req/s done, TTFT p99 %s, %s",
+                    s.label(), s.latency().completed() + s.failures(), s.throughput(),
+                    s.latency().ttft().count() == 0 ? "-" : s.latency().ttft().percentile(99).toMillis() + " ms",
+                    s.fidelity().driven() ? "driven" : s.fidelity().limit().name().toLowerCase(Locale.ROOT)
+                            + "-limited"), stageMillis, () -> s);
+        }
+        return stages.stages().stream().flatMap(s -> s.latency().records().stream())
+                .sorted(Comparator.comparingInt(RequestRecord::index)).toList();
+    }
+
     /** Cancels the run, if started: no request is sent any more and those in flight are ended. */
     void cancel() {
+        StageRunner st = staged;
+        if (st != null) {
+            st.cancel();
+        }
         LoadRun r = run;
         if (r != null) {
             r.cancel();
@@ -112,6 +187,17 @@ final class WindowLoad implements AutoCloseable {
      */
     List<RequestRecord> drain() {
         boolean interrupted = Thread.interrupted();
+        if (sweepThread != null) {
+            try {
+                sweepThread.join(DRAIN.toMillis());
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return staged.recordsSoFar();
+        }
         try {
             return run.await(DRAIN);
         } catch (TimeoutException e) {
@@ -128,6 +214,14 @@ final class WindowLoad implements AutoCloseable {
 
     /** The cancelled run's records once it ended, or those ended by {@code deadlineNanos}; none when not started. */
     List<RequestRecord> recordsUntil(long deadlineNanos) {
+        if (sweepThread != null) {
+            try {
+                sweepThread.join(Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return staged.recordsSoFar();
+        }
         LoadRun r = run;
         if (r == null) {
             return List.of();

@@ -9,11 +9,14 @@ import dev.profiledrollout.Profiler;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
+import dev.profiledrollout.RolloutSweep;
 import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.Endpoint;
 import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.LoadStage;
+import dev.profiledrollout.load.LoadSweep;
 import dev.profiledrollout.load.PromptWorkload;
 import dev.profiledrollout.load.RandomTokenWorkload;
 import dev.profiledrollout.load.Workload;
@@ -54,7 +57,8 @@ public record WindowSpec(
         String profileId,
         boolean mergeProfiles,
         List<String> profileStages,
-        boolean shapeDiscovery) {
+        boolean shapeDiscovery,
+        LoadSweep sweep) {
 
     /**
      * Where the prompts come from ({@code @RolloutLoad(dataset, datasetPath)}).
@@ -97,7 +101,7 @@ public record WindowSpec(
     public WindowSpec forPhase(PhaseSpec p) {
         return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery);
+                profileStages, shapeDiscovery, null);
     }
 
     /**
@@ -210,11 +214,23 @@ public record WindowSpec(
                     "@RolloutPhase(phase = " + p.phase() + ", numSteps/startStep) with profiler = NSYS",
                     "an nsys session capture sends no profile call to the engine, so the phase's step window would be"
                             + " ignored; remove it, or use activities = CUDA_PROFILER");
+            problems.check(p.maxConcurrency() >= 0, "@RolloutPhase(phase = " + p.phase() + ", maxConcurrency = "
+                    + p.maxConcurrency() + ")", "0 (inherit @RolloutLoad(maxConcurrency)) or a positive cap");
             if (loadSpec == null) {
                 continue; // the load is reported invalid
             }
+            boolean closed = loadSpec.arrival().isClosedLoop();
+            // concurrency is a closed loop's lanes, maxConcurrency an open loop's cap: each only where it means that
+            problems.check(closed || p.concurrency() == 0, "@RolloutPhase(phase = " + p.phase() + ", concurrency = "
+                    + p.concurrency() + ") under an open loop", "concurrency is a closed loop's lane count; cap the"
+                    + " phase's requests in flight with maxConcurrency = " + p.concurrency() + " instead");
+            problems.check(!closed || p.maxConcurrency() == 0, "@RolloutPhase(phase = " + p.phase()
+                    + ", maxConcurrency = " + p.maxConcurrency() + ") under a closed loop", "a closed loop has exactly"
+                    + " concurrency requests in flight; set concurrency = " + p.maxConcurrency() + " instead");
+            int inFlight = closed ? (p.concurrency() > 0 ? p.concurrency() : loadSpec.lanes())
+                    : (p.maxConcurrency() > 0 ? p.maxConcurrency() : loadSpec.maxInFlight());
             phases.add(new PhaseSpec(p.phase(), steps > 0 ? steps : null, start >= 0 ? start : null, new LoadSpec(
-                    p.concurrency() > 0 ? p.concurrency() : loadSpec.concurrency(),
+                    inFlight,
                     p.requests() > 0 ? p.requests() : loadSpec.requests(),
                     p.inputTokens() > 0 ? p.inputTokens() : loadSpec.inputTokens(),
                     p.outputTokens() > 0 ? p.outputTokens() : loadSpec.outputTokens(),
@@ -241,7 +257,59 @@ public record WindowSpec(
                 profile.profileId(),
                 profile.mergeProfiles(),
                 List.of(profile.profileStages()),
-                profile.shapeDiscovery());
+                profile.shapeDiscovery(),
+                null);
+    }
+
+    /**
+     * @param annotation the test's {@code @RolloutSweep}, or null for a single load
+     * @return this window with its load as the annotation's stages (each sized {@code requestsPerStage}, without a
+     *         warm-up of its own: the load's warm-up runs once before the window), or this window for null
+     * @throws ExtensionConfigurationException listing every problem: no or both stage lists, a value out of range,
+     *                                         phases, or an open-loop {@code @RolloutLoad}
+     */
+    public WindowSpec withSweep(RolloutSweep annotation) {
+        if (annotation == null) {
+            return this;
+        }
+        ConfigurationProblems problems = new ConfigurationProblems();
+        int[] lanes = annotation.concurrency();
+        double[] rates = annotation.rates();
+        problems.check(lanes.length > 0 ^ rates.length > 0, "@RolloutSweep(concurrency = "
+                + Arrays.toString(lanes) + ", rates = " + Arrays.toString(rates) + ")", "exactly one of concurrency"
+                + " (closed-loop stages) or rates (open-loop stages), each a non-empty list");
+        problems.check(Arrays.stream(lanes).allMatch(c -> c >= 1), "@RolloutSweep(concurrency = "
+                + Arrays.toString(lanes) + ")", "each concurrency at least 1");
+        problems.check(Arrays.stream(rates).allMatch(r -> r > 0 && Double.isFinite(r)), "@RolloutSweep(rates = "
+                + Arrays.toString(rates) + ")", "each rate a finite number of requests/s above 0");
+        problems.check(annotation.burstiness() > 0, "@RolloutSweep(burstiness = " + annotation.burstiness() + ")",
+                "above 0 (1 Poisson, +∞ constant)");
+        problems.check(annotation.maxConcurrency() >= 0 && (annotation.maxConcurrency() == 0 || rates.length > 0),
+                "@RolloutSweep(maxConcurrency = " + annotation.maxConcurrency() + ")", "0, or a positive cap with"
+                        + " rates; closed-loop stages have exactly their concurrency in flight");
+        problems.check(annotation.requestsPerStage() >= 0, "@RolloutSweep(requestsPerStage = "
+                + annotation.requestsPerStage() + ")", "0 (the load's requests) or more");
+        problems.check(annotation.secondsPerStage() >= 0, "@RolloutSweep(secondsPerStage = "
+                + annotation.secondsPerStage() + ")", "0 (no bound) or more");
+        problems.check(phases.isEmpty(), "@RolloutSweep with @RolloutPhase", "one or the other: each phase's window"
+                + " has its own load");
+        problems.check(load.arrival().isClosedLoop(), "@RolloutSweep with an open-loop @RolloutLoad (requestRate or"
+                + " a ramp)", "leave the arrival to the sweep's stages: remove requestRate and the ramp");
+        problems.throwIfAny();
+        LoadSpec base = load.withMaxDuration(annotation.secondsPerStage() > 0
+                ? Duration.ofNanos(Math.round(annotation.secondsPerStage() * 1e9)) : null);
+        int perStage = annotation.requestsPerStage() > 0 ? annotation.requestsPerStage() : load.requests();
+        LoadSweep.Builder b = LoadSweep.builder(base);
+        for (int c : lanes) {
+            b.stage(LoadStage.closedLoop(base, c).sized(perStage, base.maxDuration()).withWarmup(0));
+        }
+        for (double r : rates) {
+            b.stage(LoadStage.atRate(base, ArrivalProcess.gamma(r, annotation.burstiness()),
+                    annotation.maxConcurrency()).sized(perStage, base.maxDuration()).withWarmup(0));
+        }
+        return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
+                recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset, profileId, mergeProfiles,
+                profileStages, shapeDiscovery, b.build());
     }
 
     /**

@@ -1,0 +1,299 @@
+package dev.profiledrollout.capacity;
+
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import dev.profiledrollout.load.ArrivalProcess;
+import dev.profiledrollout.load.LoadFidelity;
+import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.LoadStage;
+import dev.profiledrollout.load.StageResult;
+import dev.profiledrollout.load.SweepResult;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.TimeoutException;
+import org.apiguardian.api.API;
+
+/**
+ * Searches for the highest load (request rate or concurrency) at which every {@link SloTarget} holds, by bracketing
+ * then bisection over stages of a staged load.
+ *
+ * <ol>
+ *   <li><b>Bracketing.</b> From {@code start}, the level doubles after each stage that met every SLO until one does
+ *       not (or the maximum is reached); if the first stage already misses, the level halves until one meets (or the
+ *       minimum is passed).</li>
+ *   <li><b>Bisection.</b> Between the highest level that met and the lowest that did not, the midpoint is tried, until
+ *       {@code (upper − lower) / (upper + lower) ≤ precision} (the midpoint is then within ±precision of both ends) or,
+ *       for a concurrency, {@code upper − lower ≤ 1}.</li>
+ * </ol>
+ * A stage meets the SLOs only when every SLO's confidence interval lies below its budget ({@link SloTarget#check}); an
+ * inconclusive stage counts as not meeting, so {@link Capacity#lower()} is a level that was shown to hold. A stage
+ * whose load the client could not deliver ({@link LoadFidelity.Limit#CLIENT}) ends the search: nothing at or above it
+ * says anything about the engine. A capped open-loop stage the engine could not keep up with
+ * ({@link LoadFidelity.Limit#ENGINE}) counts as not meeting. The number of stages is bounded ({@code maxStages}).
+ *
+ * <p>Stage length: a rate stage sends {@code max(minRequests, ⌈rate × stageSeconds⌉)} requests; a concurrency stage
+ * {@code max(minRequests, lanes × requestsPerLane)}.
+ */
+@API(status = EXPERIMENTAL, since = "0.2")
+public final class CapacitySearch {
+
+    /** Runs one stage; {@link dev.profiledrollout.load.StageRunner#run(LoadStage)} is the usual one. */
+    @FunctionalInterface
+    @API(status = EXPERIMENTAL, since = "0.2")
+    public interface StageExecutor {
+        StageResult run(LoadStage stage) throws InterruptedException, TimeoutException;
+    }
+
+    /** Default precision: ±5 %. */
+    public static final double DEFAULT_PRECISION = 0.05;
+    /** Default bound on stages. */
+    public static final int DEFAULT_MAX_STAGES = 12;
+
+    private final Capacity.Mode mode;
+    private final List<SloTarget> slos;
+    private final double start;
+    private final double min;
+    private final double max;
+    private final double precision;
+    private final int maxStages;
+    private final int minRequests;
+    private final double stageSeconds;
+    private final int requestsPerLane;
+    private final double burstiness;
+
+    private CapacitySearch(Builder b) {
+        this.mode = b.mode;
+        this.slos = List.copyOf(b.slos);
+        this.start = b.start;
+        this.min = b.min;
+        this.max = b.max;
+        this.precision = b.precision;
+        this.maxStages = b.maxStages;
+        this.minRequests = b.minRequests;
+        this.stageSeconds = b.stageSeconds;
+        this.requestsPerLane = b.requestsPerLane;
+        this.burstiness = b.burstiness;
+    }
+
+    /** @return a builder; set the SLOs and one of {@code byRate} or {@code byConcurrency} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the stage run at {@code level}, derived from {@code base} (its request shape and warm-up) */
+    LoadStage stageAt(LoadSpec base, double level, boolean first) {
+        LoadStage stage;
+        if (mode == Capacity.Mode.RATE) {
+            int n = (int) Math.max(minRequests, Math.ceil(level * stageSeconds));
+            stage = LoadStage.atRate(base, ArrivalProcess.gamma(level, burstiness), 0).sized(n, null);
+        } else {
+            int lanes = (int) Math.round(level);
+            stage = LoadStage.closedLoop(base, lanes).sized(Math.max(minRequests, lanes * requestsPerLane), null);
+        }
+        return first ? stage : stage.withWarmup(0);
+    }
+
+    /**
+     * Runs the search.
+     *
+     * @param base     the request shape of every stage, and the first stage's warm-up
+     * @param executor runs one stage, not null
+     * @return the capacity, with every stage tried
+     * @throws TimeoutException when a stage outlives its timeout
+     */
+    public Capacity run(LoadSpec base, StageExecutor executor) throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(base, "base");
+        Objects.requireNonNull(executor, "executor");
+        List<StageResult> results = new ArrayList<>();
+        List<List<SloTarget.Check>> checks = new ArrayList<>();
+        double lower = Double.NaN;
+        double upper = Double.NaN;
+        double level = clamp(start);
+        Capacity.Status status = null;
+        String clientNote = "";
+        while (status == null) {
+            if (results.size() >= maxStages) {
+                status = Capacity.Status.STAGE_BUDGET_SPENT;
+                break;
+            }
+            StageResult r = executor.run(stageAt(base, level, results.isEmpty()));
+            List<SloTarget.Check> c = slos.stream().map(s -> s.check(r.latency())).toList();
+            results.add(r);
+            checks.add(c);
+            if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
+                clientNote = " Stage " + r.label() + " was not driven: " + r.fidelity().message() + ".";
+                status = Capacity.Status.CLIENT_LIMITED;
+                break;
+            }
+            boolean met = r.fidelity().driven() && r.failures() == 0
+                    && c.stream().allMatch(x -> x.outcome() == SloTarget.Outcome.MET);
+            if (met) {
+                lower = Double.isNaN(lower) ? level : Math.max(lower, level);
+            } else {
+                upper = Double.isNaN(upper) ? level : Math.min(upper, level);
+            }
+            if (Double.isNaN(upper)) { // still bracketing upwards
+                if (level >= max) {
+                    status = Capacity.Status.AT_LEAST_MAX;
+                } else {
+                    level = clamp(level * 2);
+                }
+            } else if (Double.isNaN(lower)) { // bracketing downwards
+                if (level <= min) {
+                    status = Capacity.Status.NONE_MET;
+                } else {
+                    level = Math.max(min, mode == Capacity.Mode.CONCURRENCY ? Math.floor(level / 2) : level / 2);
+                }
+            } else if (closeEnough(lower, upper)) {
+                status = Capacity.Status.FOUND;
+            } else {
+                level = mode == Capacity.Mode.CONCURRENCY ? Math.floor((lower + upper) / 2) : (lower + upper) / 2;
+            }
+        }
+        return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
+                message(status, lower, upper, results.size()) + clientNote);
+    }
+
+    private boolean closeEnough(double lower, double upper) {
+        return mode == Capacity.Mode.CONCURRENCY ? upper - lower <= 1 : (upper - lower) / (upper + lower) <= precision;
+    }
+
+    private double clamp(double level) {
+        double l = Math.min(max, Math.max(min, level));
+        return mode == Capacity.Mode.CONCURRENCY ? Math.max(1, Math.round(l)) : l;
+    }
+
+    private String message(Capacity.Status status, double lower, double upper, int stages) {
+        String unit = mode == Capacity.Mode.RATE ? " req/s" : " concurrent requests";
+        String slo = slos.toString();
+        switch (status) {
+            case FOUND:
+                return String.format(Locale.ROOT, "capacity %s%s: every SLO %s held there and not at %s%s (%d stages,"
+                        + " precision ±%.0f%%)", num(lower), unit, slo, num(upper), unit, stages, 100 * precision);
+            case AT_LEAST_MAX:
+                return String.format(Locale.ROOT, "capacity at least %s%s: every SLO %s held at the search's maximum"
+                        + " (%d stages); raise the maximum to find the limit", num(lower), unit, slo, stages);
+            case NONE_MET:
+                return String.format(Locale.ROOT, "no capacity: no stage met every SLO %s, down to %s%s (%d stages);"
+                        + " relax the SLOs or check the engine", slo, num(min), unit, stages);
+            case CLIENT_LIMITED:
+                return String.format(Locale.ROOT, "capacity search stopped after %d stages: the client could not drive"
+                        + " the load; %s", stages, Double.isNaN(lower) ? "no capacity figure"
+                        : "every SLO " + slo + " held at " + num(lower) + unit + ", the highest stage driven");
+            default:
+                return String.format(Locale.ROOT, "capacity search stopped after %d stages (the bound) before"
+                        + " reaching ±%.0f%%: %s; raise maxStages", stages, 100 * precision, Double.isNaN(lower)
+                        ? "no stage met every SLO " + slo : "every SLO " + slo + " held at " + num(lower) + unit
+                        + (Double.isNaN(upper) ? "" : ", not at " + num(upper) + unit));
+        }
+    }
+
+    private String num(double v) {
+        return mode == Capacity.Mode.CONCURRENCY ? String.valueOf(Math.round(v))
+                : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /** Builds a {@link CapacitySearch}. */
+    @API(status = EXPERIMENTAL, since = "0.2")
+    public static final class Builder {
+        private Capacity.Mode mode;
+        private final List<SloTarget> slos = new ArrayList<>();
+        private double start;
+        private double min;
+        private double max;
+        private double precision = DEFAULT_PRECISION;
+        private int maxStages = DEFAULT_MAX_STAGES;
+        private int minRequests = 40;
+        private double stageSeconds = 3;
+        private int requestsPerLane = 4;
+        private double burstiness = 1.0;
+
+        /** Adds SLOs such as {@code "ttft.p99<500ms"} ({@link SloTarget#parse}). */
+        public Builder slo(String... texts) {
+            for (String t : texts) {
+                slos.add(SloTarget.parse(t));
+            }
+            return this;
+        }
+
+        /**
+         * Searches open-loop request rates (Poisson unless {@link #burstiness(double)}) from {@code start} req/s,
+         * between {@code start / 64} and {@code max}.
+         */
+        public Builder byRate(double start, double max) {
+            this.mode = Capacity.Mode.RATE;
+            this.start = start;
+            this.min = start / 64;
+            this.max = max;
+            return this;
+        }
+
+        /** Searches closed-loop concurrencies from {@code start} lanes, between 1 and {@code max}. */
+        public Builder byConcurrency(int start, int max) {
+            this.mode = Capacity.Mode.CONCURRENCY;
+            this.start = start;
+            this.min = 1;
+            this.max = max;
+            return this;
+        }
+
+        /** The relative half-width to stop at, in (0, 0.5); default {@value #DEFAULT_PRECISION}. */
+        public Builder precision(double p) {
+            this.precision = p;
+            return this;
+        }
+
+        /** The most stages the search runs, ≥ 2; default {@value #DEFAULT_MAX_STAGES}. */
+        public Builder maxStages(int n) {
+            this.maxStages = n;
+            return this;
+        }
+
+        /**
+         * @param minRequests     the fewest requests of a stage (≥ 1; default 40; p99 SLOs need ~370 for a verdict)
+         * @param stageSeconds    a rate stage's nominal length: {@code rate × stageSeconds} requests (default 3)
+         * @param requestsPerLane a concurrency stage's requests per lane (default 4)
+         */
+        public Builder stageSize(int minRequests, double stageSeconds, int requestsPerLane) {
+            this.minRequests = minRequests;
+            this.stageSeconds = stageSeconds;
+            this.requestsPerLane = requestsPerLane;
+            return this;
+        }
+
+        /** The gamma shape of rate stages' gaps: 1 Poisson (default), +∞ constant. */
+        public Builder burstiness(double b) {
+            this.burstiness = b;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the attribute and the fix */
+        public CapacitySearch build() {
+            if (mode == null) {
+                throw new IllegalArgumentException("no load to search: call byRate(start, max) or"
+                        + " byConcurrency(start, max)");
+            }
+            if (slos.isEmpty()) {
+                throw new IllegalArgumentException("a capacity search needs at least one SLO, e.g."
+                        + " slo(\"ttft.p99<500ms\")");
+            }
+            if (!(start > 0) || !(max >= start) || Double.isInfinite(max)) {
+                throw new IllegalArgumentException("the search needs 0 < start ≤ max < ∞, was start " + start
+                        + ", max " + max);
+            }
+            if (!(precision > 0 && precision < 0.5)) {
+                throw new IllegalArgumentException("precision must be in (0, 0.5), e.g. 0.05 for ±5 %, was "
+                        + precision);
+            }
+            if (maxStages < 2 || minRequests < 1 || !(stageSeconds > 0) || requestsPerLane < 1) {
+                throw new IllegalArgumentException("maxStages ≥ 2, minRequests ≥ 1, stageSeconds > 0 and"
+                        + " requestsPerLane ≥ 1 are needed, were " + maxStages + ", " + minRequests + ", "
+                        + stageSeconds + ", " + requestsPerLane);
+            }
+            return new CapacitySearch(this);
+        }
+    }
+}

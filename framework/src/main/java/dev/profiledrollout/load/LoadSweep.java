@@ -1,0 +1,120 @@
+package dev.profiledrollout.load;
+
+import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import org.apiguardian.api.API;
+
+/**
+ * A load as a sequence of stages, run back to back by {@link StageRunner}: each stage starts when the previous one
+ * has ended (its last response read), without a pause. Immutable.
+ *
+ * <pre>{@code
+ * LoadSpec base = LoadSpec.closedLoop(1, 64, 512, 64, 0, 0, 0);
+ * LoadSweep sweep = LoadSweep.concurrencies(base, 1, 4, 16, 64);
+ * LoadSweep rates = LoadSweep.builder(base).rate(10).rate(20).poissonRate(40).build();
+ * }</pre>
+ *
+ * @param stages the stages in the order they run, at least one
+ */
+@API(status = EXPERIMENTAL, since = "0.2")
+public record LoadSweep(List<LoadStage> stages) {
+
+    public LoadSweep {
+        stages = List.copyOf(Objects.requireNonNull(stages, "stages"));
+        if (stages.isEmpty()) {
+            throw new IllegalArgumentException("a sweep needs at least one stage");
+        }
+    }
+
+    /**
+     * @param base          the request shape, per-stage request count, duration bound and the first stage's warm-up
+     * @param concurrencies closed-loop lanes per stage, each ≥ 1
+     * @return one closed-loop stage per concurrency, in the order given
+     */
+    public static LoadSweep concurrencies(LoadSpec base, int... concurrencies) {
+        Builder b = builder(base);
+        Arrays.stream(concurrencies).forEach(b::concurrency);
+        return b.build();
+    }
+
+    /**
+     * @param base  the request shape, per-stage request count, duration bound and the first stage's warm-up; its
+     *              arrival's burstiness (1 = Poisson, +∞ = constant) and {@link LoadSpec#maxInFlight()} cap carry
+     *              over to every stage when it is an open loop, else the stages are Poisson without a cap
+     * @param rates open-loop mean rates in requests/s, each &gt; 0
+     * @return one open-loop stage per rate, in the order given
+     */
+    public static LoadSweep rates(LoadSpec base, double... rates) {
+        Builder b = builder(base);
+        Arrays.stream(rates).forEach(b::rate);
+        return b.build();
+    }
+
+    /** @return a builder whose stages share {@code base}'s request shape, count, duration and first warm-up */
+    public static Builder builder(LoadSpec base) {
+        return new Builder(base);
+    }
+
+    /** @return the stage count */
+    public int size() {
+        return stages.size();
+    }
+
+    /** Adds stages in order. Only the first stage inherits the base's warm-up requests. */
+    @API(status = EXPERIMENTAL, since = "0.2")
+    public static final class Builder {
+        private final LoadSpec base;
+        private final List<LoadStage> stages = new ArrayList<>();
+
+        private Builder(LoadSpec base) {
+            this.base = Objects.requireNonNull(base, "base");
+        }
+
+        private LoadStage shaped(LoadStage s) {
+            return stages.isEmpty() ? s : s.withWarmup(0);
+        }
+
+        /** Adds a closed-loop stage of {@code lanes} lanes. */
+        public Builder concurrency(int lanes) {
+            stages.add(shaped(LoadStage.closedLoop(base, lanes)));
+            return this;
+        }
+
+        /** Adds an open-loop stage at {@code rate} requests/s with the base's burstiness and cap (Poisson, none). */
+        public Builder rate(double rate) {
+            boolean open = !base.arrival().isClosedLoop();
+            double burstiness = open ? base.arrival().burstiness() : 1.0;
+            stages.add(shaped(LoadStage.atRate(base, ArrivalProcess.gamma(rate, burstiness),
+                    open ? base.maxInFlight() : 0)));
+            return this;
+        }
+
+        /** Adds an open-loop Poisson stage at {@code rate} requests/s, without a cap. */
+        public Builder poissonRate(double rate) {
+            stages.add(shaped(LoadStage.atRate(base, ArrivalProcess.poisson(rate), 0)));
+            return this;
+        }
+
+        /** Adds a stage as given (its warm-up kept). */
+        public Builder stage(LoadStage stage) {
+            stages.add(Objects.requireNonNull(stage, "stage"));
+            return this;
+        }
+
+        /** Bounds every stage added so far by {@code duration} as well as by its request count. */
+        public Builder maxDurationPerStage(Duration duration) {
+            stages.replaceAll(s -> s.sized(s.spec().requests(), duration));
+            return this;
+        }
+
+        /** @throws IllegalArgumentException when no stage was added */
+        public LoadSweep build() {
+            return new LoadSweep(stages);
+        }
+    }
+}
