@@ -6,6 +6,7 @@ import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.RouterShape;
 import dev.profiledrollout.simulator.RouterSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
+import dev.profiledrollout.simulator.TrtllmEnvironment;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Option;
 @API(status = INTERNAL, since = "0.1")
 public final class SimulateCommand implements Callable<Integer> {
 
-    @Option(names = "--backend", defaultValue = "sglang", description = "Wire protocol to serve: sglang (default) or vllm.")
+    @Option(names = "--backend", defaultValue = "sglang", description = "Wire protocol to serve: sglang (default), vllm or trtllm (whose capture span and torch"
+            + " trace come from TLLM_PROFILE_START_STOP / TLLM_TORCH_PROFILE_TRACE in the environment, as trtllm-serve's do).")
     String backend;
 
     @Option(names = "--profiler-config", description = "vLLM --profiler-config JSON, e.g. "
@@ -147,6 +149,11 @@ public final class SimulateCommand implements Callable<Integer> {
         if (profilerConfig != null) {
             config.profilerConfig(profilerConfig);
         }
+        // trtllm-serve reads its capture span and torch trace path from its environment at launch; so does this
+        TrtllmEnvironment launchEnv = TrtllmEnvironment.of(System.getenv());
+        if (!launchEnv.equals(TrtllmEnvironment.NONE)) {
+            config.trtllmEnvironment(launchEnv);
+        }
         if (servedModelName != null) {
             config.servedModelName(servedModelName);
         }
@@ -160,11 +167,14 @@ public final class SimulateCommand implements Callable<Integer> {
             config.apiKey(apiKey);
         }
         if (dpSize != 1) {
-            if (!backend.equals("sglang")) {
-                throw new IllegalArgumentException("--dp-size is modelled for --backend sglang only (its DP controller);"
-                        + " drop it, or start one vLLM simulator per DP rank");
-            }
+            // SimulatorConfig refuses a DP controller on any backend but SGLang's, naming it
             config.dpSize(dpSize).dpController(true);
+            try {
+                config.build();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--dp-size " + dpSize + " cannot be simulated: " + e.getMessage()
+                        + "; drop it, or start one simulator per DP rank", e);
+            }
         }
         if (slowKernel != null) {
             requireFactor("--slow-kernel-factor", slowKernelFactor);
@@ -235,6 +245,9 @@ public final class SimulateCommand implements Callable<Integer> {
     }
 
     private static Path profilerDirOf(SimulatorConfig c) {
+        if (c.trtllmEnvironment().torchTrace()) {
+            return c.trtllmEnvironment().torchProfileTrace().toAbsolutePath().getParent();
+        }
         return c.vllmProfilerConfig() != null && c.vllmProfilerConfig().torch()
                 ? c.vllmProfilerConfig().torchProfilerDir() : c.profilerDir();
     }

@@ -267,7 +267,8 @@ public final class SimulatorConfig {
     /**
      * The profiling environment of a TensorRT-LLM server (backend {@code "trtllm"} only), fixed at its launch:
      * {@code TLLM_PROFILE_START_STOP} and {@code TLLM_TORCH_PROFILE_TRACE} ({@code docs/PROTOCOLS.md} §6). Default
-     * {@link TrtllmEnvironment#NONE}.
+     * {@link TrtllmEnvironment#NONE}. The other backends ignore it, as an SGLang worker ignores these variables when
+     * srt-slurm sets them on every worker (NVIDIA/srt-slurm {@code src/srtctl/core/schema.py}, {@code get_env_vars}).
      */
     public TrtllmEnvironment trtllmEnvironment() {
         return trtllmEnvironment;
@@ -679,10 +680,6 @@ public final class SimulatorConfig {
             if (vllmProfilerConfig != null && !backend.equals("vllm")) {
                 throw new IllegalArgumentException("profilerConfig is vLLM's --profiler-config; set backend(\"vllm\")"
                         + " or drop it (backend is " + backend + ")");
-            }
-            if (!trtllmEnvironment.equals(TrtllmEnvironment.NONE) && !backend.equals("trtllm")) {
-                throw new IllegalArgumentException("trtllmEnvironment is TensorRT-LLM's launch environment; set"
-                        + " backend(\"trtllm\") or drop it (backend is " + backend + ")");
             }
             if (adminApiKey != null && !backend.equals("sglang")) {
                 throw new IllegalArgumentException("adminApiKey is SGLang's --admin-api-key; set backend(\"sglang\") or"
