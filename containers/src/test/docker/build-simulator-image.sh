@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the engine-simulator image used by the container tests, without any registry: a root filesystem holding a
 # jlink'ed Java runtime, the shared libraries it loads (copied from this machine), /bin/sh, our CLI jar, and shims
-# named like the real images' launchers (`python3 -m sglang.launch_server …`, `vllm serve …`), imported with
-# `docker import`. Two tags come from the one filesystem:
+# named like the real images' launchers (`python3 -m sglang.launch_server …`, `vllm serve …`, `trtllm-serve …`), imported with
+# `docker import`. Three tags come from the one filesystem:
 #   profiled-rollout/simulator-sglang:<tag>  no entrypoint, like lmsysorg/sglang (the command is the launcher)
 #   profiled-rollout/simulator-vllm:<tag>    ENTRYPOINT ["vllm","serve"], like vllm/vllm-openai
+#   profiled-rollout/simulator-trtllm:<tag>  no entrypoint, like nvcr.io/nvidia/tensorrt-llm/release (trtllm-serve …)
 # Usage: build-simulator-image.sh PATH/TO/profiled-rollout.jar [tag]
 set -euo pipefail
 jar=$(readlink -f "$1")
@@ -48,10 +49,14 @@ SH
 shim python3 'if [ "$1" = "-m" ] && [ "$2" = "sglang.launch_server" ]; then shift 2; set -- sglang "$@"; else echo "simulator image: only python3 -m sglang.launch_server is supported, got: $*" >&2; exit 2; fi'
 # vllm serve ARGS  →  engine-shim vllm ARGS
 shim vllm 'if [ "$1" = "serve" ]; then shift; fi; set -- vllm "$@"'
+# trtllm-serve ARGS  →  engine-shim trtllm ARGS
+shim trtllm-serve 'set -- trtllm "$@"'
 
 env_path='PATH=/usr/local/bin:/opt/java/bin:/bin'
 tar -C "$root" -c . | docker import --change "ENV $env_path" --change 'WORKDIR /' \
   - "profiled-rollout/simulator-sglang:$tag" >/dev/null
 tar -C "$root" -c . | docker import --change "ENV $env_path" --change 'WORKDIR /' \
   --change 'ENTRYPOINT ["vllm","serve"]' - "profiled-rollout/simulator-vllm:$tag" >/dev/null
+tar -C "$root" -c . | docker import --change "ENV $env_path" --change 'WORKDIR /' \
+  - "profiled-rollout/simulator-trtllm:$tag" >/dev/null
 docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep "profiled-rollout/simulator-"

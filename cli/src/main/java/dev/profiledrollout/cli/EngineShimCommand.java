@@ -107,8 +107,20 @@ public final class EngineShimCommand implements Callable<Integer> {
                 }
             }
             case "vllm" -> VllmShim.configure(config, options, positional);
+            case "trtllm" -> {
+                // trtllm-serve MODEL --host H --port P --backend pytorch --tp_size N (tensorrt_llm/commands/serve.py);
+                // the capture span and torch trace come from the environment, as the executor reads them
+                config.backend("trtllm").port(Integer.parseInt(take(options, "8000", "port")));
+                config.tpSize(Integer.parseInt(take(options, "1", "tp-size")));
+                take(options, null, "backend");
+                String model = positional.isEmpty() ? null : positional.get(0);
+                if (model != null) {
+                    config.servedModelName(model);
+                }
+                config.trtllmEnvironment(dev.profiledrollout.simulator.TrtllmEnvironment.of(env));
+            }
             default -> throw new IllegalArgumentException("engine-shim: unknown engine '" + engine
-                    + "'; allowed: sglang, vllm");
+                    + "'; allowed: sglang, vllm, trtllm");
         }
         if (!options.isEmpty()) {
             System.err.println("engine-shim: ignoring options the simulator does not model: " + options.keySet());

@@ -44,6 +44,13 @@ public final class SimulatorImage {
                 .asCompatibleSubstituteFor(VllmContainer.DEFAULT_IMAGE_NAME);
     }
 
+    /** {@code profiled-rollout/simulator-trtllm}, a compatible substitute for TensorRT-LLM's release image. */
+    public static synchronized DockerImageName trtllm() {
+        build();
+        return DockerImageName.parse("profiled-rollout/simulator-trtllm:" + tag())
+                .asCompatibleSubstituteFor(TrtllmContainer.DEFAULT_IMAGE_NAME);
+    }
+
     /**
      * The name {@link #sglang()} returns, without building the image or asking Docker anything: for a
      * {@code @RolloutEngine} field, which is initialised with its class even when the class is skipped for want of
@@ -80,7 +87,7 @@ public final class SimulatorImage {
             return;
         }
         requireDocker();
-        if (!exists(sglangName())) {
+        if (!exists(sglangName()) || !exists(DockerImageName.parse("profiled-rollout/simulator-trtllm:" + tag()))) {
             Path script = Path.of(System.getProperty("simulator.image.script",
                     "src/test/docker/build-simulator-image.sh"));
             run(script, jar(), tag());
