@@ -78,6 +78,11 @@ public final class CapacitySearch {
         this.burstiness = b.burstiness;
     }
 
+    /** @return the most stages this search runs */
+    public int maxStages() {
+        return maxStages;
+    }
+
     /** @return a builder; set the SLOs and one of {@code byRate} or {@code byConcurrency} */
     public static Builder builder() {
         return new Builder();

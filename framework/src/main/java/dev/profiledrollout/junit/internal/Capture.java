@@ -139,7 +139,9 @@ final class Capture implements AutoCloseable {
             steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordCapture);
         }
         RolloutResult result = report.result(latency, trace, files, stopped, outcomes, Map.of());
-        return load.stages().map(st -> result.toBuilder().stages(st).build()).orElse(result);
+        load.fidelityVerdict().ifPresent(this::recordCapture);
+        return load.stages().map(st -> result.toBuilder().stages(st).capacity(load.capacity().orElse(null)).build())
+                .orElse(result);
     }
 
     /** The outcomes with every {@code PROFILED} engine marked {@code NO_DATA} for {@code reason}. */
