@@ -66,6 +66,13 @@ public @interface RolloutCapacity {
     /** A rate stage's nominal length in seconds: it sends {@code rate × secondsPerStage} requests, at least the minimum. */
     double secondsPerStage() default 3;
 
+    /**
+     * The schedule-lag p99 above which an open-loop stage counts as not driven by the client, in milliseconds
+     * ({@link dev.profiledrollout.load.LoadFidelity}); default 10 (the schedule report's lag budget). Raise it on a
+     * machine whose cores the engine shares with the load generator.
+     */
+    long maxLagMillis() default 10;
+
     /** Fail, rather than warn, when a stage's load could not be delivered (load fidelity). */
     boolean strict() default false;
 }

@@ -129,7 +129,7 @@ public final class CapacitySearch {
             results.add(r);
             checks.add(c);
             if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
-                clientNote = " Stage " + r.label() + " was not driven: " + r.fidelity().message() + ".";
+                clientNote = "; stage " + r.label() + " was not driven: " + r.fidelity().message();
                 status = Capacity.Status.CLIENT_LIMITED;
                 break;
             }

@@ -79,7 +79,7 @@ final class WindowLoad implements AutoCloseable {
         }
         sweepStartNanos = System.nanoTime();
         StageRunner runner = new StageRunner(generator, spec.load(), spec.goodput(), settings.loadTimeout(),
-                LoadFidelity.DEFAULT_LAG_BOUND);
+                spec.stageLagBound() != null ? spec.stageLagBound() : LoadFidelity.DEFAULT_LAG_BOUND);
         staged = runner;
         Thread t = new Thread(() -> {
             try {

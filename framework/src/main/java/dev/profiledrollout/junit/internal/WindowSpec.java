@@ -63,7 +63,8 @@ public record WindowSpec(
         boolean shapeDiscovery,
         LoadSweep sweep,
         CapacitySearch capacity,
-        boolean strictFidelity) {
+        boolean strictFidelity,
+        Duration stageLagBound) {
 
     /**
      * Where the prompts come from ({@code @RolloutLoad(dataset, datasetPath)}).
@@ -106,7 +107,7 @@ public record WindowSpec(
     public WindowSpec forPhase(PhaseSpec p) {
         return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery, null, null, false);
+                profileStages, shapeDiscovery, null, null, false, null);
     }
 
     /**
@@ -299,7 +300,7 @@ public record WindowSpec(
                 profile.mergeProfiles(),
                 List.of(profile.profileStages()),
                 profile.shapeDiscovery(),
-                null, null, false);
+                null, null, false, null);
     }
 
     /**
@@ -350,7 +351,7 @@ public record WindowSpec(
         }
         return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery, b.build(), null, false);
+                profileStages, shapeDiscovery, b.build(), null, false, null);
     }
 
     /**
@@ -363,6 +364,8 @@ public record WindowSpec(
             return this;
         }
         ConfigurationProblems problems = new ConfigurationProblems();
+        problems.check(annotation.maxLagMillis() >= 1, "@RolloutCapacity(maxLagMillis = "
+                + annotation.maxLagMillis() + ")", "at least 1");
         problems.check(sweep == null, "@RolloutCapacity with @RolloutSweep", "one or the other: a capacity search"
                 + " chooses its own stages");
         problems.check(phases.isEmpty(), "@RolloutCapacity with @RolloutPhase", "one or the other");
@@ -386,7 +389,8 @@ public record WindowSpec(
         problems.throwIfAny();
         return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery, null, search.orElseThrow(), annotation.strict());
+                profileStages, shapeDiscovery, null, search.orElseThrow(), annotation.strict(),
+                Duration.ofMillis(annotation.maxLagMillis()));
     }
 
     /**
