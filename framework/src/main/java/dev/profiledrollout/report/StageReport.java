@@ -234,9 +234,9 @@ public final class StageReport {
             h.append("<p class=\"capacity\">").append(HtmlReport.escape(root.path("capacity").path("message")
                     .asText())).append("</p>");
         }
-        h.append("<a href=\"charts/").append(CHART).append(".png\"><img id=\"stage-chart\" src=\"charts/")
+        h.append("<a href=\"charts/").append(CHART).append(".png\"><img id=\"stage-chart\" class=\"stage-chart\" style=\"max-width:100%\" src=\"charts/")
                 .append(CHART).append(".png\" alt=\"throughput against latency, one point per stage\"></a>");
-        h.append("<table id=\"stage-table\"><thead><tr><th>stage</th><th>requested req/s</th><th>sent req/s</th>"
+        h.append("<div class=\"scroll\"><table id=\"stage-table\" class=\"stages\"><thead><tr><th>stage</th><th>requested req/s</th><th>sent req/s</th>"
                 + "<th>done req/s</th><th>goodput req/s</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p50</th>"
                 + "<th>TPOT p99</th><th>lag p99</th><th>failed</th><th>load</th><th>SLOs</th></tr></thead><tbody>");
         for (JsonNode s : root.path("stages")) {
@@ -254,7 +254,7 @@ public final class StageReport {
                     .append("</td><td>").append(s.has("metSlos") ? (s.path("metSlos").asBoolean() ? "met" : "not met")
                             : "").append("</td></tr>");
         }
-        return h.append("</tbody></table>").toString();
+        return h.append("</tbody></table></div>").toString();
     }
 
     private static String cell(JsonNode s, String key, String format) {
