@@ -55,6 +55,25 @@ public final class StageReport {
      * @throws UncheckedIOException when the file cannot be written
      */
     public static void write(Path directory, SweepResult sweep, Capacity capacity) {
+        ObjectNode root = toJson(sweep, capacity);
+        try {
+            Files.createDirectories(directory);
+            Files.writeString(directory.resolve(FILE), root.toPrettyString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + directory.resolve(FILE) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param capacity the search's result, or null for a plain sweep
+     * @return the {@code stages.json} document: {@code stages[]} (label, closedLoop, level, requestedRate,
+     *         achievedRate, throughput, outputThroughput, goodput in req/s or tok/s; completed, failed; ttftP50Ms,
+     *         ttftP99Ms, tpotP50Ms, tpotP99Ms, e2eP50Ms, lagP99Ms, gapBeforeMs in ms; fidelity, fidelityMessage, knee;
+     *         with a capacity metSlos and sloChecks), and with a capacity {@code capacity} (mode, status, lower, upper,
+     *         requestRate, precision, message) and {@code slos[]} (text, metric, percentile, budgetMs); a figure that
+     *         does not exist is null
+     */
+    public static ObjectNode toJson(SweepResult sweep, Capacity capacity) {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
         ArrayNode stages = root.putArray("stages");
         List<StageResult> all = sweep.stages();
@@ -106,12 +125,7 @@ public final class StageReport {
                 o.put("budgetMs", t.budget().toNanos() / 1e6);
             }
         }
-        try {
-            Files.createDirectories(directory);
-            Files.writeString(directory.resolve(FILE), root.toPrettyString(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + directory.resolve(FILE) + ": " + e.getMessage(), e);
-        }
+        return root;
     }
 
     private static void num(ObjectNode n, String key, double v) {
