@@ -1,5 +1,7 @@
 package dev.profiledrollout.cli;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.capacity.Capacity;
 import dev.profiledrollout.capacity.CapacitySearch;
 import dev.profiledrollout.load.LoadSpec;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import okhttp3.OkHttpClient;
+import org.apiguardian.api.API;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,6 +27,7 @@ import picocli.CommandLine.Option;
  * {@code --format json}. Exit code 0 with a figure, 1 without one (no stage met the SLOs, or the client could not drive
  * the load), 2 for bad options.
  */
+@API(status = INTERNAL, since = "0.2")
 @Command(name = "capacity", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Find the highest load at which every SLO holds (bracketing, then bisection over stages).")
 public final class CapacityCommand implements Callable<Integer> {
