@@ -158,8 +158,13 @@ public final class CapacitySearch {
                 level = mode == Capacity.Mode.CONCURRENCY ? Math.floor((lower + upper) / 2) : (lower + upper) / 2;
             }
         }
+        long inconclusive = checks.stream().filter(c -> c.stream()
+                .anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE)).count();
+        String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the percentile's"
+                + " interval straddled the budget or had no upper end) and counted as not meeting: more requests per"
+                + " stage narrow it (p99 needs about 370, p90 about 35)";
         return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
-                message(status, lower, upper, results.size()) + clientNote);
+                message(status, lower, upper, results.size()) + clientNote + hint);
     }
 
     private boolean closeEnough(double lower, double upper) {
