@@ -5,7 +5,8 @@
 //   summary fit in one screen and the charts sit in two columns at most 450 px tall, each of the top kernels' full
 //   names is on the page, each phase's own report.html exists, and when summary.json has timed roofline rows the
 //   Roofline table lists them (up to 15) with GFLOPs and TFLOPS/s, and a multi-rank step timeline with gaps has its
-//   per-step table with one straggler cell a row; when summary.json (or a phase) has a history block
+//   per-step table with one straggler cell a row; when the run has a stages.json (a staged load), the Stages section's
+//   throughput-latency chart loads and its table has one row per stage; when summary.json (or a phase) has a history block
 //   with trends, its History section has one row per history verdict and every trend chart loads in a 2-column grid;
 // - the rendered Allure report (a single index.html): its phase steps, the latency table, at least four charts that
 //   load as images and the kernel table.
@@ -124,6 +125,26 @@ async function checkPage(page, t) {
       failures.push(`${name}: report.html roofline rows without GFLOPs or TFLOPS/s: ${JSON.stringify(m.rooflineRows[0])}`);
     }
     if (m.rooflineWidth > VIEWPORT.width) failures.push(`${name}: report.html roofline table wider than the page`);
+  }
+  // A staged load (@RolloutSweep, @RolloutCapacity) writes stages.json: its Stages section has the throughput-latency
+  // chart, loaded, and one stage-table row per stage; a capacity search's sentence is on the page.
+  if (existsSync(join(dir, 'stages.json'))) {
+    const stages = JSON.parse(readFileSync(join(dir, 'stages.json'), 'utf8'));
+    const s = await page.evaluate(() => {
+      const chart = document.querySelector('#stage-chart');
+      return {
+        chartLoaded: chart !== null && chart.complete && chart.naturalWidth > 0,
+        rows: document.querySelectorAll('#stage-table tbody tr').length,
+        capacity: (document.querySelector('p.capacity') || {}).textContent || null,
+      };
+    });
+    if (!s.chartLoaded) failures.push(`${name}: report.html throughput-latency chart missing or not loaded`);
+    if (s.rows !== (stages.stages || []).length) {
+      failures.push(`${name}: report.html stage table has ${s.rows} row(s), stages.json ${(stages.stages || []).length}`);
+    }
+    if (stages.capacity && s.capacity !== stages.capacity.message) {
+      failures.push(`${name}: report.html capacity sentence ${JSON.stringify(s.capacity)} differs from stages.json`);
+    }
   }
   // A per-step table under each multi-rank step timeline with gaps: every row marks exactly one straggler cell.
   const gapped = ((summary.trace || {}).stepTimeline || [])

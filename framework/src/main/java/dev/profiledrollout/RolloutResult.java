@@ -38,6 +38,7 @@ public final class RolloutResult {
     private final BaselineDiff baselineDiff;
     private final RunHistory history;
     private final dev.profiledrollout.load.SweepResult stages;
+    private final dev.profiledrollout.capacity.Capacity capacity;
 
     private RolloutResult(Builder b) {
         this.latency = require(b.latency, "latency");
@@ -52,6 +53,7 @@ public final class RolloutResult {
         this.baselineDiff = b.baselineDiff;
         this.history = b.history;
         this.stages = b.stages;
+        this.capacity = b.capacity;
     }
 
     private static <T> T require(T value, String name) {
@@ -73,7 +75,7 @@ public final class RolloutResult {
     public Builder toBuilder() {
         return new Builder().latency(latency).trace(trace).traceFiles(traceFiles).outputDirectory(outputDirectory)
                 .serverInfo(serverInfo).stopOutcome(stopOutcome).workers(workers)
-                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history).stages(stages);
+                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history).stages(stages).capacity(capacity);
     }
 
     /**
@@ -170,6 +172,20 @@ public final class RolloutResult {
     }
 
     /**
+     * The highest load at which every SLO of {@link RolloutCapacity} held, with its interval, the stages tried and the
+     * saturation knee: {@code assertThat(result.capacity()).requestRate().isGreaterThan(40)}.
+     *
+     * @throws IllegalStateException when the test had no {@code @RolloutCapacity}
+     */
+    @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public dev.profiledrollout.capacity.Capacity capacity() {
+        if (capacity == null) {
+            throw new IllegalStateException("this test ran no capacity search: add @RolloutCapacity(slo = {…})");
+        }
+        return capacity;
+    }
+
+    /**
      * @return the kernels of this run against the test's stored baseline (per kernel Δcount and Δtime, new and
      *         vanished kernels), when {@code profiledrollout.baseline.dir} holds one for this test; assert on it with
      *         {@code assertThat(result.baseline().orElseThrow()).kernelTimeWithin(0.10, …)}
@@ -231,6 +247,7 @@ public final class RolloutResult {
         private List<Path> frontendTraceFiles = List.of();
         private Map<Phase, RolloutResult> phases = Map.of();
         private dev.profiledrollout.load.SweepResult stages;
+        private dev.profiledrollout.capacity.Capacity capacity;
         private BaselineDiff baselineDiff;
         private RunHistory history;
 
@@ -295,6 +312,13 @@ public final class RolloutResult {
         @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
         public Builder stages(dev.profiledrollout.load.SweepResult sweep) {
             this.stages = sweep;
+            return this;
+        }
+
+        /** @param found the capacity of a capacity search, or null (the default); see {@link RolloutResult#capacity()} */
+        @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+        public Builder capacity(dev.profiledrollout.capacity.Capacity found) {
+            this.capacity = found;
             return this;
         }
 

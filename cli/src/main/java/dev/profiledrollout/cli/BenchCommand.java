@@ -156,6 +156,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--result-filename", description = "Result JSON name (default vLLM's {backend}-{rate}qps[-concurrency{c}]-{model}-{date}.json).")
     String resultFilename;
 
+    @Option(names = "--sweep", paramLabel = "concurrency=N,…|rate=R,…", description = "Run --num-prompts requests per"
+            + " stage, stages back to back: closed loops at each concurrency or open loops at each rate; one result"
+            + " JSON per stage plus sweep-summary.json with --save-result.")
+    String sweep;
+
     @Option(names = "--scrape-metrics", description = "Scrape GET /metrics every second during the run.")
     boolean scrapeMetrics;
 
@@ -235,6 +240,23 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             String modelId = model != null ? model : firstModel(client, base);
             RequestParameters parameters = requestParameters();
+            if (sweep != null) {
+                BenchSweep.Plan plan = BenchSweep.Plan.parse(sweep);
+                if (!"inf".equalsIgnoreCase(requestRate) || rampUpStrategy != null || profile || scrapeMetrics
+                        || !"random".equals(datasetName) || plan.closed() && maxConcurrency != null) {
+                    throw new IllegalArgumentException("--sweep sets each stage's load: leave out --request-rate,"
+                            + " the ramp, --profile, --scrape-metrics, a dataset other than random, and"
+                            + " --max-concurrency with concurrency stages");
+                }
+                dev.profiledrollout.load.LoadSpec shape = new dev.profiledrollout.load.LoadSpec(1, numPrompts,
+                        randomInputLen, randomOutputLen, randomRangeRatio, numWarmups, seed,
+                        dev.profiledrollout.load.ArrivalProcess.closedLoop(), randomPrefixLen,
+                        durationSeconds == null ? null : Duration.ofNanos(Math.round(durationSeconds * 1e9)), target);
+                return BenchSweep.run(out, plan, loadTarget, modelId, backend, target, parameters, shape,
+                        number("--burstiness", burstiness), maxConcurrency == null ? 0 : maxConcurrency,
+                        goodput == null ? Slo.none() : Slo.parse(goodput), metrics, percentiles,
+                        Duration.ofNanos(Math.round(lagBudgetMs * 1e6)), saveResult ? resultDir : null);
+            }
             LoadTest.Builder test = LoadTest.builder().target(loadTarget).model(modelId).backend(backend)
                     .endpoint(target).requests(numPrompts).seed(seed).warmupRequests(numWarmups)
                     .randomTokens(randomInputLen, randomOutputLen, randomRangeRatio).prefixTokens(randomPrefixLen)

@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "profiled-rollout", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Profile LLM inference engines (SGLang, vLLM): analyse traces, run the engine simulator.",
-        subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, WorkersCommand.class,
+        subcommands = {AnalyzeCommand.class, SimulateCommand.class, BenchCommand.class, CapacityCommand.class, WorkersCommand.class,
                 ProfileCommand.class, EngineShimCommand.class, ReportCommand.class, HistoryCommand.class,
                 CommandLine.HelpCommand.class})
 @API(status = INTERNAL, since = "0.1")

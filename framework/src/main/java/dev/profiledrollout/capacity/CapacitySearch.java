@@ -78,6 +78,11 @@ public final class CapacitySearch {
         this.burstiness = b.burstiness;
     }
 
+    /** @return the most stages this search runs */
+    public int maxStages() {
+        return maxStages;
+    }
+
     /** @return a builder; set the SLOs and one of {@code byRate} or {@code byConcurrency} */
     public static Builder builder() {
         return new Builder();
@@ -124,7 +129,7 @@ public final class CapacitySearch {
             results.add(r);
             checks.add(c);
             if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
-                clientNote = " Stage " + r.label() + " was not driven: " + r.fidelity().message() + ".";
+                clientNote = "; stage " + r.label() + " was not driven: " + r.fidelity().message();
                 status = Capacity.Status.CLIENT_LIMITED;
                 break;
             }
@@ -153,8 +158,13 @@ public final class CapacitySearch {
                 level = mode == Capacity.Mode.CONCURRENCY ? Math.floor((lower + upper) / 2) : (lower + upper) / 2;
             }
         }
+        long inconclusive = checks.stream().filter(c -> c.stream()
+                .anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE)).count();
+        String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the percentile's"
+                + " interval straddled the budget or had no upper end) and counted as not meeting: more requests per"
+                + " stage narrow it (p99 needs about 370, p90 about 35)";
         return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
-                message(status, lower, upper, results.size()) + clientNote);
+                message(status, lower, upper, results.size()) + clientNote + hint);
     }
 
     private boolean closeEnough(double lower, double upper) {

@@ -4,6 +4,7 @@ import dev.profiledrollout.history.stats.Direction;
 import dev.profiledrollout.history.stats.Measure;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apiguardian.api.API;
@@ -121,6 +122,10 @@ public final class HistoryMetrics {
      * @throws IllegalArgumentException for a name not in the table above, listing the known names
      */
     public static Measure measure(String metric) {
+        Optional<Measure> staged = StageMetrics.measure(metric);
+        if (staged.isPresent()) {
+            return staged.get();
+        }
         Matcher m = LATENCY.matcher(metric);
         if (m.matches()) {
             String stat = m.group(2);
@@ -170,6 +175,7 @@ public final class HistoryMetrics {
                 + "goodput.requests, errors.fraction, trace.kernel_ms, trace.gpu_busy_fraction, trace.rank_imbalance, "
                 + "kernel.category.<CATEGORY>.ms, kernel.extend|decode|mixed.ms_per_step, "
                 + "kernel.decode.ms_per_step.bs<lo>-<hi> (or bs* for every bucket), kernel.extend.us_per_token, "
-                + "kernel.top.<kernel name>.ms");
+                + "kernel.top.<kernel name>.ms, capacity.request_rate, capacity.concurrency, "
+                + "stage.c<N>|r<RATE>.throughput.requests|goodput.requests|ttft.p99|tpot.p99|lag.p99");
     }
 }

@@ -144,7 +144,8 @@ public final class RunRecords {
     private static RunRecord record(Path directory, JsonNode summary, RunIdentity identity, String phase) {
         RunConfiguration configuration = configuration(directory, summary, phase);
         String outcome = summary.path("outcome").path("status").asText("PASSED");
-        return new RunRecord(0, identity, configuration, outcome, metrics(summary), histograms(directory));
+        return new RunRecord(0, identity, configuration, outcome, StageMetrics.with(metrics(summary), directory),
+                histograms(directory));
     }
 
     /**

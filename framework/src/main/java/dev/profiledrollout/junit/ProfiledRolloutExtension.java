@@ -10,6 +10,7 @@ import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSweep;
+import dev.profiledrollout.RolloutCapacity;
 import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
@@ -302,10 +303,15 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         Optional<RolloutRecipe> recipeAnnotation = closest(context, RolloutRecipe.class);
         Optional<SrtctlRecipe> recipe = recipeAnnotation
                 .flatMap(r -> problems.attempt(() -> RecipeWindows.load(r, context.getRequiredTestClass())));
+        problems.check(recipeAnnotation.isEmpty() || (closest(context, RolloutSweep.class).isEmpty()
+                        && closest(context, RolloutCapacity.class).isEmpty()),
+                "@RolloutSweep or @RolloutCapacity with @RolloutRecipe", "one or the other: the recipe's benchmark"
+                        + " section sets the load");
         Optional<WindowSpec> specified = recipeAnnotation.isPresent()
                 ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
                 : problems.attempt(() -> WindowSpec.of(profile, load, phases(context))
-                        .withSweep(closest(context, RolloutSweep.class).orElse(null)));
+                        .withSweep(closest(context, RolloutSweep.class).orElse(null))
+                        .withCapacity(closest(context, RolloutCapacity.class).orElse(null)));
         AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SimulatedEngine.class)
                 .ifPresent(shape -> EngineHandle.checkShape(shape, problems));
         Backend backend = specified.map(WindowSpec::backend).orElse(profile.backend());
@@ -365,7 +371,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         Optional<SrtctlRecipe> recipe = recipe(context);
         return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
                 : WindowSpec.of(profile, load, phases(context))
-                        .withSweep(closest(context, RolloutSweep.class).orElse(null));
+                        .withSweep(closest(context, RolloutSweep.class).orElse(null))
+                        .withCapacity(closest(context, RolloutCapacity.class).orElse(null));
     }
 
     private static String testName(ExtensionContext context) {

@@ -77,9 +77,17 @@ public final class StageRunner implements AutoCloseable {
      */
     public SweepResult run(LoadSweep sweep) throws InterruptedException, TimeoutException {
         List<StageResult> results = new ArrayList<>();
+        Pending previous = null;
         for (LoadStage stage : sweep.stages()) {
-            results.add(run(stage));
+            Pending current = begin(stage);
+            // the previous stage is measured while this one runs, so that nothing but the hand-over lies between
+            if (previous != null) {
+                results.add(finish(previous));
+            }
+            current.await(stageTimeout);
+            previous = current;
         }
+        results.add(finish(previous));
         return new SweepResult(results);
     }
 
@@ -90,6 +98,36 @@ public final class StageRunner implements AutoCloseable {
      * @throws TimeoutException when the stage outlives the stage timeout (it is cancelled first)
      */
     public StageResult run(LoadStage stage) throws InterruptedException, TimeoutException {
+        Pending p = begin(stage);
+        p.await(stageTimeout);
+        return finish(p);
+    }
+
+    /** A stage started and not yet measured. */
+    private final class Pending {
+        final LoadStage stage;
+        final List<RequestRecord> warmup;
+        final LoadRun run;
+        List<RequestRecord> records;
+
+        Pending(LoadStage stage, List<RequestRecord> warmup, LoadRun run) {
+            this.stage = stage;
+            this.warmup = warmup;
+            this.run = run;
+        }
+
+        void await(Duration timeout) throws InterruptedException, TimeoutException {
+            try {
+                records = run.await(timeout);
+            } catch (TimeoutException | InterruptedException e) {
+                run.cancel();
+                throw e;
+            }
+            finished.addAll(records);
+        }
+    }
+
+    private Pending begin(LoadStage stage) {
         if (cancelled) {
             throw new java.util.concurrent.CancellationException("the staged load was cancelled");
         }
@@ -102,23 +140,20 @@ public final class StageRunner implements AutoCloseable {
             run.cancel();
         }
         nextIndex += s.requests();
-        List<RequestRecord> records;
-        try {
-            records = run.await(stageTimeout);
-        } catch (TimeoutException | InterruptedException e) {
-            run.cancel();
-            throw e;
-        }
-        finished.addAll(records);
-        long firstStart = records.stream().mapToLong(RequestRecord::startNanos).min().orElse(run.startNanos());
+        return new Pending(stage, warmup, run);
+    }
+
+    private StageResult finish(Pending p) {
+        List<RequestRecord> records = p.records;
+        long firstStart = records.stream().mapToLong(RequestRecord::startNanos).min().orElse(p.run.startNanos());
         Duration gap = stagesRun == 0 || lastEndNanos == 0 ? Duration.ZERO
                 : Duration.ofNanos(Math.max(0, firstStart - lastEndNanos));
         lastEndNanos = records.stream().mapToLong(r -> Math.max(r.endNanos(), r.startNanos())).max()
                 .orElse(lastEndNanos);
-        LatencyReport latency = LatencyReport.of(records, slo).withScope(stage.label());
+        LatencyReport latency = LatencyReport.of(records, slo).withScope(p.stage.label());
         ScheduleReport schedule = ScheduleReport.of(records);
-        LoadFidelity fidelity = LoadFidelity.of(s, records, schedule, lagBound);
-        return new StageResult(stagesRun++, stage, warmup, latency, schedule, fidelity, gap);
+        LoadFidelity fidelity = LoadFidelity.of(p.stage.spec(), records, schedule, lagBound);
+        return new StageResult(stagesRun++, p.stage, p.warmup, latency, schedule, fidelity, gap);
     }
 
     /**

@@ -698,6 +698,7 @@ final class HtmlReport {
                 .append("</style></head><body><h1>").append(escape(data.testName())).append("</h1>")
                 .append(summaryHtml(data));
         html.append("<h2>Budgets</h2>").append(verdictTable(data.verdicts()));
+        html.append(StageReport.section(data.directory()));
         String workers = workersTable(s.path("workers"));
         if (!workers.isEmpty()) {
             html.append("<h2>Workers</h2>").append(workers);

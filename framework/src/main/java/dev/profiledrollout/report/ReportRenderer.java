@@ -128,6 +128,7 @@ public final class ReportRenderer {
                 Files.write(png, BitmapEncoder.getBitmapBytes(c.chart(), BitmapEncoder.BitmapFormat.PNG));
                 pngs.add(png);
             }
+            StageReport.renderChart(directory);
             Path csv = directory.resolve("kernels.csv");
             Files.writeString(csv, HtmlReport.kernelCsv(data), StandardCharsets.UTF_8);
             Path html = directory.resolve("report.html");

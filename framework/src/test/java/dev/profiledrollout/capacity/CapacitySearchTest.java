@@ -56,7 +56,8 @@ class CapacitySearchTest {
         assertThat((c.upper() - c.lower()) / (c.upper() + c.lower())).isLessThanOrEqualTo(0.05);
         assertThat(c.requestRate()).isEqualTo(c.lower());
         assertThat(c.stages().stages()).hasSizeLessThanOrEqualTo(CapacitySearch.DEFAULT_MAX_STAGES);
-        assertThat(c.message()).startsWith("capacity " + String.format(java.util.Locale.ROOT, "%.2f", c.lower()));
+        assertThat(c.message()).startsWith("capacity " + String.format(java.util.Locale.ROOT, "%.2f", c.lower()))
+                .doesNotContain("inconclusive");
         assertThat(c.capacityStage()).isPresent();
     }
 
@@ -107,6 +108,7 @@ class CapacitySearchTest {
         assertThat(c.found()).isFalse();
         assertThat(c.checks().get(0).get(0).outcome()).isEqualTo(SloTarget.Outcome.INCONCLUSIVE);
         assertThat(c.checks().get(0).get(0).text()).contains("has no upper end");
+        assertThat(c.message()).contains("inconclusive", "p99 needs about 370");
     }
 
     @Test

@@ -49,6 +49,8 @@ class StageRunnerSimulatorTest {
                 previousEnd = s.latency().records().stream().mapToLong(RequestRecord::endNanos).max().orElseThrow();
                 s.latency().records().forEach(r -> assertThat(indices.add(r.index())).as("index %d", r.index()).isTrue());
             }
+            sweep.stages().forEach(s -> System.out.println("gap before " + s.label() + ": "
+                    + s.gapBefore().toNanos() / 1e3 + " µs"));
             // warm-up only before the first stage, as the sweep builder documents
             assertThat(sweep.stage(1).warmup()).hasSize(2);
             assertThat(sweep.stage(4).warmup()).isEmpty();

@@ -9,6 +9,7 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.report.StageReport;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.report.Verdicts;
@@ -129,6 +130,7 @@ final class Capture implements AutoCloseable {
         if (missing.isPresent()) {
             outcomes = noData(outcomes, missing.get().measure() + ": " + missing.get().detail());
         }
+        load.stages().ifPresent(st -> StageReport.write(report.directory(), st, load.capacity().orElse(null)));
         if (!report.writeSummary(outcomes, files, latency, trace, missing.map(Verdict::describe).orElse(null))) {
             throw report.jvmShuttingDown();
         }
@@ -139,7 +141,9 @@ final class Capture implements AutoCloseable {
             steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordCapture);
         }
         RolloutResult result = report.result(latency, trace, files, stopped, outcomes, Map.of());
-        return load.stages().map(st -> result.toBuilder().stages(st).build()).orElse(result);
+        load.fidelityVerdict().ifPresent(this::recordCapture);
+        return load.stages().map(st -> result.toBuilder().stages(st).capacity(load.capacity().orElse(null)).build())
+                .orElse(result);
     }
 
     /** The outcomes with every {@code PROFILED} engine marked {@code NO_DATA} for {@code reason}. */

@@ -124,7 +124,7 @@ public final class RecipeWindows {
         return new WindowSpec(recipe.backend(), recipe.profiler(), numSteps, startStep, activities,
                 base.profileByStage(), base.withStack(), base.recordShapes(), base.outputDir(), base.profilePrefix(),
                 windowLoad, List.copyOf(phaseSpecs), base.goodput(), base.dataset(), base.profileId(),
-                base.mergeProfiles(), base.profileStages(), base.shapeDiscovery(), null);
+                base.mergeProfiles(), base.profileStages(), base.shapeDiscovery(), null, null, false, null);
     }
 
     /** A window's load: the recipe's lengths and concurrency, everything else from {@code @RolloutLoad}. */

@@ -2,6 +2,8 @@ package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.capacity.Capacity;
+import dev.profiledrollout.report.Verdict;
 import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadFidelity;
 import dev.profiledrollout.load.LoadRun;
@@ -38,6 +40,7 @@ final class WindowLoad implements AutoCloseable {
     private volatile StageRunner staged;
     private volatile Thread sweepThread;
     private volatile SweepResult stages;
+    private volatile Capacity capacity;
     private volatile Exception sweepFailure;
     private long sweepStartNanos;
 
@@ -70,23 +73,53 @@ final class WindowLoad implements AutoCloseable {
     /** Starts the measured run; {@link #warmUp()} came first. */
     void start() {
         startMillis = System.currentTimeMillis();
-        if (spec.sweep() == null) {
+        if (spec.sweep() == null && spec.capacity() == null) {
             run = generator.start();
             return;
         }
         sweepStartNanos = System.nanoTime();
         StageRunner runner = new StageRunner(generator, spec.load(), spec.goodput(), settings.loadTimeout(),
-                LoadFidelity.DEFAULT_LAG_BOUND);
+                spec.stageLagBound() != null ? spec.stageLagBound() : LoadFidelity.DEFAULT_LAG_BOUND);
         staged = runner;
         Thread t = new Thread(() -> {
             try {
-                stages = runner.run(spec.sweep());
+                if (spec.capacity() != null) {
+                    Capacity found = spec.capacity().run(spec.load(), runner::run);
+                    capacity = found;
+                    stages = found.stages();
+                } else {
+                    stages = runner.run(spec.sweep());
+                }
             } catch (Exception e) {
                 sweepFailure = e;
             }
         }, "profiledrollout-sweep");
         sweepThread = t;
         t.start();
+    }
+
+    /** @return the capacity of a capacity search once it ended; empty otherwise */
+    Optional<Capacity> capacity() {
+        return Optional.ofNullable(capacity);
+    }
+
+    /**
+     * @return the load-fidelity verdict of a staged load: how many stages were not driven, and by whom; a warning
+     *         unless the test asked for strict fidelity ({@code @RolloutCapacity(strict = true)}); empty for a single
+     *         load
+     */
+    Optional<Verdict> fidelityVerdict() {
+        SweepResult s = stages;
+        if (s == null) {
+            return Optional.empty();
+        }
+        List<StageResult> undriven = s.stages().stream().filter(x -> !x.fidelity().driven()).toList();
+        String detail = undriven.isEmpty() ? "all " + s.stages().size() + " stages driven"
+                : undriven.stream().map(x -> x.label() + ": " + x.fidelity().message())
+                .collect(java.util.stream.Collectors.joining("; "));
+        Verdict v = Verdict.of(Verdict.Kind.THROUGHPUT, "stages not driven (load fidelity)", "≤", undriven.size(), 0,
+                "", String.valueOf(undriven.size()), "0", detail, undriven.isEmpty());
+        return Optional.of(spec.strictFidelity() ? v : v.asWarning());
     }
 
     /** @return the stages of a staged load once it ended; empty for a single load or before its end */
@@ -137,7 +170,8 @@ final class WindowLoad implements AutoCloseable {
 
     /** The staged load's {@link #await}: every stage's records, one Allure step per stage. */
     private List<RequestRecord> awaitStages(Function<String, List<RequestRecord>> endEarly, Path written) {
-        Duration bound = settings.loadTimeout().multipliedBy(spec.sweep().size());
+        int stageCount = spec.capacity() != null ? spec.capacity().maxStages() : spec.sweep().size();
+        Duration bound = settings.loadTimeout().multipliedBy(stageCount);
         try {
             sweepThread.join(bound.toMillis());
         } catch (InterruptedException e) {
@@ -148,7 +182,7 @@ final class WindowLoad implements AutoCloseable {
                     + written, e);
         }
         if (sweepThread.isAlive() || sweepFailure != null) {
-            String why = sweepThread.isAlive() ? "the " + spec.sweep().size() + " stages did not finish within "
+            String why = sweepThread.isAlive() ? "the " + stageCount + " stages did not finish within "
                     + bound : "a stage did not finish: " + sweepFailure.getMessage();
             endEarly.apply(why);
             throw new ProfiledRolloutException("The staged load failed: " + why + "; the profiler was stopped and the"

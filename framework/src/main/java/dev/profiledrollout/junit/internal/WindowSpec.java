@@ -10,7 +10,9 @@ import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSweep;
+import dev.profiledrollout.RolloutCapacity;
 import dev.profiledrollout.backend.BackendSupport;
+import dev.profiledrollout.capacity.CapacitySearch;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.Endpoint;
@@ -58,7 +60,10 @@ public record WindowSpec(
         boolean mergeProfiles,
         List<String> profileStages,
         boolean shapeDiscovery,
-        LoadSweep sweep) {
+        LoadSweep sweep,
+        CapacitySearch capacity,
+        boolean strictFidelity,
+        Duration stageLagBound) {
 
     /**
      * Where the prompts come from ({@code @RolloutLoad(dataset, datasetPath)}).
@@ -101,7 +106,7 @@ public record WindowSpec(
     public WindowSpec forPhase(PhaseSpec p) {
         return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery, null);
+                profileStages, shapeDiscovery, null, null, false, null);
     }
 
     /**
@@ -258,7 +263,7 @@ public record WindowSpec(
                 profile.mergeProfiles(),
                 List.of(profile.profileStages()),
                 profile.shapeDiscovery(),
-                null);
+                null, null, false, null);
     }
 
     /**
@@ -309,7 +314,46 @@ public record WindowSpec(
         }
         return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery, b.build());
+                profileStages, shapeDiscovery, b.build(), null, false, null);
+    }
+
+    /**
+     * @param annotation the test's {@code @RolloutCapacity}, or null
+     * @return this window with its load as a capacity search, or this window for null
+     * @throws ExtensionConfigurationException listing every problem with the annotation and what it cannot combine with
+     */
+    public WindowSpec withCapacity(RolloutCapacity annotation) {
+        if (annotation == null) {
+            return this;
+        }
+        ConfigurationProblems problems = new ConfigurationProblems();
+        problems.check(annotation.maxLagMillis() >= 1, "@RolloutCapacity(maxLagMillis = "
+                + annotation.maxLagMillis() + ")", "at least 1");
+        problems.check(sweep == null, "@RolloutCapacity with @RolloutSweep", "one or the other: a capacity search"
+                + " chooses its own stages");
+        problems.check(phases.isEmpty(), "@RolloutCapacity with @RolloutPhase", "one or the other");
+        problems.check(load.arrival().isClosedLoop(), "@RolloutCapacity with an open-loop @RolloutLoad (requestRate"
+                + " or a ramp)", "leave the arrival to the search: remove requestRate and the ramp");
+        Optional<CapacitySearch> search = problems.attempt(() -> {
+            try {
+                CapacitySearch.Builder b = CapacitySearch.builder().slo(annotation.slo())
+                        .precision(annotation.precision()).maxStages(annotation.maxStages())
+                        .stageSize(annotation.minRequestsPerStage(), annotation.secondsPerStage(), 4);
+                if (annotation.startRate() > 0) {
+                    b.byRate(annotation.startRate(), annotation.maxRate());
+                } else {
+                    b.byConcurrency(annotation.startConcurrency(), annotation.maxConcurrency());
+                }
+                return b.build();
+            } catch (IllegalArgumentException e) {
+                throw new ExtensionConfigurationException("@RolloutCapacity: " + e.getMessage(), e);
+            }
+        });
+        problems.throwIfAny();
+        return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
+                recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset, profileId, mergeProfiles,
+                profileStages, shapeDiscovery, null, search.orElseThrow(), annotation.strict(),
+                Duration.ofMillis(annotation.maxLagMillis()));
     }
 
     /**

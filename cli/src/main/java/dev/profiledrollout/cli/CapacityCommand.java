@@ -1,0 +1,151 @@
+package dev.profiledrollout.cli;
+
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import dev.profiledrollout.capacity.Capacity;
+import dev.profiledrollout.capacity.CapacitySearch;
+import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.LoadTarget;
+import dev.profiledrollout.load.StageRunner;
+import dev.profiledrollout.metrics.Slo;
+import dev.profiledrollout.report.StageReport;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import okhttp3.OkHttpClient;
+import org.apiguardian.api.API;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code capacity}: the highest request rate (or concurrency) at which every percentile SLO holds, found by
+ * bracketing and bisection over load stages against a running server ({@link CapacitySearch}; definitions in
+ * docs/METRICS.md §11). Prints the figure and the stage table, or {@code stages.json}'s document with
+ * {@code --format json}. Exit code 0 with a figure, 1 without one (no stage met the SLOs, or the client could not drive
+ * the load), 2 for bad options.
+ */
+@API(status = INTERNAL, since = "0.2")
+@Command(name = "capacity", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Find the highest load at which every SLO holds (bracketing, then bisection over stages).")
+public final class CapacityCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--url", required = true, description = "Server root, e.g. http://127.0.0.1:30000.")
+    String url;
+
+    @Option(names = "--backend", defaultValue = "sglang", description = "sglang or vllm (default ${DEFAULT-VALUE});"
+            + " both are driven through /v1/completions.")
+    String backend;
+
+    @Option(names = "--slo", required = true, arity = "1", paramLabel = "METRIC.pP<BUDGET>",
+            description = "An SLO, repeatable: e.g. --slo 'ttft.p99<500ms' --slo 'tpot.p99<50ms'.")
+    List<String> slos;
+
+    @Option(names = "--concurrency", description = "Search closed-loop concurrencies instead of request rates.")
+    boolean concurrency;
+
+    @Option(names = "--rate", description = "Search open-loop Poisson request rates (the default).")
+    boolean rate;
+
+    @Option(names = "--start", description = "First level: req/s (default 8) or lanes (default 1).")
+    Double start;
+
+    @Option(names = "--max", description = "Highest level tried: req/s (default 512) or lanes (default 256).")
+    Double max;
+
+    @Option(names = "--precision", defaultValue = "0.05", description = "Relative half-width to stop at (default ${DEFAULT-VALUE}).")
+    double precision;
+
+    @Option(names = "--max-stages", defaultValue = "12", description = "Most stages (default ${DEFAULT-VALUE}).")
+    int maxStages;
+
+    @Option(names = "--min-requests", defaultValue = "40", description = "Fewest requests per stage (default ${DEFAULT-VALUE}).")
+    int minRequests;
+
+    @Option(names = "--stage-seconds", defaultValue = "3", description = "Rate stage length: rate x seconds requests (default ${DEFAULT-VALUE}).")
+    double stageSeconds;
+
+    @Option(names = "--random-input-len", defaultValue = "1024", description = "Default ${DEFAULT-VALUE}.")
+    int inputLen;
+
+    @Option(names = "--random-output-len", defaultValue = "128", description = "Default ${DEFAULT-VALUE}.")
+    int outputLen;
+
+    @Option(names = "--num-warmups", defaultValue = "2", description = "Warm-up requests before the first stage (default ${DEFAULT-VALUE}).")
+    int warmups;
+
+    @Option(names = "--seed", defaultValue = "0", description = "Default ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--model", description = "The model field (default: the first id of GET /v1/models).")
+    String model;
+
+    @Option(names = "--max-lag-ms", defaultValue = "10", description = "Schedule-lag p99 above which a stage counts as"
+            + " not driven by the client (default ${DEFAULT-VALUE}).")
+    long maxLagMs;
+
+    @Option(names = "--stage-timeout", defaultValue = "600", description = "Seconds one stage may take (default ${DEFAULT-VALUE}).")
+    long stageTimeoutSeconds;
+
+    @Option(names = "--format", defaultValue = "table", description = "table (default) or json.")
+    String format;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        CapacitySearch search;
+        LoadSpec base;
+        try {
+            if (!backend.equals("sglang") && !backend.equals("vllm")) {
+                throw new IllegalArgumentException("--backend must be sglang or vllm, was '" + backend + "'");
+            }
+            if (!format.equals("table") && !format.equals("json")) {
+                throw new IllegalArgumentException("--format must be table or json, was '" + format + "'");
+            }
+            if (concurrency && rate) {
+                throw new IllegalArgumentException("--concurrency and --rate exclude each other: pick what to search");
+            }
+            if (maxLagMs < 1) {
+                throw new IllegalArgumentException("--max-lag-ms must be at least 1, was " + maxLagMs);
+            }
+            CapacitySearch.Builder b = CapacitySearch.builder().slo(slos.toArray(String[]::new)).precision(precision)
+                    .maxStages(maxStages).stageSize(minRequests, stageSeconds, 4);
+            if (concurrency) {
+                b.byConcurrency((int) Math.round(start == null ? 1 : start), (int) Math.round(max == null ? 256 : max));
+            } else {
+                b.byRate(start == null ? 8 : start, max == null ? 512 : max);
+            }
+            search = b.build();
+            base = LoadSpec.closedLoop(1, minRequests, inputLen, outputLen, 0.0, warmups, seed);
+        } catch (IllegalArgumentException e) {
+            err.println("capacity: " + e.getMessage());
+            err.flush();
+            return 2;
+        }
+        URI root = URI.create(url.replaceAll("/+$", ""));
+        LoadTarget target = LoadTarget.builder(root).bearerToken(CliHttp.apiKey()).build();
+        String modelId = model != null ? model : BenchCommand.firstModel(new OkHttpClient(), root);
+        Capacity capacity;
+        try (StageRunner runner = new StageRunner(target, modelId, base, Slo.none(),
+                Duration.ofSeconds(stageTimeoutSeconds), Duration.ofMillis(maxLagMs))) {
+            capacity = search.run(base, stage -> {
+                System.err.println("capacity: stage " + stage.label() + ", " + stage.spec().requests() + " requests");
+                return runner.run(stage);
+            });
+        }
+        if (format.equals("json")) {
+            out.println(StageReport.toJson(capacity.stages(), capacity).toPrettyString());
+        } else {
+            out.print(capacity.toTable());
+            capacity.knee().ifPresent(k -> out.println("saturation knee: " + k.label()));
+        }
+        out.flush();
+        return capacity.found() ? 0 : 1;
+    }
+}
