@@ -303,7 +303,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         Optional<SrtctlRecipe> recipe = recipeAnnotation
                 .flatMap(r -> problems.attempt(() -> RecipeWindows.load(r, context.getRequiredTestClass())));
         Optional<WindowSpec> specified = recipeAnnotation.isPresent()
-                ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
+                ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, recipeAnnotation.get(), profile, load,
+                        phases(context))))
                 : problems.attempt(() -> WindowSpec.of(profile, load, phases(context))
                         .withSweep(closest(context, RolloutSweep.class).orElse(null)));
         AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SimulatedEngine.class)
@@ -363,7 +364,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
         Optional<SrtctlRecipe> recipe = recipe(context);
-        return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
+        return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), closest(context, RolloutRecipe.class).orElseThrow(),
+                profile, load, phases(context))
                 : WindowSpec.of(profile, load, phases(context))
                         .withSweep(closest(context, RolloutSweep.class).orElse(null));
     }
