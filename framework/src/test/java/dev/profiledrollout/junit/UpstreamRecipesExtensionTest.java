@@ -146,6 +146,46 @@ class UpstreamRecipesExtensionTest {
         }
     }
 
+    @ProfiledRollout
+    @RolloutRecipe(resource = "/recipes/vllm-nsys-agg.yaml")
+    @RolloutLoad(requests = 4, warmupRequests = 0)
+    static class VllmNsysVariant {
+        @Test
+        void recipe(RolloutSession session) {
+            RESULTS.put(VllmNsysVariant.class, session.awaitResult());
+        }
+    }
+
+    /**
+     * A vLLM nsys recipe (srtctl: --profiler-config cuda with delay_iterations = start_step and max_iterations =
+     * stop_step − start_step) is accepted, and without a report its window fails saying how to get one.
+     */
+    @Test
+    void should_accept_a_vllm_nsys_recipe_and_fail_its_window_without_a_report() {
+        EngineExecutionResults results = run(VllmNsysVariant.class, output,
+                "profiledrollout.vllm.max.iterations", "6");
+
+        String failure = results.testEvents().failed().stream().findFirst().orElseThrow()
+                .getPayload(org.junit.platform.engine.TestExecutionResult.class).orElseThrow()
+                .getThrowable().orElseThrow().getMessage();
+        assertThat(failure).as(failure).contains("profiledrollout.nsys.report is not set");
+    }
+
+    /** With the report nsys wrote (here a stand-in's), the vLLM nsys recipe's window is summarised and passes. */
+    @Test
+    void should_summarise_a_vllm_nsys_recipe_with_its_report() throws Exception {
+        Path nsys = dev.profiledrollout.engine.nsys.NsysStandIn.install(traces);
+        Path report = Files.writeString(traces.resolve("agg.nsys-rep"), "report");
+
+        EngineExecutionResults results = run(VllmNsysVariant.class, output, "profiledrollout.vllm.max.iterations",
+                "6", "profiledrollout.nsys.path", nsys.toString(), "profiledrollout.nsys.report", report.toString());
+
+        results.testEvents().assertStatistics(stats -> stats.succeeded(1));
+        RolloutResult result = RESULTS.get(VllmNsysVariant.class);
+        assertThat(result.trace().kernels()).isNotEmpty();
+        assertThat(result.stages().stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2);
+    }
+
     static Stream<Arguments> recipes() {
         return Stream.of(
                 Arguments.of(AggDep4.class, false, false, true),

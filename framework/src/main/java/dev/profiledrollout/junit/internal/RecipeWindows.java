@@ -140,13 +140,18 @@ public final class RecipeWindows {
         Integer numSteps = null;
         Integer startStep = null;
         LoadSpec windowLoad = base.load();
+        BackendSupport support = BackendSupport.of(recipe.backend());
         for (SrtctlRecipe.Window w : recipe.windows()) {
+            // vLLM nsys: start_step is the server's delay_iterations (--profiler-config), not part of the request
+            Integer windowStart = recipe.profiler() == Profiler.NSYS
+                    && support.recipeNsysServerConfig(w.startStep(), w.numSteps()).isPresent()
+                    ? null : w.profileStartStep();
             if (w.aggregated()) {
                 numSteps = w.numSteps();
-                startStep = w.profileStartStep();
+                startStep = windowStart;
                 windowLoad = load(base.load(), w, w.concurrency(), maxIsl, maxOsl, maxConcurrency);
             } else {
-                phaseSpecs.add(new WindowSpec.PhaseSpec(w.phase(), w.numSteps(), w.profileStartStep(),
+                phaseSpecs.add(new WindowSpec.PhaseSpec(w.phase(), w.numSteps(), windowStart,
                         load(base.load(), w, w.concurrency(), maxIsl, maxOsl, maxConcurrency)));
             }
         }
@@ -210,7 +215,11 @@ public final class RecipeWindows {
             String field = "profiling." + (w.aggregated() ? "aggregated" : w.mode());
             String what = "The recipe " + recipe.source() + " (" + field + ": start_step " + w.startStep()
                     + ", stop_step " + w.stopStep() + ") with backend.type " + support.name();
-            String startedWith = support.serverStartedWith(w.numSteps(), w.startStep());
+            String startedWith = recipe.profiler() == Profiler.NSYS
+                    ? support.recipeNsysServerConfig(w.startStep(), w.numSteps())
+                            .map(c -> "--profiler-config '" + c + "' inside nsys").orElse(
+                                    support.serverStartedWith(w.numSteps(), w.startStep()))
+                    : support.serverStartedWith(w.numSteps(), w.startStep());
             check(fixed.isPresent(), what, support.displayName() + " takes num_steps = stop_step - start_step = "
                     + w.numSteps() + " only as " + name + " at server start. Set " + key + " to confirm the server"
                     + " was started with " + startedWith);
