@@ -286,7 +286,52 @@ final class RecipeYaml {
             }
         }
 
+        /**
+         * Accepts the placement of {@code isl/osl/concurrency} and of the steps only as one of srtctl's schemas had it
+         * ({@code ProfilingConfig}/{@code ProfilingPhaseConfig} in {@code src/srtctl/core/schema.py}): per phase in
+         * {@code prefill}/{@code decode} only, with nothing of the kind under {@code profiling} (a1a219a2); load and
+         * steps directly under {@code profiling}, without phase blocks (0874fc88); load under {@code profiling} with
+         * steps-only {@code prefill}/{@code decode}/{@code aggregated} blocks (7c166622); steps-only blocks with the load
+         * in {@code benchmark} (1d4cecc1 to c88ef731). A mix of them is in no schema and would be refused by each.
+         */
+        private void checkSchemaShape() {
+            String phaseLoad = null;
+            for (String mode : List.of("prefill", "decode", "aggregated")) {
+                PhaseYaml b = mode.equals("prefill") ? profiling.prefill()
+                        : mode.equals("decode") ? profiling.decode() : profiling.aggregated();
+                if (b != null && (b.isl() != null || b.osl() != null || b.concurrency() != null)) {
+                    String field = "profiling." + mode + "." + (b.isl() != null ? "isl" : b.osl() != null ? "osl"
+                            : "concurrency");
+                    if (mode.equals("aggregated")) {
+                        throw fail(field, field + " is in no srtctl schema: the load was per phase only in"
+                                + " prefill:/decode: (schema of a1a219a2), which had no aggregated:. Put it in"
+                                + " benchmark.isl/osl/concurrencies (the current schema)");
+                    }
+                    phaseLoad = phaseLoad == null ? field : phaseLoad;
+                }
+            }
+            String profilingLoad = profiling.isl() != null ? "profiling.isl" : profiling.osl() != null
+                    ? "profiling.osl" : profiling.concurrency() != null ? "profiling.concurrency" : null;
+            String profilingSteps = profiling.startStep() != null ? "profiling.start_step"
+                    : profiling.stopStep() != null ? "profiling.stop_step" : null;
+            boolean blocks = profiling.prefill() != null || profiling.decode() != null
+                    || profiling.aggregated() != null;
+            if (phaseLoad != null && (profilingLoad != null || profilingSteps != null)) {
+                String other = profilingLoad != null ? profilingLoad : profilingSteps;
+                throw fail(other, other + " is set together with " + phaseLoad + "; no srtctl schema has both"
+                        + " (per-phase load, a1a219a2, had nothing of the kind directly under profiling). Keep one:"
+                        + " the load in benchmark.isl/osl/concurrencies and only start_step/stop_step per phase is"
+                        + " the current schema");
+            }
+            if (profilingSteps != null && blocks) {
+                throw fail(profilingSteps, profilingSteps + " is set together with prefill:/decode:/aggregated:"
+                        + " blocks; srtctl had steps directly under profiling only without phase blocks"
+                        + " (0874fc88). Give start_step and stop_step in each block");
+            }
+        }
+
         private List<SrtctlRecipe.Window> windows() {
+            checkSchemaShape();
             boolean split = profiling.prefill() != null || profiling.decode() != null;
             boolean agg = profiling.aggregated() != null;
             if (split && agg) {

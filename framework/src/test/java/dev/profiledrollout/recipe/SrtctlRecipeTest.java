@@ -190,7 +190,8 @@ class SrtctlRecipeTest {
                         "must be a whole number, was \"lots\""),
                 Arguments.of("profiling:\n  type: torch\n  isl: 16.5\n  osl: 4\n  concurrency: 2\n", "profiling.isl",
                         "must be a whole number"),
-                Arguments.of("profiling:\n  type: torch\n  osl: 4\n  concurrency: 2\n  prefill: {isl: 3}\n  decode: {stop_step: 9}\n",
+                Arguments.of("profiling:\n  type: torch\n  prefill: {isl: 3, osl: 4, concurrency: 2}\n  decode: {osl: 4, concurrency: 2,"
+                        + " stop_step: 9}\n",
                         "profiling.decode.isl", "or in benchmark.isl"),
                 Arguments.of("profiling:\n  type: torch\n  isl: 16\n  osl: 0\n  concurrency: 2\n", "profiling.osl",
                         "at least 1"),
@@ -210,6 +211,12 @@ class SrtctlRecipeTest {
                         "use profiling.prefill and profiling.decode"),
                 Arguments.of("resources: {gpu_type: h100, agg_nodes: 1}\nprofiling:\n  type: torch\n" + load
                         + "  decode: {}\n", "profiling.decode", "use profiling.aggregated"),
+                Arguments.of("profiling:\n  type: torch\n  aggregated: {isl: 4, osl: 4, concurrency: 1}\n",
+                        "profiling.aggregated.isl", "in no srtctl schema"),
+                Arguments.of("profiling:\n  type: torch\n  isl: 8\n  prefill: {osl: 4}\n  decode: {osl: 4}\n",
+                        "profiling.isl", "no srtctl schema has both"),
+                Arguments.of("profiling:\n  type: torch\n" + load + "  start_step: 3\n  aggregated: {stop_step: 9}\n",
+                        "profiling.start_step", "only without phase blocks"),
                 Arguments.of("name: no-profiling\n", "profiling", "no profiling: section"),
                 Arguments.of("base: {name: x}\noverride_a: {name: y}\n", "base", "srtctl resolve-override"),
                 Arguments.of("name: x\nsweep: {isl: [1, 2]}\n", "sweep", "without the sweep: section"),
