@@ -186,6 +186,31 @@ class UpstreamRecipesExtensionTest {
         assertThat(result.stages().stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2);
     }
 
+    /** The console says which stage(s) of the sweep the captured steps fell in, from the steps' timestamps. */
+    @Test
+    void should_say_which_stages_the_captured_steps_fell_in() {
+        java.io.PrintStream original = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        EngineExecutionResults results;
+        try {
+            System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+            results = run(AggTp4.class, output);
+        } finally {
+            System.setOut(original);
+        }
+
+        results.testEvents().assertStatistics(stats -> stats.succeeded(1));
+        String text = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("=== captured steps fell in: ((?:(?:stage concurrency \\d+|before the sweep) \\((\\d+) steps\\)(?:, )?)+)")
+                .matcher(text);
+        assertThat(m.find()).as(text).isTrue();
+        int steps = java.util.regex.Pattern.compile("\\((\\d+) steps\\)").matcher(m.group(1)).results()
+                .mapToInt(r -> Integer.parseInt(r.group(1))).sum();
+        assertThat(steps).isEqualTo(RESULTS.get(AggTp4.class).trace().traces().get(0).details().steps().size());
+        assertThat(m.group(1)).contains("stage concurrency 1");
+    }
+
     static Stream<Arguments> recipes() {
         return Stream.of(
                 Arguments.of(AggDep4.class, false, false, true),
