@@ -90,8 +90,11 @@ final class RecipeRun {
                 .toLowerCase(Locale.ROOT) + ", " + recipe.windows().size() + " window(s), model " + model);
         BackendSupport support = BackendSupport.of(recipe.backend());
         support.serverStepsKey().ifPresent(key -> out.println(support.displayName() + ": the servers must have been"
-                + " started to capture " + recipe.windows().stream().map(w -> support.serverStartedWith(w.numSteps(),
-                        w.startStep())).distinct().toList() + "; " + support.startNote().orElse("")));
+                + " started to capture " + recipe.windows().stream().map(w -> recipe.profiler() == Profiler.NSYS
+                        ? support.recipeNsysServerConfig(w.startStep(), w.numSteps()).map(c -> "--profiler-config '"
+                                + c + "'").orElse(support.serverStartedWith(w.numSteps(), w.startStep()))
+                        : support.serverStartedWith(w.numSteps(), w.startStep())).distinct().toList() + "; "
+                + support.startNote().orElse("")));
         recipe.warnings().forEach(w -> out.println("WARNING: " + w));
         if (caps.any()) {
             out.println("load capped for this run: " + (caps.maxIsl() > 0 ? "ISL ≤ " + caps.maxIsl() + " " : "")
@@ -181,10 +184,14 @@ final class RecipeRun {
         LoadTestResult load = null;
         String loadError = null;
         List<Worker> phaseWorkers = ofPhase;
+        List<java.util.Set<String>> before = new java.util.ArrayList<>();
         IntFunction<String> dir = i -> ProfileCommand.workerOutputDir(outputDir + "/" + w.mode(),
                 workers.indexOf(phaseWorkers.get(i)), phaseWorkers.size(),
                 BackendSupport.of(recipe.backend()));
         try (FanOut fanOut = new FanOut(ofPhase, worker -> clients.apply(worker.url()))) {
+            for (int i = 0; i < ofPhase.size(); i++) {
+                before.add(snapshot(dir.apply(i)));
+            }
             List<WorkerOutcome> started = fanOut.start(i -> request(w, dir.apply(i)));
             if (started.stream().anyMatch(o -> o.state() == WorkerOutcome.State.STARTED)) {
                 try {
@@ -207,7 +214,23 @@ final class RecipeRun {
             out.println("  load: not sent" + (loadError != null ? " (" + loadError + ")" : ": no worker started"));
         }
         long profiled = outcomes.stream().filter(o -> o.state() == WorkerOutcome.State.PROFILED).count();
-        return profiled > 0 && outcomes.stream().noneMatch(WorkerOutcome::failed) && loadError == null;
+        boolean complete = true;
+        for (int i = 0; i < outcomes.size() && BackendSupport.of(recipe.backend()).tracesWhereRequested()
+                && recipe.profiler() == Profiler.TORCH; i++) {
+            String shortBy = RecipeSweepRun.shortCapture(java.nio.file.Path.of(dir.apply(i)), before.get(i), w,
+                    "the window's load");
+            if (shortBy != null) {
+                out.println("  " + ProfileCommand.workerLabel(workers.indexOf(phaseWorkers.get(i))) + ": FAILED: "
+                        + shortBy);
+                complete = false;
+            }
+        }
+        return profiled > 0 && outcomes.stream().noneMatch(WorkerOutcome::failed) && loadError == null && complete;
+    }
+
+    private static java.util.Set<String> snapshot(String serverDir) {
+        java.nio.file.Path p = java.nio.file.Path.of(serverDir);
+        return p.isAbsolute() ? dev.profiledrollout.trace.TraceFiles.snapshot(p) : java.util.Set.of();
     }
 
     private ProfileRequest request(SrtctlRecipe.Window w, String windowOutputDir) {

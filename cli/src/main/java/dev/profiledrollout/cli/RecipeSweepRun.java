@@ -239,6 +239,32 @@ final class RecipeSweepRun {
         return ok;
     }
 
+    /**
+     * @param dir    a worker's trace directory on this machine
+     * @param before the files there before the window was armed
+     * @param load   what produced the steps, for the message ("the sweep", "the window's load")
+     * @return why the worker's capture holds fewer steps than the window asks for (no trace, or a short one), or null
+     *         when it is complete or cannot be read here (no such directory)
+     */
+    static String shortCapture(Path dir, Set<String> before, SrtctlRecipe.Window w, String load) {
+        if (!dir.isAbsolute() || !Files.isDirectory(dir.getParent() == null ? dir : dir.getParent())) {
+            return null;
+        }
+        List<Path> traces = TraceFiles.rankTraces(dir, false, before);
+        if (traces.isEmpty()) {
+            return "no trace in " + dir + ": start_step " + w.startStep() + " lies beyond the steps " + load
+                    + " produced (no verdict without data); lower start_step or send more requests (--requests)";
+        }
+        try {
+            int steps = KinetoTraceReader.read(traces.get(0)).details().steps().size();
+            return steps >= w.numSteps() ? null : "captured " + steps + " of num_steps " + w.numSteps() + ": stop_step "
+                    + w.stopStep() + " lies beyond the steps " + load + " produced (no verdict without data); lower"
+                    + " stop_step or send more requests (--requests)";
+        } catch (IOException e) {
+            return traces.get(0) + " cannot be read: " + e.getMessage();
+        }
+    }
+
     /** @return the label of the stage running at {@code epochNs}, or the last one started before it */
     static String stageAt(List<StageTime> times, long epochNs) {
         String label = "before the sweep";

@@ -63,7 +63,7 @@ class UpstreamRecipesCliTest {
                         false, 4),
                 Arguments.of("recipes/qwen3.5/fp8/disagg/mooncake/profile/1p1d-dep4-nsys-profile-slowdown.yaml", true,
                         true, false, 4),
-                Arguments.of("examples/enable-profiling.yaml", true, false, false, 8));
+                Arguments.of("examples/enable-profiling.yaml", true, false, false, 56));
     }
 
     @Test
@@ -161,6 +161,25 @@ class UpstreamRecipesCliTest {
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
             assertThat(run.out()).contains("stage concurrency 2: 3 completed")
                     .contains("stop_step 5000 lies beyond the steps the sweep produced");
+        }
+    }
+
+    /** The same rule without a sweep: a window whose load produced fewer steps than num_steps fails. */
+    @Test
+    void should_fail_a_single_load_window_whose_stop_step_its_load_never_reached() throws Exception {
+        Path recipe = Files.writeString(dir.resolve("late-one.yaml"), """
+                resources: {gpu_type: gb200, agg_nodes: 1, agg_workers: 1}
+                benchmark: {type: sa-bench, isl: 32, osl: 4, concurrencies: "2", req_rate: inf}
+                profiling:
+                  type: torch
+                  aggregated: {start_step: 0, stop_step: 5000}
+                """);
+        try (EngineSimulator engine = EngineSimulator.start(SimulatorConfig.builder().profilerDir(dir).build())) {
+            Run run = run(List.of("profile", "--recipe", recipe.toString(), "--requests", "3", "--url",
+                    engine.baseUri().toString(), "--output-dir", dir.resolve("d").toString()));
+
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+            assertThat(run.out()).contains("stop_step 5000 lies beyond the steps the window's load produced");
         }
     }
 
