@@ -67,10 +67,15 @@ import org.apiguardian.api.API;
  * <h2>Differences from srtctl</h2>
  * srtctl starts the prefill and the decode workers together and sends one load through the frontend; a profile
  * window here runs the phases one after the other, each on its own workers and with its own load (see
- * {@link dev.profiledrollout.RolloutPhase}), except for a {@linkplain #sweep() sweep}, whose windows are armed
- * together, as srtctl arms them. A disaggregated recipe needs both {@code prefill} and {@code decode}, as srtctl's
- * {@code SrtConfig._validate_profiling} requires. Request counts are not part of a recipe: they come from {@link dev.profiledrollout.RolloutLoad} or
- * the command line.
+ * {@link dev.profiledrollout.RolloutPhase}); only {@code profile --recipe} arms a {@linkplain #sweep() sweep}'s
+ * windows together, as srtctl arms them, while {@code @RolloutRecipe} gives each phase in turn the whole sweep. A
+ * disaggregated recipe needs both {@code prefill} and {@code decode}, as srtctl's
+ * {@code SrtConfig._validate_profiling} requires. Request counts are not part of a recipe: they come from
+ * {@link dev.profiledrollout.RolloutLoad} or the command line. srtctl's {@code benchmark.slow_down_*} (SGLang's
+ * {@code /slow_down} on the decode workers) and sa-bench's request-count knobs are not applied; they are named in
+ * {@link #warnings()}. With {@code backend.type vllm} and {@code profiling.type nsys}, {@code start_step} is the
+ * server's {@code delay_iterations} ({@code --profiler-config {"profiler":"cuda",…}}, srt-slurm
+ * {@code src/srtctl/backends/vllm.py}), not part of a window's request.
  *
  * <p>Immutable and thread-safe.
  *
