@@ -42,8 +42,16 @@ import org.apiguardian.api.API;
  *   <li>{@code backend.type} gives {@link ProfiledRollout#backend()}.</li>
  *   <li>A finite {@code benchmark.req_rate} makes each window's load an open loop (Poisson arrivals) capped at the
  *       concurrency; otherwise it is a closed loop of the concurrency.</li>
- *   <li>{@link RolloutLoad} still gives what a recipe does not hold: requests per window, warm-up, seed, range ratio,
- *       prefix, endpoint, dataset and goodput.</li>
+ *   <li>{@link RolloutLoad} still gives what a recipe does not hold: requests per window (per stage of a sweep),
+ *       warm-up, seed, range ratio, prefix, endpoint, dataset and goodput.</li>
+ *   <li>A {@code benchmark.concurrencies} with several values ({@code "1x2x4x…"}, srtctl's sweep) makes each window's
+ *       load that sweep, one stage per concurrency ({@code RolloutResult.stages()}), as srtctl runs its benchmark
+ *       with the profiler armed once; the captured steps fall wherever the sweep puts them. Windows of a
+ *       disaggregated recipe still run one after the other, each with the whole sweep.</li>
+ *   <li>{@link #maxInputTokens()}, {@link #maxOutputTokens()} and {@link #maxConcurrency()} cap a production recipe's
+ *       load for a small engine (the simulator); steps are never changed.</li>
+ *   <li>Fields srtctl applies that a window does not ({@code benchmark.slow_down_*}, which change the engine's
+ *       behaviour, and sa-bench's request-count knobs) are logged as warnings.</li>
  * </ul>
  *
  * <h2>Errors</h2>
@@ -75,4 +83,16 @@ public @interface RolloutRecipe {
      * Empty when {@link #resource()} is given.
      */
     String file() default "";
+
+    /** The most prompt tokens per request: caps the recipe's {@code isl}; 0 (the default) keeps it. */
+    int maxInputTokens() default 0;
+
+    /** The most output tokens per request: caps the recipe's {@code osl}; 0 (the default) keeps it. */
+    int maxOutputTokens() default 0;
+
+    /**
+     * The most requests in flight: caps every window's and sweep stage's concurrency (stages that become equal run
+     * once); 0 (the default) keeps the recipe's.
+     */
+    int maxConcurrency() default 0;
 }

@@ -56,6 +56,14 @@ import picocli.CommandLine.Spec;
  * come from the recipe, so {@code --backend} (when it disagrees), {@code --num-steps} and {@code --profile-by-stage}
  * are refused with it. With a single {@code --url} instead of a router, the load goes to that engine.
  *
+ * <p>A recipe whose benchmark lists several concurrencies ({@code "1x2x4x…"}) runs as srtctl runs it
+ * ({@link RecipeSweepRun}): every window armed once, the sweep's stages ({@code --requests} each) as the load, stopped
+ * once every window's traces are in ({@code --full-sweep} runs every stage); the output says which stage(s) each
+ * worker's captured steps fell in. {@code --max-isl}, {@code --max-osl} and {@code --max-concurrency} cap the load
+ * for a small engine. An {@code nsys} recipe's windows fail, saying how to get the report of the {@code nsys} process
+ * that wraps the servers. The recipe's warnings (fields srtctl applies that are not applied here, such as
+ * {@code benchmark.slow_down_*}) are printed first.
+ *
  * <p>Exit code: 0 when every healthy worker succeeded; 1 when any failed, when there are no workers (with a recipe:
  * when a window profiled none), or when the router cannot be read; 2 on bad flags or a recipe that cannot be run.
  * Unhealthy workers are skipped and listed.
@@ -87,6 +95,22 @@ public final class ProfileCommand implements Callable<Integer> {
     @Option(names = "--requests", defaultValue = "32", paramLabel = "N",
             description = "With --recipe: requests sent through the router in each window. Default: ${DEFAULT-VALUE}")
     int requests;
+
+    @Option(names = "--full-sweep", description = "With --recipe whose benchmark lists several concurrencies: run"
+            + " every stage of the sweep, as a benchmark, instead of stopping once every window's traces are in")
+    boolean fullSweep;
+
+    @Option(names = "--max-isl", defaultValue = "0", paramLabel = "TOKENS", description = "With --recipe: cap the"
+            + " recipe's ISL (to run a production recipe against a small engine); 0 keeps it")
+    int maxIsl;
+
+    @Option(names = "--max-osl", defaultValue = "0", paramLabel = "TOKENS", description = "With --recipe: cap the"
+            + " recipe's OSL; 0 keeps it")
+    int maxOsl;
+
+    @Option(names = "--max-concurrency", defaultValue = "0", paramLabel = "N", description = "With --recipe: cap"
+            + " every window's and stage's concurrency (stages that become equal run once); 0 keeps it")
+    int maxConcurrency;
 
     @Option(names = "--backend", defaultValue = "sglang", paramLabel = "sglang|vllm|…",
             description = "The engines' backend, one of the backends' names. Default: ${DEFAULT-VALUE}")
@@ -235,7 +259,8 @@ public final class ProfileCommand implements Callable<Integer> {
         try {
             boolean ok = new RecipeRun(parsed, loadUrl, serverOutputDir(), torchActivities,
                     withStack ? Boolean.TRUE : null, recordShapes ? Boolean.TRUE : null, requests,
-                    url -> client(be, url), out).run(workers, models);
+                    url -> client(be, url), out, new RecipeLoadCaps(maxIsl, maxOsl, maxConcurrency), fullSweep)
+                    .run(workers, models);
             return ok ? 0 : 1;
         } finally {
             CliHttp.close(models);
@@ -260,6 +285,9 @@ public final class ProfileCommand implements Callable<Integer> {
         }
         if (requests < 1) {
             return "--requests must be at least 1, was " + requests;
+        }
+        if (maxIsl < 0 || maxOsl < 0 || maxConcurrency < 0) {
+            return "--max-isl, --max-osl and --max-concurrency must be positive (0 keeps the recipe's value)";
         }
         return null;
     }

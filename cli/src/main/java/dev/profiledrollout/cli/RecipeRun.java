@@ -38,6 +38,8 @@ final class RecipeRun {
     private final int requests;
     private final Function<URI, EngineClient> clients;
     private final PrintWriter out;
+    private final RecipeLoadCaps caps;
+    private final boolean fullSweep;
 
     /**
      * @param outputDir       SGLang {@code output_dir} on the servers; each window writes to {@code <outputDir>/<mode>}
@@ -52,6 +54,19 @@ final class RecipeRun {
      */
     RecipeRun(SrtctlRecipe recipe, URI routerUrl, String outputDir, List<String> torchActivities, Boolean withStack,
             Boolean recordShapes, int requests, Function<URI, EngineClient> clients, PrintWriter out) {
+        this(recipe, routerUrl, outputDir, torchActivities, withStack, recordShapes, requests, clients, out,
+                RecipeLoadCaps.NONE, false);
+    }
+
+    /**
+     * @param caps      caps on the recipe's ISL, OSL and concurrencies ({@code --max-isl} …)
+     * @param fullSweep run every stage of a sweep, not only until every window's traces are in
+     */
+    RecipeRun(SrtctlRecipe recipe, URI routerUrl, String outputDir, List<String> torchActivities, Boolean withStack,
+            Boolean recordShapes, int requests, Function<URI, EngineClient> clients, PrintWriter out,
+            RecipeLoadCaps caps, boolean fullSweep) {
+        this.caps = caps;
+        this.fullSweep = fullSweep;
         this.recipe = recipe;
         this.routerUrl = routerUrl;
         this.outputDir = outputDir;
@@ -75,36 +90,108 @@ final class RecipeRun {
                 .toLowerCase(Locale.ROOT) + ", " + recipe.windows().size() + " window(s), model " + model);
         BackendSupport support = BackendSupport.of(recipe.backend());
         support.serverStepsKey().ifPresent(key -> out.println(support.displayName() + ": the servers must have been"
-                + " started to capture " + recipe.windows().stream().map(w -> support.serverStartedWith(w.numSteps(),
-                        w.startStep())).distinct().toList() + "; " + support.startNote().orElse("")));
-        boolean ok = true;
-        for (SrtctlRecipe.Window w : recipe.windows()) {
-            ok &= window(w, workers, model);
+                + " started to capture " + recipe.windows().stream().map(w -> recipe.profiler() == Profiler.NSYS
+                        ? support.recipeNsysServerConfig(w.startStep(), w.numSteps()).map(c -> "--profiler-config '"
+                                + c + "'").orElse(support.serverStartedWith(w.numSteps(), w.startStep()))
+                        : support.serverStartedWith(w.numSteps(), w.startStep())).distinct().toList() + "; "
+                + support.startNote().orElse("")));
+        recipe.warnings().forEach(w -> out.println("WARNING: " + w));
+        if (caps.any()) {
+            out.println("load capped for this run: " + (caps.maxIsl() > 0 ? "ISL ≤ " + caps.maxIsl() + " " : "")
+                    + (caps.maxOsl() > 0 ? "OSL ≤ " + caps.maxOsl() + " " : "")
+                    + (caps.maxConcurrency() > 0 ? "concurrency ≤ " + caps.maxConcurrency() : "")
+                    + "; steps are the recipe's");
         }
+        boolean ok;
+        if (recipe.isSweep()) {
+            ok = sweep(workers, model);
+        } else {
+            ok = true;
+            for (SrtctlRecipe.Window w : recipe.windows()) {
+                ok &= window(w, workers, model);
+            }
+        }
+        ok &= nsysReports();
         out.flush();
         return ok;
     }
 
-    private boolean window(SrtctlRecipe.Window w, List<Worker> workers, String model) throws InterruptedException {
+    private List<Worker> ofPhase(SrtctlRecipe.Window w, List<Worker> workers) {
         List<Worker> ofPhase = w.aggregated() ? workers
                 : workers.stream().filter(x -> x.workerType().equals(w.phase().workerType())).toList();
-        if (ofPhase.isEmpty()) {
-            // As a test's phase does on one regular engine: no worker of the type, so every worker is the phase's.
-            ofPhase = workers;
+        // As a test's phase does on one regular engine: no worker of the type, so every worker is the phase's.
+        return ofPhase.isEmpty() ? workers : ofPhase;
+    }
+
+    private boolean sweep(List<Worker> workers, String model) throws InterruptedException {
+        java.util.Map<SrtctlRecipe.Window, List<Worker>> of = new java.util.LinkedHashMap<>();
+        java.util.Set<Worker> taken = new java.util.HashSet<>();
+        for (SrtctlRecipe.Window w : recipe.windows()) {
+            List<Worker> ws = ofPhase(w, workers);
+            for (Worker x : ws) {
+                if (!taken.add(x)) {
+                    out.println(w.mode() + ": FAILED: the router lists no " + w.mode() + " workers, so the "
+                            + recipe.windows().size() + " windows of this sweep would arm the same worker twice;"
+                            + " srtctl arms prefill and decode workers at once. Give a router whose /workers have"
+                            + " worker_type prefill and decode");
+                    return false;
+                }
+            }
+            of.put(w, ws);
         }
+        BackendSupport support = BackendSupport.of(recipe.backend());
+        return new RecipeSweepRun(recipe, routerUrl, outputDir, caps, fullSweep, requests, clients,
+                w -> i -> request(w, ProfileCommand.workerOutputDir(outputDir + "/" + w.mode(),
+                        workers.indexOf(of.get(w).get(i)), of.get(w).size(), support)), out)
+                .run(workers, of, model);
+    }
+
+    /**
+     * An nsys window's capture is the cudaProfilerApi range of the {@code nsys profile} process that wraps each
+     * server; its report is written by that process, not returned by the engine. The CLI cannot summarise it, so
+     * the windows fail, saying how to get and read the report (never a pass with nothing).
+     */
+    private boolean nsysReports() {
+        if (recipe.profiler() != Profiler.NSYS) {
+            return true;
+        }
+        BackendSupport support = BackendSupport.of(recipe.backend());
+        for (SrtctlRecipe.Window w : recipe.windows()) {
+            out.println(w.mode() + ": FAILED: no nsys report. profiling.type nsys captures the cudaProfilerApi range"
+                    + " into the report of the nsys process that wraps each server, which this command does not"
+                    + " see. Start the server as srtctl does: nsys profile -t cuda,nvtx --cuda-graph-trace=node -c"
+                    + " cudaProfilerApi --capture-range-end stop --force-overwrite true -o <report> <server command>"
+                    + support.recipeNsysServerConfig(w.startStep(), w.numSteps())
+                            .map(c -> " with --profiler-config '" + c + "'").orElse("")
+                    + "; then export it (nsys export --type sqlite <report>.nsys-rep) and read it with"
+                    + " `profiled-rollout analyze <report>.sqlite`, or run the recipe as @RolloutRecipe with"
+                    + " profiledrollout.nsys.report=<report> to have it summarised");
+        }
+        return false;
+    }
+
+    private boolean window(SrtctlRecipe.Window w, List<Worker> workers, String model) throws InterruptedException {
+        List<Worker> ofPhase = ofPhase(w, workers);
         out.println(w.mode() + ": steps " + w.startStep() + ".." + w.stopStep() + " (num_steps " + w.numSteps()
-                + ") on " + ofPhase.size() + " worker(s); load ISL " + w.inputTokens() + ", OSL " + w.outputTokens()
-                + ", concurrency " + w.concurrency() + (Double.isInfinite(w.requestRate()) ? ""
+                + ") on " + ofPhase.size() + " worker(s); load "
+                + RecipeLoadCaps.shown("ISL", w.inputTokens(), caps.isl(w.inputTokens())) + ", "
+                + RecipeLoadCaps.shown("OSL", w.outputTokens(), caps.osl(w.outputTokens())) + ", "
+                + RecipeLoadCaps.shown("concurrency", w.concurrency(), caps.concurrency(w.concurrency()))
+                + (Double.isInfinite(w.requestRate()) ? ""
                 : ", " + w.requestRate() + " req/s") + ", " + requests + " requests");
         out.flush();
         List<WorkerOutcome> outcomes;
         LoadTestResult load = null;
         String loadError = null;
         List<Worker> phaseWorkers = ofPhase;
+        List<java.util.Set<String>> before = new java.util.ArrayList<>();
         IntFunction<String> dir = i -> ProfileCommand.workerOutputDir(outputDir + "/" + w.mode(),
                 workers.indexOf(phaseWorkers.get(i)), phaseWorkers.size(),
                 BackendSupport.of(recipe.backend()));
         try (FanOut fanOut = new FanOut(ofPhase, worker -> clients.apply(worker.url()))) {
+            for (int i = 0; i < ofPhase.size(); i++) {
+                before.add(snapshot(dir.apply(i)));
+            }
             List<WorkerOutcome> started = fanOut.start(i -> request(w, dir.apply(i)));
             if (started.stream().anyMatch(o -> o.state() == WorkerOutcome.State.STARTED)) {
                 try {
@@ -127,7 +214,23 @@ final class RecipeRun {
             out.println("  load: not sent" + (loadError != null ? " (" + loadError + ")" : ": no worker started"));
         }
         long profiled = outcomes.stream().filter(o -> o.state() == WorkerOutcome.State.PROFILED).count();
-        return profiled > 0 && outcomes.stream().noneMatch(WorkerOutcome::failed) && loadError == null;
+        boolean complete = true;
+        for (int i = 0; i < outcomes.size() && BackendSupport.of(recipe.backend()).tracesWhereRequested()
+                && recipe.profiler() == Profiler.TORCH; i++) {
+            String shortBy = RecipeSweepRun.shortCapture(java.nio.file.Path.of(dir.apply(i)), before.get(i), w,
+                    "the window's load");
+            if (shortBy != null) {
+                out.println("  " + ProfileCommand.workerLabel(workers.indexOf(phaseWorkers.get(i))) + ": FAILED: "
+                        + shortBy);
+                complete = false;
+            }
+        }
+        return profiled > 0 && outcomes.stream().noneMatch(WorkerOutcome::failed) && loadError == null && complete;
+    }
+
+    private static java.util.Set<String> snapshot(String serverDir) {
+        java.nio.file.Path p = java.nio.file.Path.of(serverDir);
+        return p.isAbsolute() ? dev.profiledrollout.trace.TraceFiles.snapshot(p) : java.util.Set.of();
     }
 
     private ProfileRequest request(SrtctlRecipe.Window w, String windowOutputDir) {
@@ -144,8 +247,9 @@ final class RecipeRun {
     private LoadTest loadTest(SrtctlRecipe.Window w, String model) {
         LoadTest.Builder b = LoadTest.builder().target(CliHttp.loadTarget(routerUrl)).model(model)
                 .backend(recipe.backend().name().toLowerCase(Locale.ROOT)).requests(requests)
-                .randomTokens(w.inputTokens(), w.outputTokens(), 0.0);
-        return (Double.isInfinite(w.requestRate()) ? b.closedLoop(w.concurrency())
-                : b.requestRate(w.requestRate()).maxConcurrency(w.concurrency())).build();
+                .randomTokens(caps.isl(w.inputTokens()), caps.osl(w.outputTokens()), 0.0);
+        int concurrency = caps.concurrency(w.concurrency());
+        return (Double.isInfinite(w.requestRate()) ? b.closedLoop(concurrency)
+                : b.requestRate(w.requestRate()).maxConcurrency(concurrency)).build();
     }
 }

@@ -338,6 +338,27 @@ public abstract class BackendSupport {
         return Optional.empty();
     }
 
+    /**
+     * @param field     the recipe field, e.g. {@code profiling.decode.start_step}
+     * @param startStep its value
+     * @param type      the recipe's {@code profiling.type} ({@code torch}, {@code nsys})
+     * @return why the step cannot be honoured with that profiler, empty when it can; by default as
+     *         {@link #refuseRecipeStartStep(String, int)}
+     */
+    public Optional<String> refuseRecipeStartStep(String field, int startStep, String type) {
+        return refuseRecipeStartStep(field, startStep);
+    }
+
+    /**
+     * @param startStep the window's {@code start_step}
+     * @param steps     {@code stop_step − start_step}
+     * @return the server-start profiler configuration an nsys recipe needs on this backend (vLLM's
+     *         {@code --profiler-config}), empty when the window's {@code /start_profile} carries the steps
+     */
+    public Optional<String> recipeNsysServerConfig(int startStep, int steps) {
+        return Optional.empty();
+    }
+
     // ---------------------------------------------------------------------------------------------- simulator
 
     /**

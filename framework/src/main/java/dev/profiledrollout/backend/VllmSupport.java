@@ -261,13 +261,26 @@ final class VllmSupport extends BackendSupport {
 
     @Override
     public Optional<String> refuseRecipeProfiler(String type) {
-        if (type.equals("nsys")) {
-            return Optional.of("profiling.type nsys with backend.type vllm cannot be honoured: srtctl bakes that"
-                    + " capture into the server's --profiler-config at launch, and a window cannot open it. Use type:"
-                    + " torch, or drive the vLLM server's nsys session with @ProfiledRollout(profiler = NSYS) and no"
-                    + " recipe");
-        }
+        // nsys: srtctl starts the server with --profiler-config {"profiler":"cuda",...} (backends/vllm.py), and the
+        // window's /start_profile then opens the cudaProfilerApi range nsys captures; see recipeNsysServerConfig.
         return Optional.empty();
+    }
+
+    /**
+     * srtctl's {@code --profiler-config} for an nsys recipe: {@code {"profiler":"cuda","delay_iterations":start_step,
+     * "max_iterations":stop_step − start_step}} (NVIDIA/srt-slurm {@code src/srtctl/backends/vllm.py},
+     * {@code ProfilingPhaseConfig.vllm_nsys_delay_iterations/max_iterations} in {@code src/srtctl/core/schema.py}).
+     */
+    @Override
+    public Optional<String> recipeNsysServerConfig(int startStep, int steps) {
+        return Optional.of("{\"profiler\":\"cuda\",\"delay_iterations\":" + startStep + ",\"max_iterations\":" + steps
+                + "}");
+    }
+
+    @Override
+    public Optional<String> refuseRecipeStartStep(String field, int startStep, String type) {
+        // With nsys, start_step is delay_iterations of the server's --profiler-config (srtctl backends/vllm.py).
+        return "nsys".equals(type) ? Optional.empty() : refuseRecipeStartStep(field, startStep);
     }
 
     @Override

@@ -308,7 +308,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
                 "@RolloutSweep or @RolloutCapacity with @RolloutRecipe", "one or the other: the recipe's benchmark"
                         + " section sets the load");
         Optional<WindowSpec> specified = recipeAnnotation.isPresent()
-                ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, profile, load, phases(context))))
+                ? recipe.flatMap(r -> problems.attempt(() -> RecipeWindows.spec(r, recipeAnnotation.get(), profile, load,
+                        phases(context))))
                 : problems.attempt(() -> WindowSpec.of(profile, load, phases(context))
                         .withSweep(closest(context, RolloutSweep.class).orElse(null))
                         .withCapacity(closest(context, RolloutCapacity.class).orElse(null)));
@@ -369,7 +370,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         ProfiledRollout profile = profiledRollout(context).orElseThrow();
         RolloutLoad load = closest(context, RolloutLoad.class).orElse(null);
         Optional<SrtctlRecipe> recipe = recipe(context);
-        return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), profile, load, phases(context))
+        return recipe.isPresent() ? RecipeWindows.spec(recipe.get(), closest(context, RolloutRecipe.class).orElseThrow(),
+                profile, load, phases(context))
                 : WindowSpec.of(profile, load, phases(context))
                         .withSweep(closest(context, RolloutSweep.class).orElse(null))
                         .withCapacity(closest(context, RolloutCapacity.class).orElse(null));

@@ -124,7 +124,7 @@ final class RecipeYaml {
         } catch (JsonProcessingException e) {
             throw translate(source, e);
         }
-        return new Checker(source, file).recipe();
+        return new Checker(source, file, tree.path("benchmark")).recipe();
     }
 
     /** A Jackson binding failure as the YAML field and what it must be. */
@@ -183,10 +183,16 @@ final class RecipeYaml {
         private final FileYaml file;
         private final ProfilingYaml profiling;
         private final BenchmarkYaml benchmark;
+        private final JsonNode benchmarkTree;
+        /** {@code benchmark.concurrencies} as srtctl lists them, parsed once; null when absent. */
+        private List<Integer> benchmarkConcurrencies;
+        /** Whether some window took its concurrency from {@code benchmark.concurrencies}. */
+        private boolean loadFromBenchmark;
 
-        Checker(String source, FileYaml file) {
+        Checker(String source, FileYaml file, JsonNode benchmarkTree) {
             this.source = source;
             this.file = file;
+            this.benchmarkTree = benchmarkTree;
             this.profiling = file.profiling();
             this.benchmark = file.benchmark() != null ? file.benchmark()
                     : new BenchmarkYaml(null, null, null, null, null);
@@ -200,14 +206,42 @@ final class RecipeYaml {
             Backend backend = backend();
             Profiler profiler = profiler(backend);
             List<SrtctlRecipe.Window> windows = windows();
-            checkStartSteps(BackendSupport.of(backend), windows);
+            checkStartSteps(BackendSupport.of(backend), profiling.type(), windows);
             ModelYaml m = file.model() != null ? file.model() : new ModelYaml(null, null, null);
             ResourcesYaml r = file.resources();
+            List<Integer> sweep = loadFromBenchmark && benchmarkConcurrencies.size() > 1
+                    ? benchmarkConcurrencies : List.of();
             return new SrtctlRecipe(source, file.name(), backend, profiler,
                     new SrtctlRecipe.Model(m.path(), m.container(), m.precision()),
                     r == null ? new SrtctlRecipe.Resources(null, null, null)
                             : new SrtctlRecipe.Resources(r.prefillWorkers(), r.decodeWorkers(), r.aggWorkers()),
-                    windows);
+                    windows, sweep, warnings());
+        }
+
+        /**
+         * {@code benchmark} fields srtctl applies that a window against an attached engine does not: the engine-side
+         * ones ({@code slow_down_*}: sa-bench's SGLang {@code /slow_down} on the decode workers, schema.py
+         * {@code BenchmarkConfig}) and sa-bench's request-count and length-distribution knobs.
+         */
+        private List<String> warnings() {
+            List<String> warnings = new ArrayList<>();
+            for (String f : List.of("slow_down_sleep_time", "slow_down_wait_time")) {
+                if (benchmarkTree.has(f)) {
+                    warnings.add("benchmark." + f + " (" + benchmarkTree.get(f) + ") is not applied: srtctl's"
+                            + " sa-bench sends SGLang's /slow_down to the decode workers, which changes the engine's"
+                            + " behaviour and is the deployment's business against an attached engine; the captured"
+                            + " steps are therefore not the steps srtctl's slow-down would give");
+                }
+            }
+            for (String f : List.of("num_prompts_mult", "num_warmup_mult", "random_range_ratio", "dataset_name",
+                    "dataset_path", "use_chat_template")) {
+                if (benchmarkTree.has(f)) {
+                    warnings.add("benchmark." + f + " (" + benchmarkTree.get(f) + ") is not applied: requests and"
+                            + " warm-up come from --requests / @RolloutLoad, and prompts are random tokens of exactly"
+                            + " isl/osl");
+                }
+            }
+            return warnings;
         }
 
         private Backend backend() {
@@ -252,7 +286,52 @@ final class RecipeYaml {
             }
         }
 
+        /**
+         * Accepts the placement of {@code isl/osl/concurrency} and of the steps only as one of srtctl's schemas had it
+         * ({@code ProfilingConfig}/{@code ProfilingPhaseConfig} in {@code src/srtctl/core/schema.py}): per phase in
+         * {@code prefill}/{@code decode} only, with nothing of the kind under {@code profiling} (a1a219a2); load and
+         * steps directly under {@code profiling}, without phase blocks (0874fc88); load under {@code profiling} with
+         * steps-only {@code prefill}/{@code decode}/{@code aggregated} blocks (7c166622); steps-only blocks with the load
+         * in {@code benchmark} (1d4cecc1 to c88ef731). A mix of them is in no schema and would be refused by each.
+         */
+        private void checkSchemaShape() {
+            String phaseLoad = null;
+            for (String mode : List.of("prefill", "decode", "aggregated")) {
+                PhaseYaml b = mode.equals("prefill") ? profiling.prefill()
+                        : mode.equals("decode") ? profiling.decode() : profiling.aggregated();
+                if (b != null && (b.isl() != null || b.osl() != null || b.concurrency() != null)) {
+                    String field = "profiling." + mode + "." + (b.isl() != null ? "isl" : b.osl() != null ? "osl"
+                            : "concurrency");
+                    if (mode.equals("aggregated")) {
+                        throw fail(field, field + " is in no srtctl schema: the load was per phase only in"
+                                + " prefill:/decode: (schema of a1a219a2), which had no aggregated:. Put it in"
+                                + " benchmark.isl/osl/concurrencies (the current schema)");
+                    }
+                    phaseLoad = phaseLoad == null ? field : phaseLoad;
+                }
+            }
+            String profilingLoad = profiling.isl() != null ? "profiling.isl" : profiling.osl() != null
+                    ? "profiling.osl" : profiling.concurrency() != null ? "profiling.concurrency" : null;
+            String profilingSteps = profiling.startStep() != null ? "profiling.start_step"
+                    : profiling.stopStep() != null ? "profiling.stop_step" : null;
+            boolean blocks = profiling.prefill() != null || profiling.decode() != null
+                    || profiling.aggregated() != null;
+            if (phaseLoad != null && (profilingLoad != null || profilingSteps != null)) {
+                String other = profilingLoad != null ? profilingLoad : profilingSteps;
+                throw fail(other, other + " is set together with " + phaseLoad + "; no srtctl schema has both"
+                        + " (per-phase load, a1a219a2, had nothing of the kind directly under profiling). Keep one:"
+                        + " the load in benchmark.isl/osl/concurrencies and only start_step/stop_step per phase is"
+                        + " the current schema");
+            }
+            if (profilingSteps != null && blocks) {
+                throw fail(profilingSteps, profilingSteps + " is set together with prefill:/decode:/aggregated:"
+                        + " blocks; srtctl had steps directly under profiling only without phase blocks"
+                        + " (0874fc88). Give start_step and stop_step in each block");
+            }
+        }
+
         private List<SrtctlRecipe.Window> windows() {
+            checkSchemaShape();
             boolean split = profiling.prefill() != null || profiling.decode() != null;
             boolean agg = profiling.aggregated() != null;
             if (split && agg) {
@@ -272,6 +351,13 @@ final class RecipeYaml {
                         "profiling.prefill/decode are for disaggregated deployments, but resources has neither"
                                 + " prefill_nodes nor decode_nodes (aggregated); use profiling.aggregated, or set"
                                 + " resources.prefill_nodes and resources.decode_nodes");
+            }
+            if (split && (profiling.prefill() == null || profiling.decode() == null)) {
+                String missing = profiling.prefill() == null ? "prefill" : "decode";
+                throw fail("profiling." + missing, "profiling." + missing + " is missing: srtctl requires both"
+                        + " profiling.prefill and profiling.decode in a disaggregated deployment"
+                        + " (SrtConfig._validate_profiling, src/srtctl/core/schema.py); add a " + missing
+                        + ": block with start_step and stop_step");
             }
             List<SrtctlRecipe.Window> windows = new ArrayList<>();
             if (split) {
@@ -356,8 +442,20 @@ final class RecipeYaml {
             String field = key.equals("profiling") ? "profiling.concurrency" : key + ".concurrency";
             if (node == null || node.isNull()) {
                 throw fail(field, field + " is missing: give concurrency in " + (key.equals("profiling") ? ""
-                        : key + ", in ") + "profiling, or one value in benchmark.concurrencies");
+                        : key + ", in ") + "profiling, or benchmark.concurrencies");
             }
+            if (benchmarkConcurrencies == null) {
+                benchmarkConcurrencies = concurrencyList(node);
+            }
+            loadFromBenchmark = true;
+            return new Value(benchmarkConcurrencies.get(0), "benchmark.concurrencies");
+        }
+
+        /**
+         * srtctl's {@code BenchmarkConfig.get_concurrency_list}: a list as given, or an {@code "AxBxC"} string split
+         * at {@code x} (a single number is a one-element list).
+         */
+        private List<Integer> concurrencyList(JsonNode node) {
             List<Integer> values = new ArrayList<>();
             try {
                 if (node.isInt()) {
@@ -370,7 +468,6 @@ final class RecipeYaml {
                         values.add(n.intValue());
                     }
                 } else if (node.isTextual()) {
-                    // srtctl's "AxBxC" shorthand (BenchmarkConfig.get_concurrency_list)
                     for (String part : node.textValue().split("x", -1)) {
                         values.add(Integer.parseInt(part.strip()));
                     }
@@ -381,12 +478,17 @@ final class RecipeYaml {
                 throw fail("benchmark.concurrencies", "benchmark.concurrencies must be a list of whole numbers or"
                         + " an \"AxB\" string, was " + node);
             }
-            if (values.size() != 1) {
-                throw fail("benchmark.concurrencies", "benchmark.concurrencies lists " + values.size()
-                        + " concurrencies " + values + ", but a profile window sends one load; keep only the one"
-                        + " to profile in benchmark.concurrencies");
+            if (values.isEmpty()) {
+                throw fail("benchmark.concurrencies", "benchmark.concurrencies is empty; list at least one"
+                        + " concurrency");
             }
-            return new Value(values.get(0), "benchmark.concurrencies");
+            for (int v : values) {
+                if (v < 1) {
+                    throw fail("benchmark.concurrencies", "benchmark.concurrencies lists " + v + " in " + values
+                            + "; every concurrency must be at least 1");
+                }
+            }
+            return List.copyOf(values);
         }
 
         /** {@code benchmark.req_rate}: sa-bench's {@code --request-rate}, {@code inf} by default. */
@@ -410,10 +512,10 @@ final class RecipeYaml {
         }
 
         /** The start steps the backend cannot take per window, named by the recipe's fields. */
-        private void checkStartSteps(BackendSupport support, List<SrtctlRecipe.Window> windows) {
+        private void checkStartSteps(BackendSupport support, String type, List<SrtctlRecipe.Window> windows) {
             for (SrtctlRecipe.Window w : windows) {
                 String field = (w.aggregated() ? "profiling.aggregated" : "profiling." + w.mode()) + ".start_step";
-                java.util.Optional<String> refused = support.refuseRecipeStartStep(field, w.startStep());
+                java.util.Optional<String> refused = support.refuseRecipeStartStep(field, w.startStep(), type);
                 if (refused.isPresent()) {
                     throw fail(field, refused.get());
                 }

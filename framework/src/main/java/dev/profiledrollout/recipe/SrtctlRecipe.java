@@ -36,8 +36,11 @@ import org.apiguardian.api.API;
  *   <li>The load of each window, {@code isl}, {@code osl} and {@code concurrency}, taken from the first place that has
  *       it, which covers srtctl's schemas over time: the phase block ({@code profiling.prefill.isl}, schema of
  *       December 2025), the profiling section ({@code profiling.isl}, December 2025 to February 2026), then the
- *       benchmark ({@code benchmark.isl}, {@code benchmark.osl}, {@code benchmark.concurrencies} with exactly one
- *       value, and {@code benchmark.req_rate}; the current schema, where the profile is taken during the benchmark).
+ *       benchmark ({@code benchmark.isl}, {@code benchmark.osl}, {@code benchmark.concurrencies} and
+ *       {@code benchmark.req_rate}; the current schema, where the profile is taken during the benchmark). Several
+ *       concurrencies ({@code "1x2x4x…"}) make a {@linkplain #sweep() sweep}: srtctl arms each worker's profiler once
+ *       ({@code lib/profiling.sh}) and runs the whole sweep through it, so the captured steps fall wherever the
+ *       sweep puts them.
  *       Step fields directly under {@code profiling} (the December 2025 unified schema) apply to every window that
  *       does not set its own.</li>
  *   <li>{@code backend.type}: {@code sglang} (srtctl's default) or {@code vllm}; {@code trtllm} and {@code mocker}
@@ -64,9 +67,15 @@ import org.apiguardian.api.API;
  * <h2>Differences from srtctl</h2>
  * srtctl starts the prefill and the decode workers together and sends one load through the frontend; a profile
  * window here runs the phases one after the other, each on its own workers and with its own load (see
- * {@link dev.profiledrollout.RolloutPhase}). A disaggregated recipe may hold only one of {@code prefill} and
- * {@code decode}. Request counts are not part of a recipe: they come from {@link dev.profiledrollout.RolloutLoad} or
- * the command line.
+ * {@link dev.profiledrollout.RolloutPhase}); only {@code profile --recipe} arms a {@linkplain #sweep() sweep}'s
+ * windows together, as srtctl arms them, while {@code @RolloutRecipe} gives each phase in turn the whole sweep. A
+ * disaggregated recipe needs both {@code prefill} and {@code decode}, as srtctl's
+ * {@code SrtConfig._validate_profiling} requires. Request counts are not part of a recipe: they come from
+ * {@link dev.profiledrollout.RolloutLoad} or the command line. srtctl's {@code benchmark.slow_down_*} (SGLang's
+ * {@code /slow_down} on the decode workers) and sa-bench's request-count knobs are not applied; they are named in
+ * {@link #warnings()}. With {@code backend.type vllm} and {@code profiling.type nsys}, {@code start_step} is the
+ * server's {@code delay_iterations} ({@code --profiler-config {"profiler":"cuda",…}}, srt-slurm
+ * {@code src/srtctl/backends/vllm.py}), not part of a window's request.
  *
  * <p>Immutable and thread-safe.
  *
@@ -77,10 +86,32 @@ import org.apiguardian.api.API;
  * @param model     the recipe's {@code model}; not null (its fields may be null)
  * @param resources the recipe's worker counts; not null (its fields may be null)
  * @param windows   the profile windows in the order they run: prefill then decode, or one aggregated; not empty
+ * @param sweep     {@code benchmark.concurrencies} when it lists several (srtctl's
+ *                  {@code BenchmarkConfig.get_concurrency_list}: {@code "1x2x4"} or a list), in order: the stages of
+ *                  the load every window rides along, each a closed loop (or {@code req_rate} capped) at that
+ *                  concurrency; each window's {@link Window#concurrency()} is then the first stage's. Empty when
+ *                  the load is one concurrency
+ * @param warnings  fields srtctl applies that are not applied here (e.g. {@code benchmark.slow_down_sleep_time},
+ *                  which changes the engine's behaviour), each named with why; printed by the CLI and logged by
+ *                  {@code @RolloutRecipe}; empty when none
  */
 @API(status = EXPERIMENTAL, since = "0.1.0")
 public record SrtctlRecipe(String source, String name, Backend backend, Profiler profiler, Model model,
-                           Resources resources, List<Window> windows) {
+                           Resources resources, List<Window> windows, List<Integer> sweep, List<String> warnings) {
+
+    /** A recipe without a benchmark sweep or warnings. */
+    public SrtctlRecipe(String source, String name, Backend backend, Profiler profiler, Model model,
+            Resources resources, List<Window> windows) {
+        this(source, name, backend, profiler, model, resources, windows, List.of(), List.of());
+    }
+
+    /**
+     * @return whether the benchmark runs a sweep ({@link #sweep()} has several concurrencies): the windows are then
+     *         armed once and the whole sweep is their load, as srtctl runs it
+     */
+    public boolean isSweep() {
+        return !sweep.isEmpty();
+    }
 
     public SrtctlRecipe {
         Objects.requireNonNull(source, "source");
@@ -89,6 +120,11 @@ public record SrtctlRecipe(String source, String name, Backend backend, Profiler
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(resources, "resources");
         windows = List.copyOf(windows);
+        sweep = List.copyOf(sweep);
+        warnings = List.copyOf(warnings);
+        if (sweep.size() == 1) {
+            throw new IllegalArgumentException("a sweep has at least two stages; give an empty list for none");
+        }
         if (windows.isEmpty()) {
             throw new IllegalArgumentException("a recipe has at least one window");
         }

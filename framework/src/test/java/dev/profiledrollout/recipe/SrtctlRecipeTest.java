@@ -106,7 +106,7 @@ class SrtctlRecipeTest {
     void should_read_a_trtllm_nsys_recipe_as_the_span_its_workers_are_launched_with() {
         SrtctlRecipe recipe = SrtctlRecipe.parse(
                 "backend: {type: trtllm}\nprofiling:\n  type: nsys\n  isl: 128\n  osl: 16\n  concurrency: 4\n"
-                        + "  decode: {start_step: 10, stop_step: 20}\n", "trtllm.yaml");
+                        + "  aggregated: {start_step: 10, stop_step: 20}\n", "trtllm.yaml");
 
         assertThat(recipe.backend()).isEqualTo(Backend.TRTLLM);
         assertThat(recipe.profiler()).isEqualTo(Profiler.NSYS);
@@ -114,6 +114,43 @@ class SrtctlRecipeTest {
             assertThat(w.startStep()).isEqualTo(10);
             assertThat(w.numSteps()).isEqualTo(10);
         });
+    }
+
+    /** srtctl's {@code BenchmarkConfig.get_concurrency_list}: "AxB" strings and lists; several make a sweep. */
+    @Test
+    void should_read_several_benchmark_concurrencies_as_a_sweep_and_name_unapplied_fields() {
+        SrtctlRecipe strings = SrtctlRecipe.parse("resources: {agg_nodes: 1, agg_workers: 1}\n"
+                + "benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: 1x2x4, req_rate: inf,"
+                + " slow_down_sleep_time: 30.0, num_prompts_mult: 1}\n"
+                + "profiling:\n  type: torch\n  aggregated: {start_step: 10, stop_step: 20}\n", "s.yaml");
+        SrtctlRecipe list = SrtctlRecipe.parse("benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: [8, 2]}\n"
+                + "profiling:\n  type: torch\n  aggregated: {start_step: 10, stop_step: 20}\n", "l.yaml");
+        SrtctlRecipe one = SrtctlRecipe.parse("benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: \"64\"}\n"
+                + "profiling:\n  type: torch\n  aggregated: {start_step: 10, stop_step: 20}\n", "o.yaml");
+
+        assertThat(strings.sweep()).containsExactly(1, 2, 4);
+        assertThat(strings.windows()).singleElement().extracting(SrtctlRecipe.Window::concurrency).isEqualTo(1);
+        assertThat(strings.warnings()).satisfiesExactly(
+                w -> assertThat(w).startsWith("benchmark.slow_down_sleep_time (30.0) is not applied")
+                        .contains("/slow_down"),
+                w -> assertThat(w).startsWith("benchmark.num_prompts_mult (1) is not applied"));
+        assertThat(list.sweep()).containsExactly(8, 2);
+        assertThat(list.isSweep()).isTrue();
+        assertThat(one.isSweep()).isFalse();
+        assertThat(one.warnings()).isEmpty();
+    }
+
+    /** srtctl gives vLLM's nsys capture as --profiler-config cuda with delay/max iterations (backends/vllm.py). */
+    @Test
+    void should_accept_a_vllm_nsys_recipe_whose_start_step_is_the_servers_delay_iterations() {
+        SrtctlRecipe recipe = SrtctlRecipe.parse("backend: {type: vllm}\nresources: {agg_nodes: 1, agg_workers: 1}\n"
+                + "benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: 2}\n"
+                + "profiling:\n  type: nsys\n  aggregated: {start_step: 3, stop_step: 9}\n", "v.yaml");
+
+        assertThat(recipe.profiler()).isEqualTo(Profiler.NSYS);
+        assertThat(recipe.windows()).singleElement().satisfies(w -> assertThat(w.numSteps()).isEqualTo(6));
+        assertThat(dev.profiledrollout.backend.BackendSupport.of(Backend.VLLM).recipeNsysServerConfig(3, 6))
+                .contains("{\"profiler\":\"cuda\",\"delay_iterations\":3,\"max_iterations\":6}");
     }
 
     @Test
@@ -140,27 +177,31 @@ class SrtctlRecipeTest {
                         "runs no engine"),
                 Arguments.of("backend: {type: TRTLLM}\nprofiling:\n  type: nsys\n" + load, "backend.type",
                         "not an srtctl backend"),
-                Arguments.of("backend: {type: vllm}\nprofiling:\n  type: nsys\n" + load, "profiling.type",
-                        "--profiler-config at launch"),
                 Arguments.of("backend: {type: vllm}\nprofiling:\n  type: torch\n" + load
                         + "  aggregated: {start_step: 3, stop_step: 9}\n", "profiling.aggregated.start_step",
                         "\"delay_iterations\":3"),
-                Arguments.of("profiling:\n  type: torch\n" + load + "  decode: {start_step: 20, stop_step: 20}\n",
+                Arguments.of("profiling:\n  type: torch\n" + load + "  prefill: {stop_step: 5}\n" + "  decode: {start_step: 20, stop_step: 20}\n",
                         "profiling.decode.stop_step", "must be greater than start_step"),
-                Arguments.of("profiling:\n  type: torch\n" + load + "  decode: {start_step: 60}\n",
+                Arguments.of("profiling:\n  type: torch\n" + load + "  prefill: {stop_step: 5}\n" + "  decode: {start_step: 60}\n",
                         "profiling.decode.stop_step", "50 (srtctl's default)"),
-                Arguments.of("profiling:\n  type: torch\n" + load + "  decode: {start_step: 0, stop_stpe: 9}\n",
+                Arguments.of("profiling:\n  type: torch\n" + load + "  prefill: {stop_step: 5}\n" + "  decode: {start_step: 0, stop_stpe: 9}\n",
                         "profiling.decode.stop_stpe", "concurrency, isl, osl, start_step, stop_step"),
                 Arguments.of("profiling:\n  type: torch\n  isl: lots\n  osl: 4\n  concurrency: 2\n", "profiling.isl",
                         "must be a whole number, was \"lots\""),
                 Arguments.of("profiling:\n  type: torch\n  isl: 16.5\n  osl: 4\n  concurrency: 2\n", "profiling.isl",
                         "must be a whole number"),
-                Arguments.of("profiling:\n  type: torch\n  osl: 4\n  concurrency: 2\n  decode: {stop_step: 9}\n",
+                Arguments.of("profiling:\n  type: torch\n  prefill: {isl: 3, osl: 4, concurrency: 2}\n  decode: {osl: 4, concurrency: 2,"
+                        + " stop_step: 9}\n",
                         "profiling.decode.isl", "or in benchmark.isl"),
                 Arguments.of("profiling:\n  type: torch\n  isl: 16\n  osl: 0\n  concurrency: 2\n", "profiling.osl",
                         "at least 1"),
-                Arguments.of("benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: 4x8x16}\n"
-                        + "profiling:\n  type: torch\n", "benchmark.concurrencies", "3 concurrencies [4, 8, 16]"),
+                Arguments.of("benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: 4x0x16}\n"
+                        + "profiling:\n  type: torch\n", "benchmark.concurrencies", "lists 0 in [4, 0, 16]"),
+                Arguments.of("benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: 4xx16}\n"
+                        + "profiling:\n  type: torch\n", "benchmark.concurrencies", "an \"AxB\" string"),
+                Arguments.of("resources: {gpu_type: h100, prefill_nodes: 1, decode_nodes: 1}\nprofiling:\n"
+                        + "  type: torch\n" + load + "  decode: {stop_step: 9}\n", "profiling.prefill",
+                        "requires both profiling.prefill and profiling.decode"),
                 Arguments.of("benchmark: {type: sa-bench, isl: 16, osl: 4, concurrencies: [1], req_rate: fast}\n"
                         + "profiling:\n  type: torch\n", "benchmark.req_rate", "positive number of requests/s"),
                 Arguments.of("profiling:\n  type: torch\n" + load + "  prefill: {}\n  aggregated: {}\n",
@@ -170,6 +211,12 @@ class SrtctlRecipeTest {
                         "use profiling.prefill and profiling.decode"),
                 Arguments.of("resources: {gpu_type: h100, agg_nodes: 1}\nprofiling:\n  type: torch\n" + load
                         + "  decode: {}\n", "profiling.decode", "use profiling.aggregated"),
+                Arguments.of("profiling:\n  type: torch\n  aggregated: {isl: 4, osl: 4, concurrency: 1}\n",
+                        "profiling.aggregated.isl", "in no srtctl schema"),
+                Arguments.of("profiling:\n  type: torch\n  isl: 8\n  prefill: {osl: 4}\n  decode: {osl: 4}\n",
+                        "profiling.isl", "no srtctl schema has both"),
+                Arguments.of("profiling:\n  type: torch\n" + load + "  start_step: 3\n  aggregated: {stop_step: 9}\n",
+                        "profiling.start_step", "only without phase blocks"),
                 Arguments.of("name: no-profiling\n", "profiling", "no profiling: section"),
                 Arguments.of("base: {name: x}\noverride_a: {name: y}\n", "base", "srtctl resolve-override"),
                 Arguments.of("name: x\nsweep: {isl: [1, 2]}\n", "sweep", "without the sweep: section"),

@@ -135,6 +135,8 @@ final class Capture implements AutoCloseable {
             throw report.jvmShuttingDown();
         }
         report.printConsoleSummary(outcomes, files, latency, trace);
+        load.stages().flatMap(st -> StagePlacement.describe(st, load.startMillis(), load.sweepStartNanos(), trace))
+                .ifPresent(placed -> System.out.println("=== " + placed));
         if (missing.isPresent()) {
             recordCapture(missing.get());
         } else {

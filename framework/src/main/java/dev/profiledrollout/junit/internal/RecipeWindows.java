@@ -12,6 +12,9 @@ import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.LoadStage;
+import dev.profiledrollout.load.LoadSweep;
+import java.util.LinkedHashSet;
 import dev.profiledrollout.recipe.RecipeException;
 import dev.profiledrollout.recipe.SrtctlRecipe;
 import java.io.IOException;
@@ -60,10 +63,10 @@ public final class RecipeWindows {
                         + annotation.resource().replaceFirst("^/", "") + " (a leading / resolves from the"
                         + " classpath root, none from the test class's package)");
                 try (InputStream in = url.openStream()) {
-                    return SrtctlRecipe.read(in, annotation.resource());
+                    return logWarnings(SrtctlRecipe.read(in, annotation.resource()));
                 }
             }
-            return SrtctlRecipe.read(Path.of(annotation.file()));
+            return logWarnings(SrtctlRecipe.read(Path.of(annotation.file())));
         } catch (RecipeException e) {
             throw new ExtensionConfigurationException(given + ": " + e.getMessage(), e);
         } catch (InvalidPathException e) {
@@ -73,6 +76,25 @@ public final class RecipeWindows {
         }
     }
 
+    private static SrtctlRecipe logWarnings(SrtctlRecipe recipe) {
+        recipe.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, "srtctl recipe " + recipe.source() + ": "
+                + w));
+        return recipe;
+    }
+
+    /** As {@link #spec(SrtctlRecipe, ProfiledRollout, RolloutLoad, List, int, int, int)} with the annotation's caps. */
+    public static WindowSpec spec(SrtctlRecipe recipe, RolloutRecipe annotation, ProfiledRollout profile,
+            RolloutLoad load, List<RolloutPhase> phases) {
+        return spec(recipe, profile, load, phases, annotation.maxInputTokens(), annotation.maxOutputTokens(),
+                annotation.maxConcurrency());
+    }
+
+    /** As {@link #spec(SrtctlRecipe, ProfiledRollout, RolloutLoad, List, int, int, int)} without load caps. */
+    public static WindowSpec spec(SrtctlRecipe recipe, ProfiledRollout profile, RolloutLoad load,
+            List<RolloutPhase> phases) {
+        return spec(recipe, profile, load, phases, 0, 0, 0);
+    }
+
     /**
      * The window specification of a test whose windows come from {@code recipe}.
      *
@@ -80,11 +102,15 @@ public final class RecipeWindows {
      * @param profile the test's {@code @ProfiledRollout}: activities, with_stack, record_shapes, output
      * @param load    the test's {@code @RolloutLoad}, or null: requests, warm-up, seed and the rest of the load
      * @param phases  the test's {@code @RolloutPhase}s, which must be empty
-     * @return the specification: one phase per prefill/decode window, or the aggregated window
+     * @param maxIsl  {@code @RolloutRecipe(maxInputTokens)}: cap on the recipe's ISL, 0 for none
+     * @param maxOsl  {@code @RolloutRecipe(maxOutputTokens)}: cap on the recipe's OSL, 0 for none
+     * @param maxConcurrency {@code @RolloutRecipe(maxConcurrency)}: cap on every concurrency, 0 for none
+     * @return the specification: one phase per prefill/decode window, or the aggregated window; with the recipe's
+     *         sweep ({@link SrtctlRecipe#sweep()}) as the staged load of every window
      * @throws ExtensionConfigurationException when the annotations contradict the recipe
      */
     public static WindowSpec spec(SrtctlRecipe recipe, ProfiledRollout profile, RolloutLoad load,
-            List<RolloutPhase> phases) {
+            List<RolloutPhase> phases, int maxIsl, int maxOsl, int maxConcurrency) {
         String recipeName = "the recipe " + recipe.source();
         ConfigurationProblems problems = new ConfigurationProblems();
         problems.check(phases.isEmpty(), "@RolloutPhase together with @RolloutRecipe", recipeName + " already gives the phases"
@@ -101,6 +127,9 @@ public final class RecipeWindows {
                 + recipe.profiler().name().toLowerCase(java.util.Locale.ROOT) + "; remove profiler from"
                 + " @ProfiledRollout or change the recipe");
         java.util.Optional<WindowSpec> spec = problems.attempt(() -> WindowSpec.of(profile, load));
+        problems.check(maxIsl >= 0 && maxOsl >= 0 && maxConcurrency >= 0, "@RolloutRecipe(maxInputTokens = "
+                + maxIsl + ", maxOutputTokens = " + maxOsl + ", maxConcurrency = " + maxConcurrency + ")",
+                "each 0 (the recipe's value) or a positive cap");
         problems.check(spec.isEmpty() || spec.get().load().arrival().isClosedLoop(), "@RolloutLoad(requestRate / rampUp…) with @RolloutRecipe",
                 recipeName + " shapes the load (concurrency, benchmark.req_rate); remove the arrival attributes");
         problems.throwIfAny();
@@ -111,29 +140,54 @@ public final class RecipeWindows {
         Integer numSteps = null;
         Integer startStep = null;
         LoadSpec windowLoad = base.load();
+        BackendSupport support = BackendSupport.of(recipe.backend());
         for (SrtctlRecipe.Window w : recipe.windows()) {
+            // vLLM nsys: start_step is the server's delay_iterations (--profiler-config), not part of the request
+            Integer windowStart = recipe.profiler() == Profiler.NSYS
+                    && support.recipeNsysServerConfig(w.startStep(), w.numSteps()).isPresent()
+                    ? null : w.profileStartStep();
             if (w.aggregated()) {
                 numSteps = w.numSteps();
-                startStep = w.profileStartStep();
-                windowLoad = load(base.load(), w);
+                startStep = windowStart;
+                windowLoad = load(base.load(), w, w.concurrency(), maxIsl, maxOsl, maxConcurrency);
             } else {
-                phaseSpecs.add(new WindowSpec.PhaseSpec(w.phase(), w.numSteps(), w.profileStartStep(),
-                        load(base.load(), w)));
+                phaseSpecs.add(new WindowSpec.PhaseSpec(w.phase(), w.numSteps(), windowStart,
+                        load(base.load(), w, w.concurrency(), maxIsl, maxOsl, maxConcurrency)));
             }
+        }
+        LoadSweep sweep = null;
+        if (recipe.isSweep()) {
+            SrtctlRecipe.Window first = recipe.windows().get(0);
+            LinkedHashSet<Integer> levels = new LinkedHashSet<>();
+            recipe.sweep().forEach(c -> levels.add(cap(c, maxConcurrency)));
+            LoadSweep.Builder b = LoadSweep.builder(windowLoad);
+            for (int c : levels) {
+                b.stage(new LoadStage(load(base.load(), first, c, maxIsl, maxOsl, maxConcurrency)));
+            }
+            sweep = b.build();
         }
         return new WindowSpec(recipe.backend(), recipe.profiler(), numSteps, startStep, activities,
                 base.profileByStage(), base.withStack(), base.recordShapes(), base.outputDir(), base.profilePrefix(),
                 windowLoad, List.copyOf(phaseSpecs), base.goodput(), base.dataset(), base.profileId(),
-                base.mergeProfiles(), base.profileStages(), base.shapeDiscovery(), null, null, false, null);
+                base.mergeProfiles(), base.profileStages(), base.shapeDiscovery(), sweep, null, false, null);
     }
 
-    /** A window's load: the recipe's lengths and concurrency, everything else from {@code @RolloutLoad}. */
-    private static LoadSpec load(LoadSpec base, SrtctlRecipe.Window w) {
-        LoadSpec spec = new LoadSpec(w.concurrency(), base.requests(), w.inputTokens(), w.outputTokens(),
-                base.rangeRatio(), base.warmupRequests(), base.seed(), ArrivalProcess.closedLoop(),
-                base.prefixTokens(), base.maxDuration(), base.endpoint());
+    /**
+     * A window's (or sweep stage's) load: the recipe's lengths and {@code concurrency}, capped, everything else from
+     * {@code @RolloutLoad}.
+     */
+    private static LoadSpec load(LoadSpec base, SrtctlRecipe.Window w, int concurrency, int maxIsl, int maxOsl,
+            int maxConcurrency) {
+        int lanes = cap(concurrency, maxConcurrency);
+        LoadSpec spec = new LoadSpec(lanes, base.requests(), cap(w.inputTokens(), maxIsl),
+                cap(w.outputTokens(), maxOsl), base.rangeRatio(), base.warmupRequests(), base.seed(),
+                ArrivalProcess.closedLoop(), base.prefixTokens(), base.maxDuration(), base.endpoint());
         return Double.isInfinite(w.requestRate())
-                ? spec : spec.withArrival(ArrivalProcess.poisson(w.requestRate()), w.concurrency());
+                ? spec : spec.withArrival(ArrivalProcess.poisson(w.requestRate()), lanes);
+    }
+
+    private static int cap(int value, int max) {
+        return max > 0 ? Math.min(value, max) : value;
     }
 
     /**
@@ -161,7 +215,11 @@ public final class RecipeWindows {
             String field = "profiling." + (w.aggregated() ? "aggregated" : w.mode());
             String what = "The recipe " + recipe.source() + " (" + field + ": start_step " + w.startStep()
                     + ", stop_step " + w.stopStep() + ") with backend.type " + support.name();
-            String startedWith = support.serverStartedWith(w.numSteps(), w.startStep());
+            String startedWith = recipe.profiler() == Profiler.NSYS
+                    ? support.recipeNsysServerConfig(w.startStep(), w.numSteps())
+                            .map(c -> "--profiler-config '" + c + "' inside nsys").orElse(
+                                    support.serverStartedWith(w.numSteps(), w.startStep()))
+                    : support.serverStartedWith(w.numSteps(), w.startStep());
             check(fixed.isPresent(), what, support.displayName() + " takes num_steps = stop_step - start_step = "
                     + w.numSteps() + " only as " + name + " at server start. Set " + key + " to confirm the server"
                     + " was started with " + startedWith);

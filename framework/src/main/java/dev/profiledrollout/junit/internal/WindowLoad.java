@@ -127,6 +127,11 @@ final class WindowLoad implements AutoCloseable {
         return Optional.ofNullable(stages);
     }
 
+    /** @return when the staged load started on {@link System#nanoTime()}, matching {@link #startMillis()} */
+    long sweepStartNanos() {
+        return sweepStartNanos;
+    }
+
     /** @return when the run started (epoch ms), -1 before */
     long startMillis() {
         return startMillis;

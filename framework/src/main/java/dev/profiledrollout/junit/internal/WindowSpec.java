@@ -106,7 +106,19 @@ public record WindowSpec(
     public WindowSpec forPhase(PhaseSpec p) {
         return new WindowSpec(backend, profiler, p.numSteps(), p.startStep(), activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, p.load(), List.of(), goodput, dataset, profileId, mergeProfiles,
-                profileStages, shapeDiscovery, null, null, false, null);
+                profileStages, shapeDiscovery, sweep == null ? null : rebased(sweep, p.load()), null, strictFidelity,
+                stageLagBound);
+    }
+
+    /** A recipe's sweep (each phase rides the whole sweep) with the phase's request shape. */
+    private static LoadSweep rebased(LoadSweep sweep, LoadSpec phaseLoad) {
+        LoadSweep.Builder b = LoadSweep.builder(phaseLoad);
+        for (dev.profiledrollout.load.LoadStage st : sweep.stages()) {
+            LoadSpec s = st.spec();
+            b.stage(new dev.profiledrollout.load.LoadStage(phaseLoad.withArrival(s.arrival(), s.concurrency())
+                    .withMaxDuration(s.maxDuration())));
+        }
+        return b.build();
     }
 
     /**
