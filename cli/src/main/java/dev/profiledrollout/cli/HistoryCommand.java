@@ -84,6 +84,9 @@ public final class HistoryCommand implements Runnable {
     /** The widest line of the {@code compare} and {@code trend} tables, in characters. */
     static final int WIDTH = 120;
 
+    /** The longest metric name {@code trend} uses as its value column's header; longer ones are named above it. */
+    static final int SHORT_METRIC = 20;
+
     /** The metrics {@code list} shows as columns. */
     static final List<String> LIST_METRICS = List.of("ttft.p99", "itl.p99", "e2e.p99", "throughput.output_tokens");
 
@@ -599,8 +602,10 @@ public final class HistoryCommand implements Runnable {
                         number(cp.after()), measure.unit().isEmpty() ? "" : " " + measure.unit(), 100 * cp.relativeChange(),
                         cp.pValue()));
             }
-            TextTable table = new TextTable(List.of("run", "started", "commit", metric + unitSuffix(measure),
-                    "verdict", "detail"));
+            // a long metric name (a decode bucket, a category) is named above the table, not as a wide column
+            boolean longName = metric.length() > SHORT_METRIC;
+            TextTable table = new TextTable(List.of("run", "started", "commit",
+                    (longName ? "value" : metric) + unitSuffix(measure), "verdict", "detail")).keepWhole(4);
             List<String> flagged = new ArrayList<>();
             for (RunRecord listed : runs) {
                 // the run with its histograms, which the two-sample models compare
@@ -612,14 +617,21 @@ public final class HistoryCommand implements Runnable {
                         .put("commit", r.identity().commit()).put("value", value).put("change", change.name())
                         .put("model", verdict.result().model()).put("description", verdict.describe());
                 String marker = change == Change.REGRESSION || change == Change.IMPROVEMENT ? " <- change point" : "";
+                // the cell leaves out the metric's label, which the header or the line above the table gives
+                String detail = verdict.describe();
+                String label = verdict.result().measure().name() + " ";
+                detail = detail.startsWith(label) ? detail.substring(label.length()) : detail;
                 table.row(List.of(r.id(), started(r.identity().startedAt()), shortCommit(r.identity().commit()),
-                        number(value), change.name() + marker, verdict.result().model() + ": " + verdict.describe()));
+                        number(value), change.name() + marker, verdict.result().model() + ": " + detail));
                 if (!marker.isEmpty()) {
                     flagged.addAll(wrap("run " + r.id() + ": " + change.name() + ": " + verdict.result().model() + ": "
                             + verdict.describe(), "  "));
                 }
             }
             if (format() == Format.TABLE) {
+                if (longName) {
+                    wrap("metric " + metric + ": " + measure.name(), "").forEach(out::println);
+                }
                 if (table.printTable(out, WIDTH)) {
                     out.println("(… : cut to fit " + WIDTH + " columns; --format json or csv prints every cell whole)");
                 }

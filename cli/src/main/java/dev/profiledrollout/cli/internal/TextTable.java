@@ -20,6 +20,7 @@ public final class TextTable {
 
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
+    private final java.util.Set<Integer> whole = new java.util.HashSet<>();
 
     public TextTable(List<String> header) {
         this.header = List.copyOf(header);
@@ -32,6 +33,14 @@ public final class TextTable {
             text.add(cell == null ? "" : cell.toString());
         }
         rows.add(text);
+        return this;
+    }
+
+    /** Columns (0-based) {@link #printTable(PrintWriter, int)} never cuts, e.g. a verdict. */
+    public TextTable keepWhole(int... columns) {
+        for (int c : columns) {
+            whole.add(c);
+        }
         return this;
     }
 
@@ -72,7 +81,8 @@ public final class TextTable {
         while (total > maxWidth) {
             int widest = -1;
             for (int c = 0; c < width.length; c++) {
-                if (!numeric[c] && width[c] > MIN_CUT_WIDTH && (widest < 0 || width[c] > width[widest])) {
+                if (!numeric[c] && !whole.contains(c) && width[c] > MIN_CUT_WIDTH
+                        && (widest < 0 || width[c] > width[widest])) {
                     widest = c;
                 }
             }
