@@ -81,6 +81,12 @@ public final class HistoryCommand implements Runnable {
 
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
+    /** The widest line of the {@code compare} and {@code trend} tables, in characters. */
+    static final int WIDTH = 120;
+
+    /** The longest metric name {@code trend} uses as its value column's header; longer ones are named above it. */
+    static final int SHORT_METRIC = 20;
+
     /** The metrics {@code list} shows as columns. */
     static final List<String> LIST_METRICS = List.of("ttft.p99", "itl.p99", "e2e.p99", "throughput.output_tokens");
 
@@ -203,6 +209,30 @@ public final class HistoryCommand implements Runnable {
                 case CSV -> table.printCsv(out);
                 default -> table.printTable(out);
             }
+        }
+
+        /**
+         * As {@link #print}, the table cut to {@link #WIDTH} columns (a line under it says so when a cell was cut),
+         * then the legend of the kernel ids among {@code metrics}: the full names, in the JSON as {@code kernelNames}.
+         */
+        void printFitted(HistoryStore store, TextTable table, ObjectNode json, java.util.Collection<String> metrics) {
+            java.util.SortedMap<String, String> names = new java.util.TreeMap<>();
+            if (metrics.stream().anyMatch(HistoryMetrics::isKernelMetric)) {
+                java.util.SortedMap<String, String> all = store.kernelNames();
+                metrics.stream().filter(all::containsKey).forEach(m -> names.put(m, all.get(m)));
+            }
+            if (!names.isEmpty()) {
+                ObjectNode legend = json.putObject("kernelNames");
+                names.forEach(legend::put);
+            }
+            if (format() != Format.TABLE) {
+                print(table, json);
+                return;
+            }
+            if (table.printTable(out, WIDTH)) {
+                out.println("(… : cut to fit " + WIDTH + " columns; --format json or csv prints every cell whole)");
+            }
+            legendLines(names).forEach(out::println);
         }
 
         RunRecord run(HistoryStore store, long id) {
@@ -435,6 +465,7 @@ public final class HistoryCommand implements Runnable {
                 table.row(List.of(name, "ms", number(result.baseline()) + " median", number(result.current())
                         + " median", percent(result.baseline(), result.current()), test, result.change().name()));
             }
+            TreeSet<String> shown = names;
             if (!differences.isEmpty()) {
                 String warning = "warning: runs " + a.id() + " and " + b.id() + " have different configuration "
                         + "fingerprints (" + a.fingerprint() + " vs " + b.fingerprint() + "): they do not measure the "
@@ -446,7 +477,7 @@ public final class HistoryCommand implements Runnable {
                     err.println(warning);
                 }
             }
-            print(table, json);
+            printFitted(store, table, json, shown);
             return 0;
         }
     }
@@ -502,6 +533,7 @@ public final class HistoryCommand implements Runnable {
         @Override
         int run(HistoryStore store) {
             requirePositive("--limit", limit);
+            metric = HistoryMetrics.canonical(metric);
             HistoryThreshold chosenThreshold;
             Measure measure;
             try {
@@ -570,8 +602,11 @@ public final class HistoryCommand implements Runnable {
                         number(cp.after()), measure.unit().isEmpty() ? "" : " " + measure.unit(), 100 * cp.relativeChange(),
                         cp.pValue()));
             }
-            TextTable table = new TextTable(List.of("run", "started", "commit", metric + unitSuffix(measure),
-                    "verdict", "detail"));
+            // a long metric name (a decode bucket, a category) is named above the table, not as a wide column
+            boolean longName = metric.length() > SHORT_METRIC;
+            TextTable table = new TextTable(List.of("run", "started", "commit",
+                    (longName ? "value" : metric) + unitSuffix(measure), "verdict", "detail")).keepWhole(4);
+            List<String> flagged = new ArrayList<>();
             for (RunRecord listed : runs) {
                 // the run with its histograms, which the two-sample models compare
                 RunRecord r = store.run(listed.id()).orElse(listed);
@@ -582,14 +617,44 @@ public final class HistoryCommand implements Runnable {
                         .put("commit", r.identity().commit()).put("value", value).put("change", change.name())
                         .put("model", verdict.result().model()).put("description", verdict.describe());
                 String marker = change == Change.REGRESSION || change == Change.IMPROVEMENT ? " <- change point" : "";
+                // the cell leaves out the metric's label, which the header or the line above the table gives
+                String detail = verdict.describe();
+                String label = verdict.result().measure().name() + " ";
+                detail = detail.startsWith(label) ? detail.substring(label.length()) : detail;
                 table.row(List.of(r.id(), started(r.identity().startedAt()), shortCommit(r.identity().commit()),
-                        number(value), change.name() + marker, verdict.result().model() + ": " + verdict.describe()));
+                        number(value), change.name() + marker, verdict.result().model() + ": " + detail));
+                if (!marker.isEmpty()) {
+                    flagged.addAll(wrap("run " + r.id() + ": " + change.name() + ": " + verdict.result().model() + ": "
+                            + verdict.describe(), "  "));
+                }
             }
-            print(table, json);
             if (format() == Format.TABLE) {
+                if (longName) {
+                    wrap("metric " + metric + ": " + measure.name(), "").forEach(out::println);
+                }
+                if (table.printTable(out, WIDTH)) {
+                    out.println("(… : cut to fit " + WIDTH + " columns; --format json or csv prints every cell whole)");
+                }
+                if (!flagged.isEmpty()) {
+                    out.println("the flagged runs' verdicts:");
+                    flagged.forEach(out::println);
+                }
                 out.println(shifts.isEmpty() ? "E-Divisive change points (p <= " + changePointSignificance + "): none"
                         : "E-Divisive change points (p <= " + changePointSignificance + "):");
                 shiftLines.forEach(out::println);
+            }
+            java.util.SortedMap<String, String> names = new java.util.TreeMap<>();
+            if (HistoryMetrics.isKernelMetric(metric)) {
+                Optional.ofNullable(store.kernelNames().get(metric)).ifPresent(n -> names.put(metric, n));
+            }
+            if (!names.isEmpty()) {
+                ObjectNode legend = json.putObject("kernelNames");
+                names.forEach(legend::put);
+            }
+            if (format() == Format.TABLE) {
+                legendLines(names).forEach(out::println);
+            } else {
+                print(table, json);
             }
             return 0;
         }
@@ -751,6 +816,46 @@ public final class HistoryCommand implements Runnable {
         if (value < 1) {
             throw new UsageError(option + " " + value + " is below 1: give a positive number");
         }
+    }
+
+    /**
+     * The legend of kernel metric ids, each id with its full kernel name, wrapped at {@link #WIDTH} columns (the name
+     * continues on indented lines); nothing when there are none.
+     */
+    static List<String> legendLines(Map<String, String> names) {
+        List<String> lines = new ArrayList<>();
+        if (names.isEmpty()) {
+            return lines;
+        }
+        lines.add("kernels (metric id: full kernel name):");
+        int indent = 2 + names.keySet().stream().mapToInt(String::length).max().orElse(0) + 2;
+        int room = WIDTH - indent;
+        names.forEach((id, name) -> {
+            String head = "  " + id + ":" + " ".repeat(indent - 3 - id.length());
+            for (int from = 0; from < name.length() || from == 0; from += room) {
+                String part = name.substring(from, Math.min(name.length(), from + room));
+                lines.add((from == 0 ? head : " ".repeat(indent)) + part);
+            }
+        });
+        return lines;
+    }
+
+    /**
+     * A text as lines of at most {@link #WIDTH} characters, each starting with {@code indent}, broken after a space
+     * where there is one in the line's second half, else within a word.
+     */
+    static List<String> wrap(String text, String indent) {
+        List<String> lines = new ArrayList<>();
+        int room = WIDTH - indent.length();
+        String rest = text;
+        while (rest.length() > room) {
+            int cut = rest.lastIndexOf(' ', room);
+            cut = cut > room / 2 ? cut + 1 : room;
+            lines.add(indent + rest.substring(0, cut).stripTrailing());
+            rest = rest.substring(cut);
+        }
+        lines.add(indent + rest);
+        return lines;
     }
 
     static ObjectNode identityJson(ObjectNode node, RunRecord r) {

@@ -74,7 +74,14 @@ class HistoryCommandPostgresTest {
         exit = run(login(url, "trend", "ttft.p99", "--test", HistoryCommandTest.TEST).toArray(String[]::new));
         assertThat(exit).as(err.toString()).isZero();
         List<String> lines = out.toString().lines().toList();
-        assertThat(lines).hasSize(5).last().isEqualTo("E-Divisive change points (p <= 0.05): none");
-        assertThat(lines.get(3)).startsWith(ids.get(2) + " ").contains("NO_CHANGE", "of last 2 runs");
+        assertThat(lines).last().isEqualTo("E-Divisive change points (p <= 0.05): none");
+        assertThat(lines).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
+        assertThat(lines.get(3)).startsWith(ids.get(2) + " ").contains("NO_CHANGE", "vs mean");
+        // AND whole in CSV
+        exit = run(login(url, "--format", "csv", "trend", "ttft.p99", "--test", HistoryCommandTest.TEST)
+                .toArray(String[]::new));
+        assertThat(exit).as(err.toString()).isZero();
+        assertThat(out.toString().lines().toList().get(3)).startsWith(ids.get(2) + ",").contains("NO_CHANGE",
+                "of last 2 runs");
     }
 }

@@ -11,6 +11,7 @@ import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.RolloutSession;
+import dev.profiledrollout.history.HistoryMetrics;
 import dev.profiledrollout.history.HistoryStore;
 import dev.profiledrollout.history.RunConfiguration;
 import dev.profiledrollout.history.RunIdentity;
@@ -175,6 +176,96 @@ class HistoryCommandTest {
         assertThat(err.toString()).contains("history show: no run 999 in jdbc:sqlite:", "`history list` shows the run ids");
     }
 
+    /** Two top kernels of a real SGLang decode trace (Llama-3.1-8B, H100): the longer is 200 characters. */
+    static final String LONG_KERNEL = "void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<"
+            + "flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::"
+            + "C<128>, cute::C<128> > > > > >(flash::Params)";
+    static final String GEMM_KERNEL = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1"
+            + "_execute_segment_k_off_kernel__5x_cublas";
+
+    /** Runs with both kernels' times, a long test id and every default-gate metric, in a fresh store. */
+    private String wideStore() {
+        String url = "jdbc:sqlite:" + dir.resolve("wide/history.db");
+        String test = "com.example.inference.regression.DecodeThroughputUnderLongPromptsRegressionTest"
+                + "#decode_at_concurrency_64_with_4096_token_prompts_and_chunked_prefill";
+        try (HistoryStore store = HistoryStore.open(url, null, null)) {
+            for (int i = 0; i < 8; i++) {
+                TreeMap<String, Double> metrics = new TreeMap<>(Map.of("tpot.mean", 8.0 + (i % 3) * 0.1,
+                        "e2e.mean", 140.0 + i % 2, "kernel.decode.ms_per_step.bs16-31", 7.5 + (i >= 6 ? 3 : 0),
+                        "kernel.extend.us_per_token", 21.0 + (i % 2) * 0.2,
+                        HistoryMetrics.kernelMetric(LONG_KERNEL), 1234.5 + i,
+                        HistoryMetrics.kernelMetric(GEMM_KERNEL), 987.25 * (i >= 6 ? 2 : 1)));
+                TreeMap<String, String> names = new TreeMap<>(Map.of(HistoryMetrics.kernelMetric(LONG_KERNEL),
+                        LONG_KERNEL, HistoryMetrics.kernelMetric(GEMM_KERNEL), GEMM_KERNEL));
+                RunIdentity identity = new RunIdentity(test, T0.plusSeconds(60L * i), "0123456789abcdef" + i, "main",
+                        null, null, "runner-1");
+                store.record(new RunRecord(0, identity, configuration(64), "PASSED", metrics,
+                        Map.of("ttft", ttftHistogram(80 + (i >= 6 ? 40 : 0), i)), names));
+            }
+        }
+        return url;
+    }
+
+    private void assertFitsIn120Columns(String output) {
+        assertThat(output.lines()).isNotEmpty().allSatisfy(line -> assertThat(line.length())
+                .as("line of %d characters: %s", line.length(), line).isLessThanOrEqualTo(120));
+    }
+
+    @Test
+    void should_fit_compare_in_120_columns_with_short_kernel_ids_and_their_legend() {
+        String wide = wideStore();
+        // WHEN
+        int exit = run("history", "--db", wide, "compare", "1", "7");
+        // THEN every line fits, the kernels are 19-character ids, and the legend under the table names them whole
+        assertThat(exit).as(err.toString()).isZero();
+        String text = out.toString();
+        assertFitsIn120Columns(text);
+        String longId = HistoryMetrics.kernelMetric(LONG_KERNEL);
+        assertThat(longId).hasSize(19);
+        assertThat(text).containsPattern(java.util.regex.Pattern.quote(HistoryMetrics.kernelMetric(GEMM_KERNEL))
+                + "\\s+ms\\s+987.3\\s+1975\\s+\\+100.0 %\\s+relative\\s+REGRESSION");
+        List<String> lines = text.lines().toList();
+        int legend = lines.indexOf("kernels (metric id: full kernel name):");
+        assertThat(legend).as(text).isPositive();
+        assertThat(lines.subList(0, legend)).anyMatch(l -> l.startsWith(longId + " "));
+        String legendText = String.join("\n", lines.subList(legend + 1, lines.size()));
+        assertThat(legendText.replaceAll("\\s+", "")).contains(longId + ":" + LONG_KERNEL.replaceAll("\\s+", ""));
+        assertThat(lines.subList(legend + 1, lines.size())).anyMatch(l -> l.startsWith("  " + longId + ": "))
+                .anyMatch(l -> l.startsWith("  " + HistoryMetrics.kernelMetric(GEMM_KERNEL) + ": sm90_xmma_gemm"));
+        // AND JSON carries the legend
+        assertThat(run("history", "--db", wide, "--format", "json", "compare", "1", "7")).isZero();
+        assertThat(out.toString()).contains("\"kernelNames\"").contains(GEMM_KERNEL);
+    }
+
+    @Test
+    void should_fit_trend_in_120_columns_cutting_the_detail_and_naming_the_kernel() {
+        String wide = wideStore();
+        // WHEN the trend of a kernel id, the test named by part of its id, as in list
+        int exit = run("history", "--db", wide, "trend", HistoryMetrics.kernelMetric(GEMM_KERNEL), "--test",
+                "DecodeThroughputUnderLongPrompts");
+        // THEN every line fits; the details that did not fit end in … and a line says so; the legend names the kernel
+        assertThat(exit).as(err.toString()).isZero();
+        String text = out.toString();
+        assertFitsIn120Columns(text);
+        assertThat(text).contains("REGRESSION <- change point", "…",
+                "(… : cut to fit 120 columns; --format json or csv prints every cell whole)",
+                "kernels (metric id: full kernel name):",
+                "  " + HistoryMetrics.kernelMetric(GEMM_KERNEL) + ": sm90_xmma_gemm_bf16");
+        assertThat(text.replaceAll("\\s+", "")).contains(HistoryMetrics.kernelMetric(GEMM_KERNEL) + ":" + GEMM_KERNEL);
+        // AND the flagged runs' verdicts follow whole, wrapped
+        assertThat(text).contains("run 7: REGRESSION:", "run 8: REGRESSION:");
+        // AND the decode bucket and the old long id of a kernel read the same way; list takes the same --test
+        assertThat(run("history", "--db", wide, "trend", "kernel.decode.ms_per_step.bs16-31", "--test",
+                "DecodeThroughputUnderLongPrompts")).as(err.toString()).isZero();
+        assertFitsIn120Columns(out.toString());
+        assertThat(run("history", "--db", wide, "trend", "kernel.top." + LONG_KERNEL + ".ms", "--test",
+                "DecodeThroughputUnderLongPrompts")).as(err.toString()).isZero();
+        assertFitsIn120Columns(out.toString());
+        assertThat(out.toString()).contains("1242", "  " + HistoryMetrics.kernelMetric(LONG_KERNEL) + ": ");
+        assertThat(run("history", "--db", wide, "list", "--test", "DecodeThroughputUnderLongPrompts")).isZero();
+        assertThat(out.toString().lines().count()).isEqualTo(9);
+    }
+
     @Test
     void should_compare_two_runs_per_metric_and_their_ttft_samples_with_mann_whitney() throws Exception {
         // WHEN the steady run 1 is compared with the shifted run 9
@@ -291,18 +382,21 @@ class HistoryCommandTest {
         // THEN the last three runs: the sample shift between run 8 and run 9 is flagged, run 10 is like run 9
         assertThat(exit).as(err.toString()).isZero();
         List<String> lines = out.toString().lines().toList();
-        assertThat(lines).hasSize(5);
-        assertThat(lines.get(4)).isEqualTo("E-Divisive change points (p <= 0.05): none"); // 3 runs: too few
+        assertThat(lines).contains("E-Divisive change points (p <= 0.05): none"); // 3 runs: too few
+        assertFitsIn120Columns(out.toString());
         assertThat(lines.get(0)).contains("run", "started", "commit", "ttft.p99 (ms)", "verdict", "detail");
-        assertThat(lines.get(1)).startsWith(ids.get(7) + " ").contains("NO_CHANGE", "Mann-Whitney U: p99 TTFT median").doesNotContain("change point");
+        assertThat(lines.get(1)).startsWith(ids.get(7) + " ").contains("NO_CHANGE", "Mann-Whitney U: median").doesNotContain("change point");
         assertThat(lines.get(2)).startsWith(ids.get(8) + " ").contains("REGRESSION <- change point",
                 "Mann-Whitney U");
         assertThat(lines.get(3)).startsWith(ids.get(9) + " ").contains("NO_CHANGE");
         // AND a metric without samples gets the t-test, as a test's regression check would
         assertThat(run("history", "--db", db, "trend", "throughput.output_tokens", "--test", TEST, "--fingerprint",
                 configuration(8).fingerprint(), "--threshold", "welch", "--limit", "1")).as(err.toString()).isZero();
-        assertThat(out.toString().lines().skip(1).findFirst().orElseThrow()).startsWith(ids.get(9) + " ")
-                .contains("499", "NO_CHANGE", "t-test: output token throughput 499 tok/s vs mean");
+        // (its long name is on a line above the table, whose value column is headed by the unit)
+        assertThat(out.toString().lines().findFirst().orElseThrow())
+                .isEqualTo("metric throughput.output_tokens: output token throughput");
+        assertThat(out.toString().lines().skip(2).findFirst().orElseThrow()).startsWith(ids.get(9) + " ")
+                .contains("499", "NO_CHANGE", "t-test: 499 tok/s vs mean");
     }
 
     @Test

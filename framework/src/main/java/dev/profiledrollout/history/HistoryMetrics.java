@@ -31,7 +31,10 @@ import org.apiguardian.api.API;
  *       <td>kernel time per DECODE step of a batch size in {@code [lo, hi]} ({@link #batchBucket})</td></tr>
  *   <tr><td>{@code kernel.extend.us_per_token}</td><td>µs</td><td>lower</td>
  *       <td>kernel time of the prefill steps per prompt token</td></tr>
- *   <tr><td>{@code kernel.top.<kernel name>.ms}</td><td>ms</td><td>lower</td><td>one of the top kernels' time</td></tr>
+ *   <tr><td>{@code kernel.K<8 hex digits>.ms}</td><td>ms</td><td>lower</td><td>one of the top kernels' time: the id
+ *       is {@link #kernelMetric} of the kernel's name, the store keeps the names
+ *       ({@link HistoryStore#kernelNames()}); stores written before 0.1 named it {@code kernel.top.<kernel name>.ms}
+ *       and are migrated when opened</td></tr>
  * </table>
  */
 @API(status = API.Status.EXPERIMENTAL)
@@ -68,6 +71,7 @@ public final class HistoryMetrics {
     private static final Pattern CATEGORY = Pattern.compile("kernel\\.category\\.([A-Za-z0-9_]+)\\.ms");
     private static final Pattern PER_STEP = Pattern.compile("kernel\\.(extend|decode|mixed)\\.ms_per_step");
     private static final Pattern TOP = Pattern.compile("kernel\\.top\\.(.+)\\.ms");
+    private static final Pattern KERNEL = Pattern.compile("kernel\\.K([0-9a-f]{8})\\.ms");
     private static final Pattern BUCKET = Pattern.compile("kernel\\.decode\\.ms_per_step\\.bs(\\d+)(?:-(\\d+))?");
 
     /**
@@ -166,6 +170,10 @@ public final class HistoryMetrics {
         if (metric.equals(PREFILL_US_PER_TOKEN)) {
             return new Measure("GPU time per prefill token", "µs", Direction.LOWER_IS_BETTER);
         }
+        m = KERNEL.matcher(metric);
+        if (m.matches()) {
+            return new Measure("kernel K" + m.group(1), "ms", Direction.LOWER_IS_BETTER);
+        }
         m = TOP.matcher(metric);
         if (m.matches()) {
             return new Measure("kernel " + m.group(1), "ms", Direction.LOWER_IS_BETTER);
@@ -175,7 +183,42 @@ public final class HistoryMetrics {
                 + "goodput.requests, errors.fraction, trace.kernel_ms, trace.gpu_busy_fraction, trace.rank_imbalance, "
                 + "kernel.category.<CATEGORY>.ms, kernel.extend|decode|mixed.ms_per_step, "
                 + "kernel.decode.ms_per_step.bs<lo>-<hi> (or bs* for every bucket), kernel.extend.us_per_token, "
-                + "kernel.top.<kernel name>.ms, capacity.request_rate, capacity.concurrency, "
-                + "stage.c<N>|r<RATE>.throughput.requests|goodput.requests|ttft.p99|tpot.p99|lag.p99");
+                + "kernel.K<8 hex digits>.ms (`history show ID` lists a run's metrics), capacity.request_rate,"
+                + " capacity.concurrency, stage.c<N>|r<RATE>.throughput.requests|goodput.requests|ttft.p99|tpot.p99"
+                + "|lag.p99");
+    }
+
+    /**
+     * The metric id of one top kernel's time: {@code kernel.K} + the first 8 hex digits of the SHA-256 of the
+     * kernel's full name (UTF-8) + {@code .ms}, e.g. {@code kernel.K3f2a9c01.ms}. Short, and the same for the same
+     * name in every run and every store; the store keeps the id → name legend ({@link HistoryStore#kernelNames()}).
+     *
+     * @param kernelName the kernel's full name as the trace gives it, not null
+     * @return the id, 19 characters
+     */
+    public static String kernelMetric(String kernelName) {
+        java.util.Objects.requireNonNull(kernelName, "kernelName");
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(kernelName.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "kernel.K" + java.util.HexFormat.of().formatHex(digest, 0, 4) + ".ms";
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    /**
+     * The metric id a name stands for: an old top-kernel id {@code kernel.top.<kernel name>.ms} (stores and
+     * annotations from before the short ids) becomes {@link #kernelMetric} of the name; any other name is returned
+     * as it is.
+     */
+    public static String canonical(String metric) {
+        Matcher m = TOP.matcher(metric);
+        return m.matches() ? kernelMetric(m.group(1)) : metric;
+    }
+
+    /** Whether a metric id is a top kernel's ({@link #kernelMetric}). */
+    public static boolean isKernelMetric(String metric) {
+        return KERNEL.matcher(metric).matches();
     }
 }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import org.HdrHistogram.Histogram;
 import org.apiguardian.api.API;
 
@@ -92,6 +93,14 @@ public interface HistoryStore extends AutoCloseable {
      * @return how many runs were deleted
      */
     int prune(int keepPerSeries, Instant olderThan);
+
+    /**
+     * The legend of the top-kernel metric ids: every {@code kernel.K<hash>.ms} ({@link HistoryMetrics#kernelMetric})
+     * a recorded run carried, with the kernel's full name, sorted by id.
+     *
+     * @throws HistoryStoreException if the database cannot be read
+     */
+    SortedMap<String, String> kernelNames();
 
     /** Where the store is, with credentials removed, for messages and reports. */
     String location();

@@ -18,10 +18,13 @@ import org.apiguardian.api.API;
  * @param histograms    raw latency histograms by distribution name ({@code ttft}, {@code itl}, {@code tpot},
  *                      {@code e2e}), values in nanoseconds, each in HdrHistogram's compressed form
  *                      ({@code Histogram.encodeIntoCompressedByteBuffer}); empty when not loaded
+ * @param kernelNames   the full kernel name of each top-kernel metric id among the metrics
+ *                      ({@link HistoryMetrics#kernelMetric}), sorted; the store keeps them as its legend
+ *                      ({@link HistoryStore#kernelNames()}); empty when the run has none or they were not loaded
  */
 @API(status = API.Status.EXPERIMENTAL)
 public record RunRecord(long id, RunIdentity identity, RunConfiguration configuration, String outcome,
-        SortedMap<String, Double> metrics, Map<String, byte[]> histograms) {
+        SortedMap<String, Double> metrics, Map<String, byte[]> histograms, SortedMap<String, String> kernelNames) {
 
     /** @throws NullPointerException if identity, configuration or outcome is null */
     public RunRecord {
@@ -30,6 +33,13 @@ public record RunRecord(long id, RunIdentity identity, RunConfiguration configur
         Objects.requireNonNull(outcome, "outcome");
         metrics = metrics == null ? new TreeMap<>() : new TreeMap<>(metrics);
         histograms = histograms == null ? Map.of() : Map.copyOf(histograms);
+        kernelNames = kernelNames == null ? new TreeMap<>() : new TreeMap<>(kernelNames);
+    }
+
+    /** A run without kernel names ({@code kernelNames} empty). */
+    public RunRecord(long id, RunIdentity identity, RunConfiguration configuration, String outcome,
+            SortedMap<String, Double> metrics, Map<String, byte[]> histograms) {
+        this(id, identity, configuration, outcome, metrics, histograms, null);
     }
 
     /** The configuration's fingerprint. */
@@ -39,6 +49,6 @@ public record RunRecord(long id, RunIdentity identity, RunConfiguration configur
 
     /** The same run with the store's id. */
     public RunRecord withId(long newId) {
-        return new RunRecord(newId, identity, configuration, outcome, metrics, histograms);
+        return new RunRecord(newId, identity, configuration, outcome, metrics, histograms, kernelNames);
     }
 }

@@ -57,7 +57,8 @@ import org.apiguardian.api.API;
  * rank's engine step of that stage), {@code kernel.decode.ms_per_step.bs<lo>-<hi>} (the same for decode steps whose
  * batch size lies in one power-of-two bucket, see {@link HistoryMetrics#batchBucket}, recorded with at least
  * {@value #MIN_BUCKET_STEPS} such steps), {@code kernel.extend.us_per_token} (Σ kernel time of the prefill steps /
- * Σ their prompt tokens, per rank, µs) and {@code kernel.top.<name>.ms} for the {@value #TOP_KERNELS} kernels with
+ * Σ their prompt tokens, per rank, µs) and {@code kernel.K<hash>.ms} ({@link HistoryMetrics#kernelMetric}, names in
+ * {@link RunRecord#kernelNames()}) for the {@value #TOP_KERNELS} kernels with
  * the most time. Steps are those of {@code trace.ranks[].steps} with their {@code stage}, {@code batchSize},
  * {@code tokens} and {@code kernelNs}, as the trace's step annotations give them (docs/TRACES.md §2).
  */
@@ -71,7 +72,7 @@ public final class RunRecords {
      */
     public static final int MIN_BUCKET_STEPS = 3;
 
-    /** How many of the kernels with the most time are recorded as {@code kernel.top.<name>.ms}. */
+    /** How many of the kernels with the most time are recorded as {@code kernel.K<hash>.ms}. */
     public static final int TOP_KERNELS = 5;
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -145,7 +146,7 @@ public final class RunRecords {
         RunConfiguration configuration = configuration(directory, summary, phase);
         String outcome = summary.path("outcome").path("status").asText("PASSED");
         return new RunRecord(0, identity, configuration, outcome, StageMetrics.with(metrics(summary), directory),
-                histograms(directory));
+                histograms(directory), kernelNames(summary));
     }
 
     /**
@@ -201,6 +202,21 @@ public final class RunRecords {
 
     private static String text(JsonNode node) {
         return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
+    }
+
+    /** The top kernels' metric ids ({@link HistoryMetrics#kernelMetric}) → full names, of one summary. */
+    static SortedMap<String, String> kernelNames(JsonNode summary) {
+        SortedMap<String, String> names = new TreeMap<>();
+        topKernels(summary.path("trace")).forEach(k -> names.put(HistoryMetrics.kernelMetric(k.path("name").asText()),
+                k.path("name").asText()));
+        return names;
+    }
+
+    private static List<JsonNode> topKernels(JsonNode trace) {
+        List<JsonNode> kernels = new ArrayList<>();
+        trace.path("kernels").forEach(kernels::add);
+        kernels.sort(Comparator.comparingDouble((JsonNode k) -> k.path("totalNs").asDouble(0)).reversed());
+        return kernels.subList(0, Math.min(TOP_KERNELS, kernels.size()));
     }
 
     /** The metrics of one summary (one window or one phase), by {@link HistoryMetrics} name. */
@@ -291,10 +307,7 @@ public final class RunRecords {
         if (prefillTokens[1] > 0) {
             metrics.put(HistoryMetrics.PREFILL_US_PER_TOKEN, prefillTokens[0] / prefillTokens[1] / 1e3);
         }
-        List<JsonNode> kernels = new ArrayList<>();
-        trace.path("kernels").forEach(kernels::add);
-        kernels.sort(Comparator.comparingDouble((JsonNode k) -> k.path("totalNs").asDouble(0)).reversed());
-        kernels.stream().limit(TOP_KERNELS).forEach(k -> metrics.put("kernel.top." + k.path("name").asText() + ".ms",
+        topKernels(trace).forEach(k -> metrics.put(HistoryMetrics.kernelMetric(k.path("name").asText()),
                 k.path("totalNs").asDouble(0) / NS_PER_MS));
         return metrics;
     }

@@ -46,6 +46,38 @@ class HistoryStoreTest {
                 : HistoryStore.open(url, POSTGRES.user(), POSTGRES.password());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void a_store_of_schema_1_with_long_kernel_ids_is_migrated_to_short_ids_and_their_legend(String kind)
+            throws SQLException {
+        String longName = "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8>"
+                + "(cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x1_tn_align8::Params)";
+        String url = url(kind);
+        long id;
+        try (HistoryStore store = open(url)) {
+            id = store.record(run("com.acme.FooTest#bar", 16, 0, "PASSED", Map.of("tpot.mean", 8.0), Map.of())).id();
+        }
+        // back to what schema 1 held: the long id in run_metrics, no legend table, version 2 not applied
+        try (Connection c = url.startsWith("jdbc:sqlite:") ? DriverManager.getConnection(url)
+                : DriverManager.getConnection(url, POSTGRES.user(), POSTGRES.password());
+                Statement sql = c.createStatement()) {
+            sql.executeUpdate("INSERT INTO run_metrics (run_id, name, value) VALUES (" + id + ", 'kernel.top."
+                    + longName + ".ms', 41.5)");
+            sql.executeUpdate("INSERT INTO run_metrics (run_id, name, value) VALUES (" + id + ", 'kernel.top.a_b.ms', 2)");
+            sql.execute("DROP TABLE kernel_names");
+            sql.executeUpdate("DELETE FROM profiled_rollout_schema_history WHERE version = '2'");
+        }
+        try (HistoryStore store = open(url)) {
+            String longId = HistoryMetrics.kernelMetric(longName);
+            assertThat(longId).hasSize(19).matches("kernel\\.K[0-9a-f]{8}\\.ms");
+            assertThat(store.run(id).orElseThrow().metrics()).containsOnlyKeys("tpot.mean", longId,
+                    HistoryMetrics.kernelMetric("a_b"));
+            assertThat(store.kernelNames()).containsExactlyInAnyOrderEntriesOf(Map.of(longId, longName,
+                    HistoryMetrics.kernelMetric("a_b"), "a_b"));
+            assertThat(HistoryMetrics.measure(longId).unit()).isEqualTo("ms");
+        }
+    }
+
     static RunConfiguration configuration(int concurrency) {
         TreeMap<String, String> extra = new TreeMap<>(Map.of("workers", "2", "endpoint", "/v1/completions"));
         return new RunConfiguration("SIMULATOR", "simulator", "0.4.1", "llama-3-8b", "NVIDIA H100 80GB HBM3", 2, 1, 1,
@@ -96,8 +128,12 @@ class HistoryStoreTest {
             assertThat(read.configuration()).isEqualTo(original.configuration());
             assertThat(read.fingerprint()).isEqualTo(original.fingerprint());
             assertThat(read.outcome()).isEqualTo("PASSED");
-            assertThat(read.metrics()).containsExactlyEntriesOf(new TreeMap<>(Map.of("ttft.p99", 251.5, "itl.p50",
-                    7.25, "kernel.top.ampere_sgemm_128x64.ms", 3.0)));
+            String kernel = HistoryMetrics.kernelMetric("ampere_sgemm_128x64");
+            assertThat(read.metrics()).as("an old top-kernel id is stored under its short id")
+                    .containsExactlyEntriesOf(new TreeMap<>(Map.of("ttft.p99", 251.5, "itl.p50", 7.25, kernel, 3.0)));
+            assertThat(store.kernelNames()).containsExactlyEntriesOf(Map.of(kernel, "ampere_sgemm_128x64"));
+            assertThat(store.values("com.acme.FooTest#bar", original.fingerprint(), "kernel.top.ampere_sgemm_128x64.ms",
+                    10, Long.MAX_VALUE)).as("the old id still reads").containsExactly(3.0);
             assertThat(read.histograms()).containsOnlyKeys("ttft", "itl");
             assertThat(read.histograms().get("ttft")).isEqualTo(original.histograms().get("ttft"));
 
@@ -206,7 +242,7 @@ class HistoryStoreTest {
                 assertThat(rows.getBoolean(2)).isTrue();
                 versions.add(rows.getString(1));
             }
-            assertThat(versions).containsExactly("1");
+            assertThat(versions).containsExactly("1", "2");
         }
     }
 
@@ -225,11 +261,11 @@ class HistoryStoreTest {
         try (Connection c = DriverManager.getConnection(url, credential(url, true), credential(url, false));
                 Statement s = c.createStatement()) {
             s.executeUpdate("INSERT INTO profiled_rollout_schema_history (installed_rank, version, description, type, "
-                    + "script, checksum, installed_by, execution_time, success) VALUES (2, '99', 'from the future', "
+                    + "script, checksum, installed_by, execution_time, success) VALUES (3, '99', 'from the future', "
                     + "'SQL', 'V99__from_the_future.sql', 0, 'test', 1, true)");
         }
         assertThatThrownBy(() -> open(url)).isInstanceOf(HistoryStoreException.class)
-                .hasMessageContaining("has schema version 99, newer than this Profiled Rollout knows (1)")
+                .hasMessageContaining("has schema version 99, newer than this Profiled Rollout knows (2)")
                 .hasMessageContaining("profiledrollout.history.url");
     }
 

@@ -85,7 +85,11 @@ class RunRecordsTest {
                 .isCloseTo(summary.at("/trace/kernelTotalNs").asDouble() / 1e6, within(1e-9));
         assertThat(run.metrics().get("trace.gpu_busy_fraction")).isBetween(0.0, 1.0);
         assertThat(run.metrics().keySet()).anyMatch(k -> k.startsWith("kernel.category."))
-                .anyMatch(k -> k.startsWith("kernel.top.")).contains("itl.p50", "tpot.mean", "e2e.max");
+                .anyMatch(HistoryMetrics::isKernelMetric).contains("itl.p50", "tpot.mean", "e2e.max");
+        List<String> kernelIds = run.metrics().keySet().stream().filter(HistoryMetrics::isKernelMetric).toList();
+        assertThat(kernelIds).hasSize(Math.min(RunRecords.TOP_KERNELS, summary.at("/trace/kernels").size()));
+        assertThat(run.kernelNames()).containsOnlyKeys(kernelIds);
+        run.kernelNames().forEach((id, name) -> assertThat(HistoryMetrics.kernelMetric(name)).isEqualTo(id));
         assertThat(run.metrics().keySet()).allSatisfy(HistoryMetrics::measure); // every name is a known metric
         assertThat(run.histograms()).containsOnlyKeys("ttft", "itl", "tpot", "e2e");
         Histogram ttft = RunRecords.decode(run.histograms().get("ttft"));

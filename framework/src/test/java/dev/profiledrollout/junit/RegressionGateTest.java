@@ -120,14 +120,24 @@ class RegressionGateTest {
         return copy;
     }
 
+    /**
+     * The checks that had history to compare with: a batch-size bucket this run filled and the base runs did not (on a
+     * loaded machine the batch mix varies) is INSUFFICIENT_HISTORY, as the gate means it to be, and says nothing here.
+     */
+    private static Map<String, String> compared(Map<String, String> changes) {
+        Map<String, String> out = new java.util.TreeMap<>(changes);
+        out.values().removeIf("INSUFFICIENT_HISTORY"::equals);
+        return out;
+    }
+
     @Test
     void an_unchanged_rerun_has_no_regression_and_every_default_metric_is_checked() {
         Map<String, String> changes = changes(unchanged);
         Assertions.assertThat(changes).containsKeys("tpot.mean", "e2e.mean", GPU_PREFILL);
         Assertions.assertThat(changes.keySet()).anySatisfy(m -> Assertions.assertThat(m).startsWith(GPU_DECODE));
-        Assertions.assertThat(only(changes, m -> m.startsWith(GPU_DECODE) || m.equals(GPU_PREFILL)))
-                .allSatisfy((metric, change) -> Assertions.assertThat(change).as(metric).isIn("NO_CHANGE",
-                        "IMPROVEMENT"));
+        Assertions.assertThat(compared(only(changes, m -> m.startsWith(GPU_DECODE) || m.equals(GPU_PREFILL))))
+                .hasSizeGreaterThan(1).allSatisfy((metric, change) -> Assertions.assertThat(change).as(metric)
+                        .isIn("NO_CHANGE", "IMPROVEMENT"));
         Assertions.assertThat(unchanged.path("threshold").path("relativeLimit").asDouble()).isEqualTo(0.5);
     }
 
@@ -145,7 +155,7 @@ class RegressionGateTest {
         Assertions.assertThat(changes).containsEntry(GPU_PREFILL, "REGRESSION");
         Assertions.assertThat(changes).hasEntrySatisfying("tpot.mean", c -> Assertions.assertThat(c)
                 .isEqualTo("REGRESSION"));
-        Assertions.assertThat(only(changes, m -> m.startsWith(GPU_DECODE))).isNotEmpty()
+        Assertions.assertThat(compared(only(changes, m -> m.startsWith(GPU_DECODE)))).isNotEmpty()
                 .allSatisfy((metric, change) -> Assertions.assertThat(change).as(metric).isEqualTo("REGRESSION"));
     }
 
@@ -153,7 +163,7 @@ class RegressionGateTest {
     void decode_kernels_alone_twice_as_slow_are_a_regression_at_their_first_run() throws Exception {
         JsonNode h = run(storeCopy(), dir.resolve("out"), noisy(5).slowDecode(2.0), false);
         Map<String, String> changes = changes(h);
-        Assertions.assertThat(only(changes, m -> m.startsWith(GPU_DECODE))).isNotEmpty()
+        Assertions.assertThat(compared(only(changes, m -> m.startsWith(GPU_DECODE)))).isNotEmpty()
                 .allSatisfy((metric, change) -> Assertions.assertThat(change).as(metric).isEqualTo("REGRESSION"));
         Assertions.assertThat(changes.get(GPU_PREFILL)).isIn("NO_CHANGE", "IMPROVEMENT"); // like with like
     }
@@ -164,7 +174,7 @@ class RegressionGateTest {
         Map<String, String> changes = changes(h);
         Assertions.assertThat(changes).containsEntry("tpot.mean", "REGRESSION").containsEntry("e2e.mean", "REGRESSION");
         // the kernels did not change, and the GPU metrics say so
-        Assertions.assertThat(only(changes, m -> m.startsWith(GPU_DECODE) || m.equals(GPU_PREFILL)))
+        Assertions.assertThat(compared(only(changes, m -> m.startsWith(GPU_DECODE) || m.equals(GPU_PREFILL))))
                 .hasSizeGreaterThan(1).allSatisfy((metric, change) ->
                         Assertions.assertThat(change).as(metric).isIn("NO_CHANGE", "IMPROVEMENT"));
     }

@@ -65,6 +65,7 @@ public final class SimulatorConfig {
     private final Map<String, Double> kernelSlowdowns;
     private final Map<Integer, Double> rankSlowdowns;
     private final double decodeSlowdown;
+    private final double prefillSlowdown;
     private final double hostSlowdown;
     private final double kernelJitter;
     private final double clockSpread;
@@ -94,6 +95,7 @@ public final class SimulatorConfig {
         this.kernelSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.kernelSlowdowns));
         this.rankSlowdowns = Collections.unmodifiableMap(new LinkedHashMap<>(b.rankSlowdowns));
         this.decodeSlowdown = b.decodeSlowdown;
+        this.prefillSlowdown = b.prefillSlowdown;
         this.hostSlowdown = b.hostSlowdown;
         this.kernelJitter = b.kernelJitter;
         this.clockSpread = b.clockSpread;
@@ -126,6 +128,7 @@ public final class SimulatorConfig {
         b.kernelSlowdowns.putAll(kernelSlowdowns);
         b.rankSlowdowns.putAll(rankSlowdowns);
         b.decodeSlowdown = decodeSlowdown;
+        b.prefillSlowdown = prefillSlowdown;
         b.hostSlowdown = hostSlowdown;
         b.kernelJitter = kernelJitter;
         b.clockSpread = clockSpread;
@@ -218,6 +221,14 @@ public final class SimulatorConfig {
     }
 
     /**
+     * Factor every prefill (extend) step's kernel durations are multiplied by (see {@link Builder#slowPrefill}).
+     * Default 1.
+     */
+    public double prefillSlowdown() {
+        return prefillSlowdown;
+    }
+
+    /**
      * Factor every step's wall time is multiplied by through host time alone (see {@link Builder#slowHost}); the
      * kernels' durations are not changed. Default 1.
      */
@@ -247,7 +258,8 @@ public final class SimulatorConfig {
 
     /** Whether any performance fault is injected: slowed kernels, ranks, decode or host time. */
     public boolean slowdownInjected() {
-        return !kernelSlowdowns.isEmpty() || !rankSlowdowns.isEmpty() || decodeSlowdown != 1.0 || hostSlowdown != 1.0;
+        return !kernelSlowdowns.isEmpty() || !rankSlowdowns.isEmpty() || decodeSlowdown != 1.0
+                || prefillSlowdown != 1.0 || hostSlowdown != 1.0;
     }
 
     /** Seed for every random choice (output lengths without {@code ignore_eos}, token ids). Default 0. */
@@ -349,6 +361,7 @@ public final class SimulatorConfig {
                 + ", profilerDir=" + profilerDir + ", kernelSlowdowns=" + kernelSlowdowns
                 + ", rankSlowdowns=" + rankSlowdowns
                 + (decodeSlowdown != 1.0 ? ", decodeSlowdown=" + decodeSlowdown : "")
+                + (prefillSlowdown != 1.0 ? ", prefillSlowdown=" + prefillSlowdown : "")
                 + (hostSlowdown != 1.0 ? ", hostSlowdown=" + hostSlowdown : "")
                 + (kernelJitter != 0 || clockSpread != 0 ? ", kernelJitter=" + kernelJitter + ", clockSpread="
                 + clockSpread + ", noiseSeed=" + noiseSeed : "")
@@ -372,6 +385,7 @@ public final class SimulatorConfig {
         private final Map<String, Double> kernelSlowdowns = new LinkedHashMap<>();
         private final Map<Integer, Double> rankSlowdowns = new LinkedHashMap<>();
         private double decodeSlowdown = 1.0;
+        private double prefillSlowdown = 1.0;
         private double hostSlowdown = 1.0;
         private double kernelJitter = 0;
         private double clockSpread = 0;
@@ -584,6 +598,19 @@ public final class SimulatorConfig {
         public Builder slowDecode(double factor) {
             checkFactor(factor);
             this.decodeSlowdown = factor;
+            return this;
+        }
+
+        /**
+         * Multiplies the duration of every kernel of every prefill (extend) step (not of decode steps), on top of
+         * {@link #slowKernel} and {@link #slowRank}; the scheduler's CPU overhead per step is not scaled. The prefill
+         * counterpart of {@link #slowDecode}, e.g. to inject a known prefill shift into a history of runs. Default 1.
+         *
+         * @throws IllegalArgumentException if the factor is not positive and finite
+         */
+        public Builder slowPrefill(double factor) {
+            checkFactor(factor);
+            this.prefillSlowdown = factor;
             return this;
         }
 

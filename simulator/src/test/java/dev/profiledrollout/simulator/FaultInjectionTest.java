@@ -74,6 +74,36 @@ class FaultInjectionTest {
     }
 
     @Test
+    void should_slow_every_prefill_kernel_and_no_decode_kernel() throws Exception {
+        // GIVEN prefill 1.5 times as slow
+        SimulatorConfig config = SimulatorConfig.builder().profilerDir(dir).slowPrefill(1.5).build();
+        assertThat(config.prefillSlowdown()).isEqualTo(1.5);
+        assertThat(config.slowdownInjected()).isTrue();
+        try (EngineSimulator sim = EngineSimulator.start(config)) {
+            SimClient client = new SimClient(sim);
+            // WHEN the prefill step and the first decode step of one request are captured
+            client.post("/start_profile", "{\"num_steps\":2,\"profile_id\":\"p\"}");
+            client.complete(3);
+            JsonNode trace = SimClient.readTrace(SimClient.awaitTraceFiles(dir, 1).get(0));
+            // THEN the LM head (same cost in both steps) takes 1.5 times as long in the prefill step, which comes
+            // first, and its normal time in the decode step
+            CostModel model = new CostModel(ModelSpec.LLAMA_3_1_8B, GpuSpec.H100_SXM, 1);
+            long lmHeadNs = model.extendStep(new int[] {8}).stream().filter(k -> k.name().contains("cutlass"))
+                    .mapToLong(KernelCost::durationNs).sum();
+            List<Long> lmHeads = SimClient.events(trace, "kernel").stream()
+                    .filter(k -> k.get("name").asText().contains("cutlass"))
+                    .sorted(java.util.Comparator.comparingDouble(k -> k.get("ts").asDouble()))
+                    .map(k -> SimClient.ns(k.get("dur"))).toList();
+            assertThat(lmHeads).hasSize(2);
+            assertThat(lmHeads.get(0)).isBetween(Math.round(1.5 * lmHeadNs) - 2, Math.round(1.5 * lmHeadNs) + 2);
+            assertThat(lmHeads.get(1)).isBetween(lmHeadNs - 2, lmHeadNs + 2);
+        }
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> SimulatorConfig.builder().slowPrefill(-1))
+                .withMessageContaining("positive and finite");
+    }
+
+    @Test
     void should_reject_a_decode_slowdown_that_is_not_positive() {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> SimulatorConfig.builder().slowDecode(0))

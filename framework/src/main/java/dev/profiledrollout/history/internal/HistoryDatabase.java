@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -26,6 +27,7 @@ import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.MigrationState;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 import org.sqlite.SQLiteErrorCode;
@@ -51,11 +53,14 @@ final class HistoryDatabase {
     private static final ReentrantLock SQLITE_MIGRATION = new ReentrantLock();
     private static final Pattern USER_INFO = Pattern.compile("//[^/@?]*@");
     /**
-     * The versions of {@code db/history/V<version>__*.sql}. A database whose schema history lists exactly these is
+     * The versions of {@code db/history/V<version>__*.sql} and of {@link #JAVA_MIGRATIONS}. A database whose schema history lists exactly these is
      * opened without Flyway, whose start-up costs most of an open; {@code HistoryStoreTest} checks the list against
      * the migrations.
      */
-    static final Set<String> MIGRATIONS = Set.of("1");
+    static final Set<String> MIGRATIONS = Set.of("1", "2");
+
+    /** The migrations written in Java, handed to Flyway by name (it scans only {@code db/history} for SQL). */
+    static final List<BaseJavaMigration> JAVA_MIGRATIONS = List.of(new V2__Kernel_metric_ids());
 
     private HistoryDatabase() {
     }
@@ -149,7 +154,8 @@ final class HistoryDatabase {
     }
 
     private static void migrate(FluentConfiguration configuration, String location) {
-        Flyway flyway = configuration.locations("classpath:db/history").table(HISTORY_TABLE).load();
+        Flyway flyway = configuration.locations("classpath:db/history").table(HISTORY_TABLE)
+                .javaMigrations(JAVA_MIGRATIONS.toArray(BaseJavaMigration[]::new)).load();
         try {
             MigrationInfo[] newer = Arrays.stream(flyway.info().all())
                     .filter(m -> m.getState() == MigrationState.FUTURE_SUCCESS

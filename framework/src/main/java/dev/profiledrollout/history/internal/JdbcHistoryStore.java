@@ -5,6 +5,7 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.history.HistoryMetrics;
 import dev.profiledrollout.history.HistoryStore;
 import dev.profiledrollout.history.HistoryStoreException;
 import dev.profiledrollout.history.RunConfiguration;
@@ -15,6 +16,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -95,9 +97,15 @@ public final class JdbcHistoryStore implements HistoryStore {
     @Override
     public synchronized RunRecord record(RunRecord run) {
         SortedMap<String, Double> metrics = new TreeMap<>();
+        SortedMap<String, String> kernelNames = new TreeMap<>(run.kernelNames());
         run.metrics().forEach((name, value) -> {
             if (value != null && Double.isFinite(value)) {
-                metrics.put(name, value);
+                // an old top-kernel id (kernel.top.<name>.ms) is stored under its short id, as V2 migrated them
+                String id = HistoryMetrics.canonical(name);
+                if (!id.equals(name)) {
+                    kernelNames.putIfAbsent(id, name.substring("kernel.top.".length(), name.length() - ".ms".length()));
+                }
+                metrics.put(id, value);
             }
         });
         long id = inTransaction("record a run", () -> {
@@ -121,6 +129,18 @@ public final class JdbcHistoryStore implements HistoryStore {
                     insert.executeBatch();
                 }
             }
+            if (!kernelNames.isEmpty()) {
+                // the legend: one row per id, whichever run named it first (the id is a hash of the name)
+                try (PreparedStatement insert = connection.prepareStatement(
+                        "INSERT INTO kernel_names (metric, name) VALUES (?, ?) ON CONFLICT (metric) DO NOTHING")) {
+                    for (Map.Entry<String, String> k : kernelNames.entrySet()) {
+                        insert.setString(1, k.getKey());
+                        insert.setString(2, k.getValue());
+                        insert.addBatch();
+                    }
+                    insert.executeBatch();
+                }
+            }
             if (!run.histograms().isEmpty()) {
                 try (PreparedStatement insert = connection.prepareStatement(
                         "INSERT INTO run_histograms (run_id, distribution, compressed) VALUES (?, ?, ?)")) {
@@ -135,7 +155,22 @@ public final class JdbcHistoryStore implements HistoryStore {
             }
             return newId;
         });
-        return new RunRecord(id, run.identity(), run.configuration(), run.outcome(), metrics, run.histograms());
+        return new RunRecord(id, run.identity(), run.configuration(), run.outcome(), metrics, run.histograms(),
+                kernelNames);
+    }
+
+    @Override
+    public synchronized SortedMap<String, String> kernelNames() {
+        return read("read the kernel names", () -> {
+            SortedMap<String, String> names = new TreeMap<>();
+            try (Statement select = connection.createStatement();
+                    ResultSet rows = select.executeQuery("SELECT metric, name FROM kernel_names")) {
+                while (rows.next()) {
+                    names.put(rows.getString(1), rows.getString(2));
+                }
+            }
+            return names;
+        });
     }
 
     @Override
@@ -183,7 +218,7 @@ public final class JdbcHistoryStore implements HistoryStore {
                     + "JOIN run_metrics m ON m.run_id = r.id AND m.name = ? "
                     + "WHERE r.test_id = ? AND r.fingerprint = ? AND r.id < ? AND r.outcome <> 'ERROR' "
                     + "ORDER BY r.id DESC LIMIT ?")) {
-                select.setString(1, metric);
+                select.setString(1, HistoryMetrics.canonical(metric));
                 select.setString(2, testId);
                 select.setString(3, fingerprint);
                 select.setLong(4, beforeId);

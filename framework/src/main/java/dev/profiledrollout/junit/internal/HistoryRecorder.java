@@ -185,7 +185,7 @@ public final class HistoryRecorder {
                             c.dp(), c.pp(), c.ep(), c.inputTokens(), c.outputTokens(), c.concurrency(),
                             c.requestRate(), c.numSteps(), c.phase(), c.extra());
                 }
-                built.add(new RunRecord(0, r.identity(), c, r.outcome(), r.metrics(), r.histograms()));
+                built.add(new RunRecord(0, r.identity(), c, r.outcome(), r.metrics(), r.histograms(), r.kernelNames()));
             }
             records = built;
         }
@@ -313,7 +313,7 @@ public final class HistoryRecorder {
         for (RunRecord run : current) {
             String scope = run.configuration().phase() == null ? "" : run.configuration().phase();
             RunRecord withOutcome = new RunRecord(0, run.identity(), run.configuration(), outcome.status().name(),
-                    run.metrics(), run.histograms());
+                    run.metrics(), run.histograms(), run.kernelNames());
             ObjectNode block = JSON.createObjectNode();
             block.put("store", location);
             RunRecord recorded = null;

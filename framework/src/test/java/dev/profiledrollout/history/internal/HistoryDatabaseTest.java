@@ -24,8 +24,9 @@ class HistoryDatabaseTest {
             versions = files.map(f -> versioned.matcher(f.getFileName().toString()))
                     .filter(Matcher::matches)
                     .map(m -> m.group(1).replace('_', '.'))
-                    .collect(Collectors.toSet());
+                    .collect(Collectors.toCollection(java.util.HashSet::new));
         }
+        HistoryDatabase.JAVA_MIGRATIONS.forEach(m -> versions.add(m.getVersion().toString()));
         assertThat(versions).isEqualTo(HistoryDatabase.MIGRATIONS);
     }
 

@@ -232,8 +232,8 @@ public final class Scheduler {
         double jitter = config.kernelJitter();
         long maxBusy = 0;
         for (int tp = 0; tp < durations.length; tp++) {
-            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0) * (extend ? 1.0 : config.decodeSlowdown())
-                    * clockFactor;
+            double rankFactor = config.rankSlowdowns().getOrDefault(tp, 1.0)
+                    * (extend ? config.prefillSlowdown() : config.decodeSlowdown()) * clockFactor;
             long busy = 0;
             for (int k = 0; k < kernels.size(); k++) {
                 KernelCost kc = kernels.get(k);

@@ -39,6 +39,9 @@ public final class SimulatedPerformance {
         if (config.decodeSlowdown() != 1.0) {
             faults.put("slow_decode", config.decodeSlowdown());
         }
+        if (config.prefillSlowdown() != 1.0) {
+            faults.put("slow_prefill", config.prefillSlowdown());
+        }
         if (config.hostSlowdown() != 1.0) {
             faults.put("slow_host", config.hostSlowdown());
         }
