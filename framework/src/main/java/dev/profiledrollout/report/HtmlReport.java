@@ -1,5 +1,6 @@
 package dev.profiledrollout.report;
 
+import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.VLLM_MAX_ITERATIONS;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.report.CapturedSteps;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.util.LinkedHashMap;
