@@ -1,7 +1,7 @@
 import dev.profiledrollout.load.CompletionRequest;
 import dev.profiledrollout.load.LoadGenerator;
-import dev.profiledrollout.load.LoadTest;
-import dev.profiledrollout.load.LoadTestResult;
+import dev.profiledrollout.cli.bench.LoadTest;
+import dev.profiledrollout.cli.bench.LoadTestResult;
 import dev.profiledrollout.load.Workload;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.RequestRecord;

@@ -3,6 +3,7 @@ package dev.profiledrollout.cli;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.cli.internal.AnalysisViews;
+import dev.profiledrollout.cli.internal.TraceMerger;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelCategories;
 import dev.profiledrollout.trace.KinetoTraceReader;
@@ -12,7 +13,6 @@ import dev.profiledrollout.trace.TraceFileName;
 import dev.profiledrollout.trace.TraceFiles;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceFormatException;
-import dev.profiledrollout.trace.TraceMerger;
 import dev.profiledrollout.trace.TraceSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;

@@ -12,7 +12,7 @@ import dev.profiledrollout.load.RequestParameters;
 import dev.profiledrollout.load.StageResult;
 import dev.profiledrollout.load.StageRunner;
 import dev.profiledrollout.load.SweepResult;
-import dev.profiledrollout.metrics.BenchmarkSummary;
+import dev.profiledrollout.cli.bench.BenchmarkSummary;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.metrics.Slo;
 import dev.profiledrollout.metrics.TimeSeries;

@@ -4,8 +4,8 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import dev.profiledrollout.capacity.Capacity;
 import dev.profiledrollout.load.StageResult;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 
 import java.util.List;
 import java.util.Locale;

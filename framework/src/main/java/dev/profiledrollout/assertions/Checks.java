@@ -1,6 +1,6 @@
 package dev.profiledrollout.assertions;
 
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 
 /** Verdicts of the checks that count things (samples, failed requests, offending kernels). */
 final class Checks {

@@ -3,8 +3,8 @@ package dev.profiledrollout.assertions;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import dev.profiledrollout.metrics.QuantileInterval;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +24,7 @@ import org.assertj.core.api.AbstractAssert;
  * {@code p99 TTFT was 312 ms, budget < 250 ms (+24.8%); 41 of 256 requests above budget}.
  *
  * <p>Every comparison, passed or failed, is also handed to the running test's report as a
- * {@link dev.profiledrollout.report.Verdict} (in ms) of its {@link Verdict.Kind} and scope, with the extra facts as
+ * {@link dev.profiledrollout.verdict.Verdict} (in ms) of its {@link Verdict.Kind} and scope, with the extra facts as
  * {@code detail} (see {@link Verdicts}). Inside a profiled test (soft budgets, the default) a failed comparison does
  * not throw: the test fails once after its body with every failed budget; with
  * {@code @ProfiledRollout(softBudgets = false)}, or outside a profiled test, it throws at once.

@@ -73,7 +73,7 @@ final class Formats {
         return scope == null || scope.isEmpty() ? "" : "[" + scope + "] ";
     }
 
-    /** Joins a report's scope and a rank label as {@link dev.profiledrollout.report.Verdict#scope()} does. */
+    /** Joins a report's scope and a rank label as {@link dev.profiledrollout.verdict.Verdict#scope()} does. */
     static String join(String scope, String rank) {
         if (scope == null || scope.isEmpty()) {
             return rank;

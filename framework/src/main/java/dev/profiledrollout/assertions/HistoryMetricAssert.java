@@ -7,8 +7,8 @@ import dev.profiledrollout.history.HistoryMetrics;
 import dev.profiledrollout.history.HistoryThreshold;
 import dev.profiledrollout.history.HistoryVerdict;
 import dev.profiledrollout.history.RunHistory;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 

@@ -3,8 +3,8 @@ package dev.profiledrollout.assertions;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import dev.profiledrollout.metrics.LatencyDistribution;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;

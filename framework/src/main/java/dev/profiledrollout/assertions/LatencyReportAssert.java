@@ -3,8 +3,8 @@ package dev.profiledrollout.assertions;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import dev.profiledrollout.metrics.LatencyReport;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.util.Locale;
 import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;

@@ -2,8 +2,8 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.util.Objects;
 import java.util.function.DoubleFunction;
 import org.apiguardian.api.API;
@@ -18,7 +18,7 @@ import org.assertj.core.api.AbstractAssert;
  * of 1.92 s kernel time in 3 distinct kernels}.
  *
  * <p>Every comparison, passed or failed, is also handed to the running test's report as a
- * {@link dev.profiledrollout.report.Verdict} of its {@link Verdict.Kind} and scope, with the extra facts as
+ * {@link dev.profiledrollout.verdict.Verdict} of its {@link Verdict.Kind} and scope, with the extra facts as
  * {@code detail} (see {@link Verdicts}). Inside a profiled test (soft budgets, the default) a failed comparison does
  * not throw: the test fails once after its body with every failed budget; with
  * {@code @ProfiledRollout(softBudgets = false)}, or outside a profiled test, it throws at once.

@@ -24,7 +24,7 @@ import org.assertj.core.api.Assertions;
  * Every failure message states the measure, the actual value, the budget and the gap, e.g.
  * {@code p99 TTFT was 312 ms, budget < 250 ms (+24.8%); 41 of 256 requests above budget}, prefixed with the scope
  * ({@code [PREFILL] p99 TTFT was …}) for a phase's or a rank's figures. Every check, passed or failed, records a
- * {@link dev.profiledrollout.report.Verdict} for the test's report; inside a profiled test missed budgets are soft
+ * {@link dev.profiledrollout.verdict.Verdict} for the test's report; inside a profiled test missed budgets are soft
  * (collected and reported once after the body, see the package documentation).
  */
 @API(status = STABLE, since = "0.1")

@@ -2,9 +2,9 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.report.BudgetFailuresError;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.BudgetFailuresError;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.util.List;
 import org.apiguardian.api.API;
 

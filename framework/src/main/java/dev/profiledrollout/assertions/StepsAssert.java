@@ -2,8 +2,8 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.StepStats;
 import java.time.Duration;
 import java.util.Comparator;

@@ -5,8 +5,8 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 import dev.profiledrollout.capacity.SloTarget;
 import dev.profiledrollout.load.StageResult;
 import dev.profiledrollout.load.SweepResult;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -3,7 +3,7 @@ package dev.profiledrollout.history;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.history.stats.Direction;
 import dev.profiledrollout.history.stats.ThresholdResult;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

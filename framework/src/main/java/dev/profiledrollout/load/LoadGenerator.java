@@ -39,7 +39,8 @@ public final class LoadGenerator implements AutoCloseable {
 
     /** Default vocabulary bound for token ids: fits every current Llama, Qwen and Mistral tokenizer. */
     public static final int DEFAULT_VOCAB_SIZE = 32_000;
-    static final long DEFAULT_READ_TIMEOUT_MINUTES = 5;
+    /** Default read timeout in minutes: the longest silence on one stream, long prefills included. */
+    public static final long DEFAULT_READ_TIMEOUT_MINUTES = 5;
 
     private final LoadSpec spec;
     private final Workload workload;

@@ -95,9 +95,10 @@ public final class LoadTarget {
 
     /**
      * An OkHttp client builder configured like this target (headers added to requests that lack them, trust, host name
-     * check), for the calls beside the load, e.g. {@code /metrics} scraping.
+     * check), for the calls beside the load, e.g. the CLI's {@code /metrics} scraping. INTERNAL: it exposes OkHttp.
      */
-    OkHttpClient.Builder okHttpClient() {
+    @API(status = API.Status.INTERNAL, since = "0.1")
+    public OkHttpClient.Builder okHttpClient() {
         OkHttpClient.Builder http = new OkHttpClient.Builder();
         if (!headers.isEmpty()) {
             http.addInterceptor(chain -> {

@@ -4,14 +4,8 @@
  * JSONL and ShareGPT workloads, and per-request timing records that are correct under coordinated omission.
  *
  * <h2>Usage</h2>
- * Without JUnit, {@link dev.profiledrollout.load.LoadTest}:
- * <pre>{@code
- * LoadTestResult result = LoadTest.builder().baseUri("http://127.0.0.1:30000").model(model)
- *         .requestRate(500).burstiness(1.0).maxConcurrency(256).requests(5000).randomTokens(1024, 128, 0.0)
- *         .goodput(Slo.parse(List.of("ttft:200", "tpot:50"))).progress(System.err).build().run();
- * System.out.print(result.summary().toTable());   // vLLM's "Serving Benchmark Result" table
- * result.writeTo(Path.of("out"));                  // requests.jsonl, latency.hlog, timeseries.csv, result.json
- * }</pre>
+ * Without JUnit, the CLI's {@code bench} command ({@code dev.profiledrollout.cli.bench.LoadTest}) drives these
+ * classes end to end.
  * Inside a profile window, {@link dev.profiledrollout.load.LoadGenerator} with a
  * {@link dev.profiledrollout.load.LoadTarget} (where to send, headers, TLS trust) and a
  * {@link dev.profiledrollout.load.LoadSpec}: {@code warmup()} before {@code /start_profile}, then {@code start()}.
@@ -43,10 +37,8 @@
  * <h2>Thread safety</h2>
  * {@link dev.profiledrollout.load.LoadSpec}, {@link dev.profiledrollout.load.ArrivalProcess},
  * {@link dev.profiledrollout.load.ArrivalSchedule}, {@link dev.profiledrollout.load.CompletionRequest}, the
- * workloads and {@link dev.profiledrollout.load.LoadTestResult} are immutable. A {@code LoadGenerator}, a
- * {@link dev.profiledrollout.load.LoadRun} and a {@link dev.profiledrollout.load.MetricsScraper} may be used from
- * any thread; a {@code LoadTest.Builder} may not. Every thread is named {@code profiledrollout-load-…} and
- * non-daemon; none outlives {@link dev.profiledrollout.load.LoadGenerator#close()} (or the end of
- * {@link dev.profiledrollout.load.LoadTest#run()}).
+ * workloads are immutable. A {@code LoadGenerator} and a {@link dev.profiledrollout.load.LoadRun} may be used from
+ * any thread. Every thread is named {@code profiledrollout-load-…} and
+ * non-daemon; none outlives {@link dev.profiledrollout.load.LoadGenerator#close()}.
  */
 package dev.profiledrollout.load;

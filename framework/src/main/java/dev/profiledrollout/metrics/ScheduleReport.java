@@ -27,7 +27,7 @@ import org.apiguardian.api.API;
  * No HdrHistogram expected-interval correction is applied: measuring from the intended time already corrects.
  *
  * <p>The lag percentiles of the flag and of {@link #verdict()} are {@link #lagPercentile(double)}: numpy's linear
- * interpolation over the raw samples, the same values {@link BenchmarkSummary}'s table and result JSON print, so a
+ * interpolation over the raw samples, the same values the CLI's {@code BenchmarkSummary} table and result JSON print, so a
  * run shows one p99 lag wherever it is printed.
  */
 @API(status = EXPERIMENTAL, since = "0.1")

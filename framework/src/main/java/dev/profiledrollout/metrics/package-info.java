@@ -4,9 +4,8 @@
  * ({@link dev.profiledrollout.metrics.LatencyReport}); schedule lag and latency from the intended send
  * ({@link dev.profiledrollout.metrics.ScheduleReport}, §6); goodput with vLLM's AND semantics
  * ({@link dev.profiledrollout.metrics.Slo}); a per-second series ({@link dev.profiledrollout.metrics.TimeSeries});
- * vLLM's table and result JSON ({@link dev.profiledrollout.metrics.BenchmarkSummary}); the {@code requests.jsonl}
- * line ({@link dev.profiledrollout.metrics.RequestLog}); and a Prometheus text parser
- * ({@link dev.profiledrollout.metrics.PrometheusText}).
+ * and the {@code requests.jsonl} line ({@link dev.profiledrollout.metrics.RequestLog}). vLLM's table and result JSON
+ * and the Prometheus text parser are the CLI's ({@code dev.profiledrollout.cli.bench}).
  *
  * <h2>Usage</h2>
  * <pre>{@code

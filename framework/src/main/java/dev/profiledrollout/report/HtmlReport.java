@@ -1,5 +1,6 @@
 package dev.profiledrollout.report;
 
+import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -203,7 +204,10 @@ final class HtmlReport {
         if (!urls.isEmpty()) {
             parts.add(String.join(", ", urls));
         }
-        parts.add("numSteps " + (a.hasNonNull("numSteps") ? a.get("numSteps").asText() : "until stop_profile"));
+        // The step bound is spelled num_steps, as in profileRequest and the engines' /start_profile body; files written
+        // before 0.1's typed run model spelled it numSteps here, and still read.
+        JsonNode steps = a.hasNonNull("num_steps") ? a.get("num_steps") : a.path("numSteps");
+        parts.add("numSteps " + (steps.isNumber() ? steps.asText() : "until stop_profile"));
         List<String> activities = new ArrayList<>();
         a.path("activities").forEach(x -> activities.add(x.asText()));
         if (!activities.isEmpty()) {

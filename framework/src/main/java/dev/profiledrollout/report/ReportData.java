@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

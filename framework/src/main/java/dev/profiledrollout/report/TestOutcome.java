@@ -2,6 +2,8 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.verdict.BudgetFailuresError;
+import dev.profiledrollout.verdict.Verdict;
 import java.util.List;
 import java.util.Objects;
 import org.apiguardian.api.API;

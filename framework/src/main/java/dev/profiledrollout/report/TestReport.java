@@ -4,6 +4,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.REPORT_ATTACH_MAX_BYTES;
 import static dev.profiledrollout.ProfiledRolloutKeys.REPORT_ATTACH_TRACES;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -21,10 +21,10 @@
  * wherever it appears.
  *
  * <h2>Verdicts</h2>
- * Every assertion of {@code dev.profiledrollout.assertions} records a {@link dev.profiledrollout.report.Verdict} in
- * the {@link dev.profiledrollout.report.Verdicts} recording the extension opens on the test's thread around the body;
+ * Every assertion of {@code dev.profiledrollout.assertions} records a {@link dev.profiledrollout.verdict.Verdict} in
+ * the {@link dev.profiledrollout.verdict.Verdicts} recording the extension opens on the test's thread around the body;
  * in a soft recording (the default) missed budgets are collected and thrown once after the body as a
- * {@link dev.profiledrollout.report.BudgetFailuresError}. {@link dev.profiledrollout.report.TestOutcome} is how the
+ * {@link dev.profiledrollout.verdict.BudgetFailuresError}. {@link dev.profiledrollout.report.TestOutcome} is how the
  * test ended, {@code summary.json}'s top-level {@code outcome}.
  *
  * <h2>Allure</h2>

@@ -46,7 +46,6 @@
  * ({@link dev.profiledrollout.trace.LaunchStats}) and operators ({@link dev.profiledrollout.trace.OperatorStats}).
  * {@link dev.profiledrollout.trace.TraceSet} adds straggler and per-kernel spread across ranks, and steps × ranks
  * ({@link dev.profiledrollout.trace.StepTimeline}: GPU busy per step and rank, each step's straggler);
- * {@link dev.profiledrollout.trace.TraceMerger} writes a rank set as one trace for Perfetto;
  * {@link dev.profiledrollout.trace.TraceBaseline} writes and compares baselines, per engine step kind
  * ({@link dev.profiledrollout.trace.StageKernels}, {@link dev.profiledrollout.trace.StageDelta}); {@link dev.profiledrollout.trace.SqliteTraceReader}
  * reads RPD and nsys exports.

@@ -2,8 +2,8 @@ package dev.profiledrollout.assertions;
 
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.QuantileInterval;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

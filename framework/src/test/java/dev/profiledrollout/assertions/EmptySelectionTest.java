@@ -4,8 +4,8 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.KernelMatchers;
 import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.TestTraces;

@@ -5,8 +5,8 @@ import dev.profiledrollout.history.HistoryThreshold;
 import dev.profiledrollout.history.RunHistory;
 import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.QuantileInterval;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

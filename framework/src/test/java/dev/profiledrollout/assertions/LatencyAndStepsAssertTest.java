@@ -5,8 +5,8 @@ import dev.profiledrollout.metrics.LatencyDistribution;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.metrics.Slo;
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.StepStats;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.profiledrollout.assertions;
 
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.KinetoTraceReader;

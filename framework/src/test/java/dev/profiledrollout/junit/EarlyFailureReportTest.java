@@ -103,7 +103,8 @@ class EarlyFailureReportTest {
         assertThat(attempted.path("engineKind").asText()).isEqualTo("attach");
         assertThat(attempted.path("urls")).hasSize(1);
         assertThat(attempted.path("urls").get(0).asText()).isEqualTo("http://127.0.0.1:" + port + "/");
-        assertThat(attempted.path("numSteps").asInt()).isEqualTo(5);
+        assertThat(attempted.path("num_steps").asInt()).isEqualTo(5);
+        assertThat(attempted.has("numSteps")).as("one spelling of the step bound, profileRequest's").isFalse();
         assertThat(attempted.path("activities")).extracting(JsonNode::asText).containsExactly("CPU", "GPU");
         assertThat(attempted.path("phases")).isEmpty();
         assertThat(attempted.path("load").path("requests").asInt()).isEqualTo(7);

@@ -14,7 +14,7 @@ import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.history.HistoryStore;
 import dev.profiledrollout.history.RunIdentity;
 import dev.profiledrollout.history.RunRecord;
-import dev.profiledrollout.report.BudgetFailuresError;
+import dev.profiledrollout.verdict.BudgetFailuresError;
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.nio.file.Files;

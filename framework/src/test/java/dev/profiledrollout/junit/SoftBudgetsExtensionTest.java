@@ -10,7 +10,7 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutSession;
-import dev.profiledrollout.report.BudgetFailuresError;
+import dev.profiledrollout.verdict.BudgetFailuresError;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

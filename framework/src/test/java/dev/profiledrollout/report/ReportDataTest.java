@@ -3,6 +3,7 @@ package dev.profiledrollout.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.engine.ProfileRequest;

@@ -1,5 +1,6 @@
 package dev.profiledrollout.report;
 
+import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;

@@ -3,6 +3,9 @@ package dev.profiledrollout.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.profiledrollout.verdict.BudgetFailuresError;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.assertions.ProfiledRolloutAssertions;

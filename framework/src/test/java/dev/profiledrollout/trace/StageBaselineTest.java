@@ -4,8 +4,8 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.profiledrollout.report.Verdict;
-import dev.profiledrollout.report.Verdicts;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.StepStats.Stage;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -48,7 +48,7 @@ public final class TestTraces {
         }
     }
 
-    static Path traceFilter(int rank) {
+    public static Path traceFilter(int rank) {
         return root().resolve("hta/trace_filter/sampled_rank-" + rank + ".json.gz");
     }
 

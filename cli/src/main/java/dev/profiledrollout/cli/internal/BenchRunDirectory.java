@@ -4,7 +4,7 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.profiledrollout.load.LoadTestResult;
+import dev.profiledrollout.cli.bench.LoadTestResult;
 import dev.profiledrollout.report.ResultsModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -37,7 +37,8 @@ import org.apiguardian.api.API;
  * {@code test}; {@code attempted}: {@code backend} ({@code SGLANG}/{@code VLLM}), {@code engineKind}
  * ({@code embedded}, {@code attach}, {@code container}, as {@code profiledrollout.engine} names them; null when not
  * known), {@code urls} (the engines, router, prefill and decode URLs configured or started, without user info or
- * query), {@code numSteps} (null without one), {@code activities}, {@code phases} ({@code @RolloutPhase} names, in
+ * query), {@code num_steps} (null without one; spelled as in {@code profileRequest}), {@code activities},
+ * {@code phases} ({@code @RolloutPhase} names, in
  * order) and {@code load} (the window's {@code @RolloutLoad}; null for a phased test or when it could not be read);
  * {@code error} (the failure's message and causes); {@code outcome}
  * {@code {"status":"ERROR","verdicts":0,"failed":0,"warnings":0,"message":…}} with the failure's first line, without
@@ -86,7 +87,7 @@ public final class CaptureAttempt {
             a.window(window);
             return a;
         }
-        a.attempted.set("numSteps", profile.numSteps() > 0 ? JSON.getNodeFactory().numberNode(profile.numSteps())
+        a.attempted.set("num_steps", profile.numSteps() > 0 ? JSON.getNodeFactory().numberNode(profile.numSteps())
                 : JSON.nullNode());
         ArrayNode activities = a.attempted.putArray("activities");
         for (Activity activity : profile.activities()) {
@@ -125,7 +126,7 @@ public final class CaptureAttempt {
     /** Backend, step bound, activities, phases and load ({@code null} for a phased window) of {@code spec}. */
     private void window(WindowSpec spec) {
         attempted.put("backend", spec.backend().name());
-        attempted.set("numSteps", spec.numSteps() == null ? JSON.nullNode()
+        attempted.set("num_steps", spec.numSteps() == null ? JSON.nullNode()
                 : JSON.getNodeFactory().numberNode(spec.numSteps()));
         ArrayNode activities = attempted.putArray("activities");
         spec.activities().stream().sorted().forEach(x -> activities.add(x.name()));

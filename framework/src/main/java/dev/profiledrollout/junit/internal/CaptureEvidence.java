@@ -6,7 +6,7 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.report.CapturedSteps;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.STEPS_STRICT;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.report.CapturedSteps;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
 import java.util.LinkedHashMap;

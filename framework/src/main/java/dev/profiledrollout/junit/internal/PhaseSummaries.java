@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.report.ReportRenderer;
 import dev.profiledrollout.report.ResultsModule;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

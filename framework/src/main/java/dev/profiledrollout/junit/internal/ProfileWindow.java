@@ -12,7 +12,7 @@ import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.TestOutcome;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.trace.TraceSet;
 import java.net.URI;
 import java.nio.file.Path;

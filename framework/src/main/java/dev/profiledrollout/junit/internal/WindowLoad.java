@@ -3,7 +3,7 @@ package dev.profiledrollout.junit.internal;
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.capacity.Capacity;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.load.LoadGenerator;
 import dev.profiledrollout.load.LoadFidelity;
 import dev.profiledrollout.load.LoadRun;

@@ -11,7 +11,7 @@ import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.RunReport;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -17,7 +17,7 @@ import dev.profiledrollout.metrics.Slo;
 import dev.profiledrollout.report.GoldenJson;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.report.TestReport;
-import dev.profiledrollout.report.Verdict;
+import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceBaseline;

@@ -1,4 +1,4 @@
-package dev.profiledrollout.metrics;
+package dev.profiledrollout.cli.bench;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 

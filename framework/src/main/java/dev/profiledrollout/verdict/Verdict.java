@@ -1,4 +1,4 @@
-package dev.profiledrollout.report;
+package dev.profiledrollout.verdict;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 

@@ -1,7 +1,13 @@
-package dev.profiledrollout.metrics;
+package dev.profiledrollout.cli.bench;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import dev.profiledrollout.metrics.LatencyDistribution;
+import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.metrics.ScheduleReport;
+import dev.profiledrollout.metrics.Slo;
+import dev.profiledrollout.metrics.TimeSeries;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,5 +1,12 @@
-package dev.profiledrollout.metrics;
+package dev.profiledrollout.cli.bench;
 
+import dev.profiledrollout.metrics.ErrorKind;
+import dev.profiledrollout.metrics.LatencyDistribution;
+import dev.profiledrollout.metrics.LatencyReport;
+import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.metrics.ScheduleReport;
+import dev.profiledrollout.metrics.Slo;
+import dev.profiledrollout.metrics.TimeSeries;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 

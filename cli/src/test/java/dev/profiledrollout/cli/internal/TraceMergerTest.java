@@ -1,4 +1,4 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.cli.internal;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -6,6 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.trace.KinetoTraceReader;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceFormatException;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,5 @@
-package dev.profiledrollout.load;
+package dev.profiledrollout.cli.bench;
 
-import dev.profiledrollout.metrics.PrometheusText;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;

@@ -1,7 +1,16 @@
-package dev.profiledrollout.load;
+package dev.profiledrollout.cli.bench;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.load.ArrivalProcess;
+import dev.profiledrollout.load.Endpoint;
+import dev.profiledrollout.load.LoadGenerator;
+import dev.profiledrollout.load.LoadRun;
+import dev.profiledrollout.load.LoadSpec;
+import dev.profiledrollout.load.LoadTarget;
+import dev.profiledrollout.load.RandomTokenWorkload;
+import dev.profiledrollout.load.RequestParameters;
+import dev.profiledrollout.load.Workload;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.metrics.ScheduleReport;

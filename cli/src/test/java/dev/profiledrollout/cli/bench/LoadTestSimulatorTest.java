@@ -1,5 +1,6 @@
-package dev.profiledrollout.load;
+package dev.profiledrollout.cli.bench;
 
+import dev.profiledrollout.load.Endpoint;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.metrics.Slo;

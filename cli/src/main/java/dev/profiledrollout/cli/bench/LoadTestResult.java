@@ -1,10 +1,12 @@
-package dev.profiledrollout.load;
+package dev.profiledrollout.cli.bench;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.load.ArrivalProcess;
+import dev.profiledrollout.load.Endpoint;
+import dev.profiledrollout.load.LoadSpec;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.profiledrollout.metrics.BenchmarkSummary;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestLog;
 import dev.profiledrollout.metrics.RequestRecord;

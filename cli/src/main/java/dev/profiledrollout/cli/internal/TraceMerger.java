@@ -1,6 +1,6 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.cli.internal;
 
-import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -16,6 +16,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.trace.RankIdentity;
+import dev.profiledrollout.trace.TraceFiles;
+import dev.profiledrollout.trace.TraceFormatException;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -75,8 +78,10 @@ import org.apiguardian.api.API;
  * <p>Reference: SGLang merges its ranks' traces the same way in spirit, renaming each pid with a rank prefix and
  * recomputing {@code process_sort_index} per rank, in memory ({@code sgl-project/sglang},
  * {@code python/sglang/srt/utils/profile_merger.py}); this class keeps numeric pids, which every viewer accepts.
+ *
+ * <p>Used only by {@code analyze --merge}, so it lives in the CLI rather than in the framework jar.
  */
-@API(status = EXPERIMENTAL, since = "0.1")
+@API(status = INTERNAL, since = "0.1")
 public final class TraceMerger {
 
     private static final JsonFactory JSON = JsonFactory.builder()
