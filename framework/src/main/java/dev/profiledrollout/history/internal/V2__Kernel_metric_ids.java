@@ -1,5 +1,7 @@
 package dev.profiledrollout.history.internal;
 
+import static org.apiguardian.api.API.Status.INTERNAL;
+
 import dev.profiledrollout.history.HistoryMetrics;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
+import org.apiguardian.api.API;
 
 /**
  * Schema version 2 (a Flyway Java migration: the new ids are a SHA-256 no SQL dialect shares): the legend table
@@ -18,6 +21,7 @@ import org.flywaydb.core.api.migration.Context;
  * its short id with its name in the legend, so that old and new runs form one series. Plain JDBC, the same on SQLite
  * and PostgreSQL; Flyway runs it in one transaction.
  */
+@API(status = INTERNAL, since = "0.9")
 @SuppressWarnings("checkstyle:TypeName") // Flyway reads the version from the class name
 public final class V2__Kernel_metric_ids extends BaseJavaMigration {
 
