@@ -137,7 +137,7 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
     static NumberBudgetAssert busyFraction(List<DeviceStats> devices, String scope) {
         long busy = devices.stream().mapToLong(DeviceStats::busyNs).sum();
         long span = devices.stream().mapToLong(DeviceStats::spanNs).sum();
-        double fraction = span == 0 ? 0 : (double) busy / span;
+        double fraction = DeviceStats.busyFraction(devices);
         return new NumberBudgetAssert(fraction, Verdict.Kind.TRACE, scope, "GPU busy fraction", Formats::percent,
                 "busy " + Formats.duration(Duration.ofNanos(busy)) + " of " + Formats.duration(Duration.ofNanos(span))
                         + " GPU span over " + devices.size() + " device(s)");

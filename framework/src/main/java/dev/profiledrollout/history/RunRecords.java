@@ -2,6 +2,13 @@ package dev.profiledrollout.history;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.report.LabeledTrace;
+import dev.profiledrollout.report.ReportData;
+import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.trace.CategoryStats;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TraceDetails;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -242,57 +250,59 @@ public final class RunRecords {
                 metrics.put("errors.fraction", (double) failed / (completed + failed));
             }
         }
-        JsonNode trace = summary.path("trace");
-        if (trace.path("kernelTotalNs").isNumber()) {
-            metrics.put("trace.kernel_ms", trace.path("kernelTotalNs").asDouble() / NS_PER_MS);
+        traceMetrics(summary, metrics);
+        return metrics;
+    }
+
+    /**
+     * The {@code trace.*} and {@code kernel.*} metrics, from {@code summary.json}'s {@code trace} read into the run
+     * model ({@link ReportData.Trace}, through {@link ResultsModule}) rather than by key; the GPU busy fraction is the
+     * model's ({@link ReportData.Trace#gpuBusyFraction()}), the definition the {@code gpuBusyFraction()} budget uses.
+     */
+    private static void traceMetrics(JsonNode summary, Map<String, Double> metrics) {
+        ReportData.Trace trace = ReportData.Trace.of(summary);
+        if (summary.path("trace").path("kernelTotalNs").isNumber()) {
+            metrics.put("trace.kernel_ms", trace.kernelTotalNs() / NS_PER_MS);
         }
-        put(metrics, "trace.rank_imbalance", trace.path("busyImbalance"));
-        double busy = 0;
-        double span = 0;
+        put(metrics, "trace.rank_imbalance", summary.path("trace").path("busyImbalance"));
         Map<String, Double> categories = new LinkedHashMap<>();
         Map<String, double[]> perStep = new LinkedHashMap<>();
         SortedMap<Integer, double[]> decodeBuckets = new TreeMap<>();
         double[] prefillTokens = new double[2];
-        for (JsonNode rank : trace.path("ranks")) {
-            for (JsonNode device : rank.path("devices")) {
-                busy += device.path("busyNs").asDouble(0);
-                span += device.path("spanNs").asDouble(0);
+        for (LabeledTrace rank : trace.ranks()) {
+            TraceDetails details = rank.summary().details();
+            for (CategoryStats c : details.categories()) {
+                categories.merge(c.category().name(), (double) c.totalNs(), Double::sum);
             }
-            for (JsonNode c : rank.path("categories")) {
-                categories.merge(c.path("category").asText(), c.path("totalNs").asDouble(0), Double::sum);
-            }
-            for (JsonNode step : rank.path("steps")) {
-                String kind = switch (step.path("stage").asText("")) {
-                    case "PREFILL" -> "extend";
-                    case "DECODE" -> "decode";
-                    case "MIXED" -> "mixed";
+            for (StepStats step : details.steps()) {
+                String kind = step.stage() == null ? null : switch (step.stage()) {
+                    case PREFILL -> "extend";
+                    case DECODE -> "decode";
+                    case MIXED -> "mixed";
                     default -> null;
                 };
-                if (kind != null && step.path("kernelNs").isNumber()) {
-                    double[] sum = perStep.computeIfAbsent(kind, k -> new double[2]);
-                    sum[0] += step.path("kernelNs").asDouble();
-                    sum[1]++;
-                    // summary.json's steps carry the annotation name, not its batch size and tokens
-                    dev.profiledrollout.trace.StepStats named = dev.profiledrollout.trace.StepStats.ofName(
-                            step.path("name").asText(""));
-                    int batch = step.path("batchSize").asInt(named.batchSize().orElse(0));
-                    if (kind.equals("decode") && batch > 0) {
-                        double[] b = decodeBuckets.computeIfAbsent(HistoryMetrics.batchBucket(batch),
-                                k -> new double[2]);
-                        b[0] += step.path("kernelNs").asDouble();
-                        b[1]++;
-                    }
-                    long tokens = step.path("tokens").asLong(named.tokens().orElse(0));
-                    if (kind.equals("extend") && tokens > 0) {
-                        prefillTokens[0] += step.path("kernelNs").asDouble();
-                        prefillTokens[1] += tokens;
-                    }
+                if (kind == null) {
+                    continue;
+                }
+                double[] sum = perStep.computeIfAbsent(kind, k -> new double[2]);
+                sum[0] += step.kernelNs();
+                sum[1]++;
+                // summary.json's steps carry the annotation name, not its batch size and tokens
+                StepStats named = StepStats.ofName(step.name() == null ? "" : step.name());
+                int batch = present(step.batchSize()) ? step.batchSize().getAsInt() : named.batchSize().orElse(0);
+                if (kind.equals("decode") && batch > 0) {
+                    double[] b = decodeBuckets.computeIfAbsent(HistoryMetrics.batchBucket(batch), k -> new double[2]);
+                    b[0] += step.kernelNs();
+                    b[1]++;
+                }
+                long tokens = present(step.tokens()) ? step.tokens().getAsInt() : named.tokens().orElse(0);
+                if (kind.equals("extend") && tokens > 0) {
+                    prefillTokens[0] += step.kernelNs();
+                    prefillTokens[1] += tokens;
                 }
             }
         }
-        if (span > 0) {
-            metrics.put("trace.gpu_busy_fraction", busy / span);
-        }
+        trace.gpuBusyFraction().ifPresent(f -> metrics.put("trace.gpu_busy_fraction", f));
         categories.forEach((category, ns) -> {
             if (category.matches("[A-Za-z0-9_]+")) {
                 metrics.put("kernel.category." + category + ".ms", ns / NS_PER_MS);
@@ -307,9 +317,12 @@ public final class RunRecords {
         if (prefillTokens[1] > 0) {
             metrics.put(HistoryMetrics.PREFILL_US_PER_TOKEN, prefillTokens[0] / prefillTokens[1] / 1e3);
         }
-        topKernels(trace).forEach(k -> metrics.put(HistoryMetrics.kernelMetric(k.path("name").asText()),
-                k.path("totalNs").asDouble(0) / NS_PER_MS));
-        return metrics;
+        trace.kernels().stream().sorted(Comparator.comparingLong(KernelStats::totalNs).reversed()).limit(TOP_KERNELS)
+                .forEach(k -> metrics.put(HistoryMetrics.kernelMetric(k.name()), k.totalNs() / NS_PER_MS));
+    }
+
+    private static boolean present(OptionalInt value) {
+        return value != null && value.isPresent();
     }
 
     private static void put(Map<String, Double> metrics, String name, JsonNode value) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.metrics.TimeSeries;
 import dev.profiledrollout.trace.CategoryStats;
+import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TraceSet;
@@ -80,6 +81,37 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         public Trace {
             kernels = kernels == null ? List.of() : List.copyOf(kernels);
             ranks = ranks == null ? List.of() : List.copyOf(ranks);
+        }
+
+        /**
+         * The {@code trace} of a parsed {@code summary.json}, read with {@link ResultsModule}.
+         *
+         * @param summary a parsed {@code summary.json} (a test's, or a phase's)
+         * @return its trace, {@link #NONE} when it has none
+         * @throws IllegalArgumentException when {@code trace} does not have the shape {@link RunReport} writes; the
+         *                                  message names the field: re-run the test to rewrite the file
+         */
+        public static Trace of(JsonNode summary) {
+            JsonNode node = summary.path("trace");
+            if (!node.isObject()) {
+                return NONE;
+            }
+            try {
+                return JSON.treeToValue(node, Trace.class);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("summary.json's trace cannot be read (" + e.getMessage()
+                        + "): re-run the test to rewrite it", e);
+            }
+        }
+
+        /**
+         * @return Σ busy / Σ span over every rank's devices ({@link DeviceStats#busyFraction(List)}, the definition of
+         *         the {@code gpuBusyFraction()} budget); empty when no device has a span
+         */
+        public java.util.OptionalDouble gpuBusyFraction() {
+            List<DeviceStats> devices = ranks.stream().flatMap(r -> r.summary().devices().stream()).toList();
+            return devices.stream().mapToLong(DeviceStats::spanNs).sum() == 0 ? java.util.OptionalDouble.empty()
+                    : java.util.OptionalDouble.of(DeviceStats.busyFraction(devices));
         }
     }
 

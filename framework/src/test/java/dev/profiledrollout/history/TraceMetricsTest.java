@@ -32,7 +32,9 @@ class TraceMetricsTest {
 
     private static JsonNode summary(int extraSmallBatches) {
         ObjectNode root = JSON.createObjectNode();
-        ArrayNode steps = root.putObject("trace").putArray("ranks").addObject().putArray("steps");
+        // one rank as RunReport writes it: its file label and its steps
+        ArrayNode steps = root.putObject("trace").putArray("ranks").addObject().put("file", "TP-0.trace.json.gz")
+                .putArray("steps");
         step(steps, "PREFILL", 2, 256, 10_000_000);  // 10 ms for 256 tokens
         step(steps, "PREFILL", 1, 64, 2_800_000);    // 2.8 ms for 64 tokens
         for (int i = 0; i < 3; i++) {

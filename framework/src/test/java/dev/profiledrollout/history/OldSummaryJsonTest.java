@@ -1,0 +1,72 @@
+package dev.profiledrollout.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.report.ReportData;
+import dev.profiledrollout.trace.KernelStats;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SortedMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A {@code summary.json} written before the run model was read by type ({@code compat/summary-cebd0e6.json}, the
+ * golden file of commit cebd0e6, frozen) still reads into the model: {@link ReportData} and the history's records
+ * agree with the file's own numbers, taken here by key from the raw tree.
+ */
+class OldSummaryJsonTest {
+
+    private static JsonNode raw() throws IOException {
+        try (InputStream in = OldSummaryJsonTest.class.getResourceAsStream("/compat/summary-cebd0e6.json")) {
+            return new ObjectMapper().readTree(in);
+        }
+    }
+
+    @Test
+    void the_trace_of_an_old_file_reads_into_the_model_with_the_files_numbers() throws IOException {
+        JsonNode raw = raw();
+        ReportData.Trace trace = ReportData.Trace.of(raw);
+
+        assertThat(trace.kernelTotalNs()).isEqualTo(raw.path("trace").path("kernelTotalNs").asLong());
+        assertThat(trace.ranks()).hasSize(raw.path("trace").path("ranks").size()).isNotEmpty();
+        assertThat(trace.ranks().get(0).file()).isEqualTo(raw.path("trace").path("ranks").get(0).path("file").asText());
+        assertThat(trace.kernels()).extracting(KernelStats::name).first()
+                .isEqualTo(raw.path("trace").path("kernels").get(0).path("name").asText());
+        long busy = 0;
+        long span = 0;
+        for (JsonNode rank : raw.path("trace").path("ranks")) {
+            for (JsonNode device : rank.path("devices")) {
+                busy += device.path("busyNs").asLong();
+                span += device.path("spanNs").asLong();
+            }
+        }
+        assertThat(span).isPositive();
+        assertThat(trace.gpuBusyFraction()).hasValueCloseTo((double) busy / span, within(1e-12));
+    }
+
+    @Test
+    void history_records_of_an_old_file_take_the_busy_fraction_and_kernel_time_from_the_model(@TempDir Path dir)
+            throws IOException {
+        JsonNode raw = raw();
+        SortedMap<String, Double> metrics = RunRecords.metrics(raw);
+        ReportData.Trace trace = ReportData.Trace.of(raw);
+
+        assertThat(metrics.get("trace.gpu_busy_fraction")).isEqualTo(trace.gpuBusyFraction().getAsDouble());
+        assertThat(metrics.get("trace.kernel_ms")).isCloseTo(trace.kernelTotalNs() / 1e6, within(1e-9));
+        assertThat(metrics.get("ttft.p99")).isEqualTo(raw.path("latency").path("ttft").path("p99Ms").asDouble());
+
+        // the whole directory reads too, as `profiled-rollout report DIR` reads an old run
+        Files.copy(OldSummaryJsonTest.class.getResourceAsStream("/compat/summary-cebd0e6.json"),
+                dir.resolve("summary.json"));
+        ReportData data = ReportData.read(dir);
+        assertThat(data.trace()).isEqualTo(trace);
+        assertThat(data.testName()).isEqualTo(raw.path("test").asText());
+        assertThat(data.verdicts()).hasSize(raw.path("verdicts").size());
+    }
+}
