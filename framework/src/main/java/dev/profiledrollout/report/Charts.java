@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.metrics.TimeSeries;
 import java.awt.Color;
 import java.util.ArrayList;
@@ -164,8 +165,8 @@ public final class Charts {
     private static XYChart trend(ReportData.Trend t) {
         List<ReportData.Point> points = t.points();
         int n = points.size();
-        long regressions = points.stream().filter(p -> "REGRESSION".equals(p.change())).count();
-        long improvements = points.stream().filter(p -> "IMPROVEMENT".equals(p.change())).count();
+        long regressions = points.stream().filter(p -> p.change() == Change.REGRESSION).count();
+        long improvements = points.stream().filter(p -> p.change() == Change.IMPROVEMENT).count();
         String marks = regressions + improvements == 0 ? "" : " (" + java.util.stream.Stream.of(
                 regressions == 0 ? null : regressions + (regressions == 1 ? " regression" : " regressions"),
                 improvements == 0 ? null : improvements + (improvements == 1 ? " improvement" : " improvements"))
@@ -192,7 +193,7 @@ public final class Charts {
             m.setLineStyle(org.knowm.xchart.style.lines.SeriesLines.DASH_DASH);
             m.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
         }
-        marks(chart, points, p -> "INSUFFICIENT_HISTORY".equals(p.change()), UNCHECKED_SERIES, Color.LIGHT_GRAY,
+        marks(chart, points, p -> p.change() == Change.INSUFFICIENT_HISTORY, UNCHECKED_SERIES, Color.LIGHT_GRAY,
                 org.knowm.xchart.style.markers.SeriesMarkers.CIRCLE);
         double lo = java.util.Arrays.stream(y).min().orElse(0);
         double hi = java.util.Arrays.stream(y).max().orElse(0);
@@ -211,9 +212,9 @@ public final class Charts {
                 break;
             }
         }
-        marks(chart, points, p -> "REGRESSION".equals(p.change()), REGRESSION_SERIES, REGRESSION_COLOR,
+        marks(chart, points, p -> p.change() == Change.REGRESSION, REGRESSION_SERIES, REGRESSION_COLOR,
                 org.knowm.xchart.style.markers.SeriesMarkers.DIAMOND);
-        marks(chart, points, p -> "IMPROVEMENT".equals(p.change()), IMPROVEMENT_SERIES, IMPROVEMENT_COLOR,
+        marks(chart, points, p -> p.change() == Change.IMPROVEMENT, IMPROVEMENT_SERIES, IMPROVEMENT_COLOR,
                 org.knowm.xchart.style.markers.SeriesMarkers.TRIANGLE_UP);
         chart.getStyler().setMarkerSize(7);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);

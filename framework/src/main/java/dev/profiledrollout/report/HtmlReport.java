@@ -825,8 +825,8 @@ final class HtmlReport {
                 + "<th>metric</th><th>current</th><th>baseline</th><th>change</th><th>description</th></tr>");
         for (ReportData.MetricVerdict v : history.verdicts()) {
             String unit = v.unit().isEmpty() ? "" : " " + v.unit();
-            String change = v.change() + (v.change().equals("REGRESSION") && !v.enforced() ? " (not enforced)" : "");
-            html.append("<tr class=\"history-verdict ").append(escape(v.change())).append("\" data-metric=\"")
+            String change = v.changeText() + (v.regression() && !v.enforced() ? " (not enforced)" : "");
+            html.append("<tr class=\"history-verdict ").append(escape(v.changeText())).append("\" data-metric=\"")
                     .append(escape(v.metric())).append("\"><td>").append(escape(v.label()))
                     .append(v.label().equals(v.metric()) ? "" : " <small>(" + escape(v.metric()) + ")</small>")
                     .append("</td><td class=\"value\">")

@@ -6,6 +6,8 @@ import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.profiledrollout.history.stats.Change;
+import dev.profiledrollout.history.stats.Direction;
 import dev.profiledrollout.metrics.TimeSeries;
 import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.DeviceStats;
@@ -224,8 +226,8 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      * @param enforced     whether a REGRESSION fails the test
      * @param description  the verdict as one line ({@code ThresholdResult.describe()})
      */
-    public record MetricVerdict(String metric, String label, String unit, String direction, String model,
-                                String change, Double current, Double baseline, String baselineKind, Integer n,
+    public record MetricVerdict(String metric, String label, String unit, Direction direction, String model,
+                                Change change, Double current, Double baseline, String baselineKind, Integer n,
                                 Double statistic, Double threshold, Double pValue, boolean enforced,
                                 String description) {
 
@@ -233,9 +235,18 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
             metric = metric == null ? "" : metric;
             label = label == null || label.isEmpty() ? metric : label;
             unit = unit == null ? "" : unit;
-            change = change == null ? "" : change;
             baselineKind = baselineKind == null ? "" : baselineKind;
             description = description == null ? "" : description;
+        }
+
+        /** @return {@code change}'s name, "" when the file has none */
+        public String changeText() {
+            return change == null ? "" : change.name();
+        }
+
+        /** @return whether this is an enforced or reported {@link Change#REGRESSION} */
+        public boolean regression() {
+            return change == Change.REGRESSION;
         }
     }
 
@@ -248,7 +259,7 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      * @param direction {@code LOWER_IS_BETTER} or {@code HIGHER_IS_BETTER}
      * @param points    oldest first, ending with the current run
      */
-    public record Trend(String metric, String label, String unit, String direction, List<Point> points) {
+    public record Trend(String metric, String label, String unit, Direction direction, List<Point> points) {
 
         public Trend {
             metric = metric == null ? "" : metric;
@@ -270,7 +281,7 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      *                  {@code IMPROVEMENT} mark a change point), or null
      * @param current   whether this is the run being reported
      */
-    public record Point(Long runId, String startedAt, String commit, Double value, String change, boolean current) {
+    public record Point(Long runId, String startedAt, String commit, Double value, Change change, boolean current) {
     }
 
     /**

@@ -211,9 +211,9 @@ public final class TestReport {
                     && (r.measure().equals(v.label() + " vs history")
                             || !v.description().isEmpty() && r.detail().startsWith(v.description())));
             if (!printed) {
-                lines.add(v.change() + " " + (scope.isEmpty() ? "" : "[" + scope + "] ")
+                lines.add(v.changeText() + " " + (scope.isEmpty() ? "" : "[" + scope + "] ")
                         + (v.description().isEmpty() ? v.label() : v.description())
-                        + (v.change().equals("REGRESSION") && !v.enforced() ? " (not enforced)" : ""));
+                        + (v.regression() && !v.enforced() ? " (not enforced)" : ""));
             }
         }
     }

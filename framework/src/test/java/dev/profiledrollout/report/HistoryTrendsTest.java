@@ -3,6 +3,7 @@ package dev.profiledrollout.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.verdict.Verdict;
 import io.qameta.allure.Allure;
 import io.qameta.allure.AllureLifecycle;
@@ -96,9 +97,9 @@ class HistoryTrendsTest {
         assertThat(ttft.points()).extracting(ReportData.Point::runId).isSorted().startsWith(22L).endsWith(42L);
         assertThat(ttft.points()).filteredOn(ReportData.Point::current).extracting(ReportData.Point::runId)
                 .containsExactly(42L);
-        assertThat(ttft.points().get(14).change()).isEqualTo("REGRESSION");
-        assertThat(ttft.points()).extracting(ReportData.Point::change).startsWith("INSUFFICIENT_HISTORY",
-                "INSUFFICIENT_HISTORY", "NO_CHANGE");
+        assertThat(ttft.points().get(14).change()).isEqualTo(Change.REGRESSION);
+        assertThat(ttft.points()).extracting(ReportData.Point::change).startsWith(Change.INSUFFICIENT_HISTORY,
+                Change.INSUFFICIENT_HISTORY, Change.NO_CHANGE);
     }
 
     @Test
