@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.report.LabeledTrace;
 import dev.profiledrollout.report.ReportData;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.StepStats;
@@ -167,6 +168,12 @@ public final class RunRecords {
         return configuration(directory, summary(directory), null);
     }
 
+    /** {@code profileRequest.num_steps}, else a window that failed early's {@code attempted.numSteps}; else 0. */
+    private static int numSteps(JsonNode summary) {
+        Integer steps = RunHeader.of(summary).numSteps();
+        return steps == null ? 0 : steps;
+    }
+
     static RunConfiguration configuration(Path directory, JsonNode summary, String phase) {
         JsonNode engine = summary.path("engine");
         JsonNode load = summary.path("load");
@@ -191,7 +198,7 @@ public final class RunRecords {
                 text(engine.path("model")), gpuName(directory), engine.path("tpSize").asInt(1),
                 engine.path("dpSize").asInt(1), engine.path("ppSize").asInt(1), engine.path("epSize").asInt(1),
                 load.path("inputTokens").asInt(0), load.path("outputTokens").asInt(0), load.path("concurrency").asInt(0),
-                requestRate, summary.path("profileRequest").path("num_steps").asInt(0), phase, extra);
+                requestRate, numSteps(summary), phase, extra);
     }
 
     private static double parse(String text) {

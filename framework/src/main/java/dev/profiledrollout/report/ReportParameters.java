@@ -20,40 +20,47 @@ final class ReportParameters {
     /** @return display name → value, in display order; keys whose value is unknown are left out */
     public static Map<String, String> of(JsonNode summary) {
         Map<String, String> p = new LinkedHashMap<>();
-        JsonNode engine = summary.path("engine");
-        put(p, "backend", engine.path("backend"));
-        put(p, "engine kind", engine.path("kind"));
-        if (engine.hasNonNull("url")) {
-            p.put("engine URL", safeUrl(engine.get("url").asText()));
+        RunHeader head = RunHeader.of(summary);
+        RunHeader.Engine engine = head.engine();
+        if (engine != null) {
+            put(p, "backend", engine.backend());
+            put(p, "engine kind", engine.kind());
+            if (engine.url() != null) {
+                p.put("engine URL", safeUrl(engine.url()));
+            }
+            put(p, "model", engine.model());
+            if (engine.tpSize() != null) {
+                p.put("ranks", String.format(Locale.ROOT, "TP %d, DP %d, PP %d, EP %d", engine.tpSize(),
+                        orZero(engine.dpSize()), orZero(engine.ppSize()), orZero(engine.epSize())));
+            }
         }
-        put(p, "model", engine.path("model"));
-        if (engine.has("tpSize")) {
-            p.put("ranks", String.format(Locale.ROOT, "TP %d, DP %d, PP %d, EP %d", engine.path("tpSize").asInt(),
-                    engine.path("dpSize").asInt(), engine.path("ppSize").asInt(), engine.path("epSize").asInt()));
+        RunHeader.Load load = head.load();
+        if (load != null) {
+            if (load.inputTokens() != null) {
+                p.put("ISL/OSL (tokens)", load.inputTokens() + "/" + orZero(load.outputTokens()));
+            }
+            Double requestRate = load.arrival() == null ? null : load.arrival().requestRate();
+            double rate = requestRate == null ? Double.POSITIVE_INFINITY : requestRate;
+            if (load.concurrency() != null) {
+                boolean open = Double.isFinite(rate) && rate > 0;
+                p.put(open ? "request rate (req/s), max concurrency" : "concurrency",
+                        open ? rate + ", " + load.concurrency() : String.valueOf(load.concurrency()));
+            }
+            put(p, "requests", load.requests());
         }
-        JsonNode load = summary.path("load");
-        if (load.has("inputTokens")) {
-            p.put("ISL/OSL (tokens)", load.path("inputTokens").asInt() + "/" + load.path("outputTokens").asInt());
+        RunHeader.ProfileRequest profile = head.profileRequest();
+        if (profile != null) {
+            p.put("numSteps", profile.numSteps() != null ? String.valueOf(profile.numSteps()) : "until stop_profile");
+            if (profile.activities() != null) {
+                p.put("activities", String.join(", ", profile.activities()));
+            }
         }
-        double rate = load.path("arrival").path("requestRate").asDouble(Double.POSITIVE_INFINITY);
-        if (load.has("concurrency")) {
-            p.put(Double.isFinite(rate) && rate > 0 ? "request rate (req/s), max concurrency" : "concurrency",
-                    Double.isFinite(rate) && rate > 0 ? rate + ", " + load.path("concurrency").asInt()
-                            : load.path("concurrency").asText());
-        }
-        put(p, "requests", load.path("requests"));
-        JsonNode profile = summary.path("profileRequest");
-        if (profile.isObject()) {
-            p.put("numSteps", profile.hasNonNull("num_steps") ? profile.get("num_steps").asText()
-                    : "until stop_profile");
-        }
-        if (profile.path("activities").isArray()) {
-            StringBuilder a = new StringBuilder();
-            profile.get("activities").forEach(x -> a.append(a.length() == 0 ? "" : ", ").append(x.asText()));
-            p.put("activities", a.toString());
-        }
-        put(p, "phase", summary.path("phase"));
+        put(p, "phase", head.phase());
         return p;
+    }
+
+    private static int orZero(Integer value) {
+        return value == null ? 0 : value;
     }
 
     /** @see SafeUrls#of(String) */
@@ -61,9 +68,9 @@ final class ReportParameters {
         return SafeUrls.of(url);
     }
 
-    private static void put(Map<String, String> p, String key, JsonNode value) {
-        if (!value.isMissingNode() && !value.isNull()) {
-            p.put(key, value.asText());
+    private static void put(Map<String, String> p, String key, Object value) {
+        if (value != null) {
+            p.put(key, String.valueOf(value));
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -230,25 +231,16 @@ public final class RunReport {
     public void writeSummary(LatencyReport latency, TraceSet trace, String error) {
         ObjectNode root = JSON.createObjectNode();
         root.put("test", testName);
-        ObjectNode engine = root.putObject("engine");
-        engine.put("backend", backend);
-        engine.put("url", ReportParameters.safeUrl(engineUri.toString()));
         // "simulator" only for the simulator this run embedded: an attached router of simulator processes is attached,
-        // and profiled says what it was.
-        engine.put("kind", simulator ? "simulator" : "attached");
-        engine.put("model", serverInfo.servedModelName());
-        engine.put("tpSize", serverInfo.tpSize());
-        engine.put("dpSize", serverInfo.dpSize());
-        engine.put("ppSize", serverInfo.ppSize());
-        engine.put("epSize", serverInfo.epSize());
-        // The simulator's own /server_info fields: which performance faults and GPU noise this run was served with
-        // (dev.profiledrollout.simulator.internal.SimulatedPerformance); real engines do not send them.
-        if (serverInfo.raw().path("simulated_faults").isObject()) {
-            engine.set("simulatedFaults", serverInfo.raw().get("simulated_faults"));
-        }
-        if (serverInfo.raw().path("simulated_gpu_noise").isObject()) {
-            engine.set("simulatedGpuNoise", serverInfo.raw().get("simulated_gpu_noise"));
-        }
+        // and profiled says what it was. The simulator's own /server_info fields say which performance faults and GPU
+        // noise this run was served with (dev.profiledrollout.simulator.internal.SimulatedPerformance); real engines
+        // do not send them.
+        JsonNode faults = serverInfo.raw().path("simulated_faults");
+        JsonNode noise = serverInfo.raw().path("simulated_gpu_noise");
+        root.set("engine", JSON.valueToTree(new RunHeader.Engine(backend, ReportParameters.safeUrl(engineUri.toString()),
+                simulator ? "simulator" : "attached", serverInfo.servedModelName(), serverInfo.tpSize(),
+                serverInfo.dpSize(), serverInfo.ppSize(), serverInfo.epSize(), faults.isObject() ? faults : null,
+                noise.isObject() ? noise : null, null)));
         root.set("load", JSON.valueToTree(load));
         try {
             root.set("profileRequest", JSON.readTree(profileRequest.toJson()));

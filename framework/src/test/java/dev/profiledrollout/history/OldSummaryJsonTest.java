@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.report.ReportData;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.trace.KernelStats;
 import java.io.IOException;
 import java.io.InputStream;
@@ -68,5 +69,33 @@ class OldSummaryJsonTest {
         assertThat(data.trace()).isEqualTo(trace);
         assertThat(data.testName()).isEqualTo(raw.path("test").asText());
         assertThat(data.verdicts()).hasSize(raw.path("verdicts").size());
+    }
+
+    @Test
+    void the_head_of_an_old_file_reads_into_the_model() throws IOException {
+        JsonNode raw = raw();
+        RunHeader head = RunHeader.of(raw);
+
+        assertThat(head.engine().backend()).isEqualTo(raw.path("engine").path("backend").asText());
+        assertThat(head.engine().tpSize()).isEqualTo(raw.path("engine").path("tpSize").asInt());
+        assertThat(head.load().concurrency()).isEqualTo(raw.path("load").path("concurrency").asInt());
+        // written as the string "Infinity" for a closed loop
+        assertThat(raw.path("load").path("arrival").path("requestRate").asText()).isEqualTo("Infinity");
+        assertThat(head.load().arrival().requestRate()).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(head.numSteps()).isEqualTo(raw.path("profileRequest").path("num_steps").asInt()).isPositive();
+    }
+
+    @Test
+    void num_steps_is_one_value_whichever_block_spells_it(@TempDir Path dir) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        JsonNode sent = json.readTree("{\"profileRequest\":{\"num_steps\":7}}");
+        JsonNode failedEarly = json.readTree("{\"attempted\":{\"numSteps\":7},\"error\":\"engine refused\"}");
+
+        assertThat(RunHeader.of(sent).numSteps()).isEqualTo(7);
+        assertThat(RunHeader.of(failedEarly).numSteps()).isEqualTo(7);
+        assertThat(RunHeader.of(json.readTree("{}")).numSteps()).isNull();
+        // the history fingerprints both alike
+        assertThat(RunRecords.configuration(dir, failedEarly, null).numSteps())
+                .isEqualTo(RunRecords.configuration(dir, sent, null).numSteps()).isEqualTo(7);
     }
 }

@@ -1,0 +1,113 @@
+package dev.profiledrollout.report;
+
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import org.apiguardian.api.API;
+
+/**
+ * The head of {@code summary.json} as records: what ran ({@code engine}), under which load ({@code load}), with which
+ * profile request ({@code profileRequest}) and in which phase. {@link RunReport} writes {@code engine} from
+ * {@link Engine}; the readers ({@link ReportParameters}, the history's run configuration) read these records through
+ * {@link ResultsModule} rather than looking keys up.
+ *
+ * @param test           {@code <Class>.<method>}, or null in a file without it
+ * @param engine         the engine block, or null
+ * @param load           the load block (written from {@code LoadSpec}), or null
+ * @param profileRequest the profile request sent, or null when none was sent
+ * @param attempted      what a window that failed before its profile request would have sent, or null
+ * @param phase          the phase ({@code PREFILL}, {@code DECODE}, …), or null
+ */
+@API(status = INTERNAL, since = "0.1")
+public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
+                        String phase) {
+
+    /**
+     * {@code summary.json}'s {@code engine}; sizes as {@code /server_info} reported them.
+     *
+     * @param backend           {@code SGLANG}, {@code VLLM} or {@code TRTLLM}
+     * @param url               the engine's URL without user info or query ({@link SafeUrls})
+     * @param kind              {@code simulator} for an embedded simulator, else {@code attached}
+     * @param model             the served model name
+     * @param tpSize            tensor-parallel size
+     * @param dpSize            data-parallel size
+     * @param ppSize            pipeline-parallel size
+     * @param epSize            expert-parallel size
+     * @param simulatedFaults   the simulator's {@code simulated_faults}, or null (real engines send none)
+     * @param simulatedGpuNoise the simulator's {@code simulated_gpu_noise}, or null
+     * @param version           the engine's version, added by the history recorder; null when unknown
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Engine(String backend, String url, String kind, String model, Integer tpSize, Integer dpSize,
+                         Integer ppSize, Integer epSize, JsonNode simulatedFaults, JsonNode simulatedGpuNoise,
+                         String version) {
+    }
+
+    /**
+     * The parts of {@code summary.json}'s {@code load} a report shows (the block is {@code LoadSpec}'s mapping).
+     *
+     * @param concurrency  closed-loop lanes, or the cap of an open loop
+     * @param requests     requests sent
+     * @param inputTokens  prompt tokens per request (ISL)
+     * @param outputTokens output tokens per request (OSL)
+     * @param arrival      the arrival process, or null
+     */
+    public record Load(Integer concurrency, Integer requests, Integer inputTokens, Integer outputTokens,
+                       Arrival arrival) {
+    }
+
+    /**
+     * @param requestRate requests per second; {@code Infinity} (written as the string {@code "Infinity"}) for a closed
+     *                    loop
+     */
+    public record Arrival(Double requestRate) {
+    }
+
+    /**
+     * The profile request as sent (SGLang's {@code ProfileReq} keys).
+     *
+     * @param numSteps   {@code num_steps}, or null for "until stop_profile"
+     * @param activities {@code activities}, or null
+     */
+    public record ProfileRequest(@JsonProperty("num_steps") Integer numSteps, List<String> activities) {
+    }
+
+    /**
+     * {@code attempted}: what a window that failed early would have sent; {@code numSteps} is the same value as
+     * {@link ProfileRequest#numSteps()}, spelled in Java style.
+     *
+     * @param numSteps the steps the profile would have captured, or null
+     */
+    public record Attempted(Integer numSteps) {
+    }
+
+    /**
+     * @return the profiled steps, whichever block holds them: {@code profileRequest.num_steps}, else
+     *         {@code attempted.numSteps}; null when neither does
+     */
+    public Integer numSteps() {
+        if (profileRequest != null && profileRequest.numSteps() != null) {
+            return profileRequest.numSteps();
+        }
+        return attempted == null ? null : attempted.numSteps();
+    }
+
+    /**
+     * @param summary a parsed {@code summary.json}
+     * @return its head
+     * @throws IllegalArgumentException when a block does not have the shape {@link RunReport} writes, naming the
+     *                                  Jackson error: re-run the test to rewrite the file
+     */
+    public static RunHeader of(JsonNode summary) {
+        try {
+            return ResultsModule.MAPPER.treeToValue(summary, RunHeader.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("summary.json's engine/load/profileRequest cannot be read ("
+                    + e.getOriginalMessage() + "): re-run the test to rewrite it", e);
+        }
+    }
+}
