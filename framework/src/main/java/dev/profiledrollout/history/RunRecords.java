@@ -168,55 +168,48 @@ public final class RunRecords {
         return configuration(directory, summary(directory), null);
     }
 
-    /** {@code profileRequest.num_steps}, else a window that failed early's {@code attempted.numSteps}; else 0. */
-    private static int numSteps(JsonNode summary) {
-        Integer steps = RunHeader.of(summary).numSteps();
-        return steps == null ? 0 : steps;
-    }
-
     static RunConfiguration configuration(Path directory, JsonNode summary, String phase) {
-        JsonNode engine = summary.path("engine");
-        JsonNode load = summary.path("load");
-        JsonNode profiled = summary.path("profiled");
-        String kind = profiled.path("kind").asText(engine.path("kind").asText("unknown"));
+        RunHeader head = RunHeader.of(summary);
+        RunHeader.Engine engine = head.engine() != null ? head.engine()
+                : new RunHeader.Engine(null, null, null, null, null, null, null, null, null, null, null);
+        RunHeader.Load load = head.load() != null ? head.load()
+                : new RunHeader.Load(null, null, null, null, null, null, null, null);
+        RunHeader.Profiled profiled = head.profiled() != null ? head.profiled() : new RunHeader.Profiled(null, null);
+        String kind = profiled.kind() != null ? profiled.kind() : engine.kind() != null ? engine.kind() : "unknown";
+        // the extras' texts are part of the fingerprint: spelled as the JSON values were before the typed reading
         SortedMap<String, String> extra = new TreeMap<>();
-        putText(extra, "endpoint", load.path("endpoint"));
-        putText(extra, "requests", load.path("requests"));
-        if (load.path("rangeRatio").asDouble(0) != 0) {
-            putText(extra, "rangeRatio", load.path("rangeRatio"));
+        putText(extra, "endpoint", load.endpoint());
+        putText(extra, "requests", load.requests());
+        if (load.rangeRatio() != null && load.rangeRatio() != 0) {
+            putText(extra, "rangeRatio", load.rangeRatio());
         }
-        if (load.path("prefixTokens").asInt(0) != 0) {
-            putText(extra, "prefixTokens", load.path("prefixTokens"));
+        if (load.prefixTokens() != null && load.prefixTokens() != 0) {
+            putText(extra, "prefixTokens", load.prefixTokens());
         }
-        if (profiled.path("workers").asInt(1) != 1) {
-            putText(extra, "workers", profiled.path("workers"));
+        if (profiled.workers() != null && profiled.workers() != 1) {
+            putText(extra, "workers", profiled.workers());
         }
-        JsonNode rate = load.path("arrival").path("requestRate");
-        double requestRate = rate.isNumber() ? rate.asDouble()
-                : rate.isTextual() && !rate.asText().equals("Infinity") ? parse(rate.asText()) : Double.POSITIVE_INFINITY;
-        return new RunConfiguration(engine.path("backend").asText("UNKNOWN"), kind, text(engine.path("version")),
-                text(engine.path("model")), gpuName(directory), engine.path("tpSize").asInt(1),
-                engine.path("dpSize").asInt(1), engine.path("ppSize").asInt(1), engine.path("epSize").asInt(1),
-                load.path("inputTokens").asInt(0), load.path("outputTokens").asInt(0), load.path("concurrency").asInt(0),
-                requestRate, numSteps(summary), phase, extra);
+        Double rate = load.arrival() == null ? null : load.arrival().requestRate();
+        double requestRate = rate == null ? Double.POSITIVE_INFINITY : rate;
+        return new RunConfiguration(engine.backend() != null ? engine.backend() : "UNKNOWN", kind,
+                text(engine.version()), text(engine.model()), gpuName(directory), orDefault(engine.tpSize(), 1),
+                orDefault(engine.dpSize(), 1), orDefault(engine.ppSize(), 1), orDefault(engine.epSize(), 1),
+                orDefault(load.inputTokens(), 0), orDefault(load.outputTokens(), 0), orDefault(load.concurrency(), 0),
+                requestRate, orDefault(head.numSteps(), 0), phase, extra);
     }
 
-    private static double parse(String text) {
-        try {
-            return Double.parseDouble(text);
-        } catch (NumberFormatException e) {
-            return Double.POSITIVE_INFINITY;
-        }
+    private static int orDefault(Integer value, int otherwise) {
+        return value == null ? otherwise : value;
     }
 
-    private static void putText(Map<String, String> extra, String key, JsonNode value) {
-        if (value.isValueNode() && !value.isNull()) {
-            extra.put(key, value.asText());
+    private static void putText(Map<String, String> extra, String key, Object value) {
+        if (value != null) {
+            extra.put(key, String.valueOf(value));
         }
     }
 
-    private static String text(JsonNode node) {
-        return node.isTextual() && !node.asText().isBlank() ? node.asText() : null;
+    private static String text(String value) {
+        return value != null && !value.isBlank() ? value : null;
     }
 
     /** The top kernels' metric ids ({@link HistoryMetrics#kernelMetric}) → full names, of one summary. */

@@ -21,10 +21,11 @@ import org.apiguardian.api.API;
  * @param profileRequest the profile request sent, or null when none was sent
  * @param attempted      what a window that failed before its profile request would have sent, or null
  * @param phase          the phase ({@code PREFILL}, {@code DECODE}, …), or null
+ * @param profiled       what the profile requests went to, or null
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
-                        String phase) {
+                        String phase, Profiled profiled) {
 
     /**
      * {@code summary.json}'s {@code engine}; sizes as {@code /server_info} reported them.
@@ -55,9 +56,21 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
      * @param inputTokens  prompt tokens per request (ISL)
      * @param outputTokens output tokens per request (OSL)
      * @param arrival      the arrival process, or null
+     * @param endpoint     {@code COMPLETIONS}, {@code CHAT_COMPLETIONS} or {@code GENERATE}, or null
+     * @param rangeRatio   the spread of ISL/OSL around their means (vLLM's {@code --random-range-ratio}), or null
+     * @param prefixTokens shared prompt-prefix tokens per request, or null
      */
     public record Load(Integer concurrency, Integer requests, Integer inputTokens, Integer outputTokens,
-                       Arrival arrival) {
+                       Arrival arrival, String endpoint, Double rangeRatio, Integer prefixTokens) {
+    }
+
+    /**
+     * {@code summary.json}'s {@code profiled}: the engine, router or workers the profile requests went to.
+     *
+     * @param kind    {@code engine}, {@code router}, … ; null in a file without it
+     * @param workers how many workers were profiled, or null
+     */
+    public record Profiled(String kind, Integer workers) {
     }
 
     /**

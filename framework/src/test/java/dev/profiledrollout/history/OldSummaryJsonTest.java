@@ -98,4 +98,24 @@ class OldSummaryJsonTest {
         assertThat(RunRecords.configuration(dir, failedEarly, null).numSteps())
                 .isEqualTo(RunRecords.configuration(dir, sent, null).numSteps()).isEqualTo(7);
     }
+
+    @Test
+    void the_configuration_of_an_old_file_spells_its_fingerprint_inputs_as_the_json_values(@TempDir Path dir)
+            throws IOException {
+        JsonNode raw = raw();
+        RunConfiguration c = RunRecords.configuration(dir, raw, null);
+
+        // the extras are part of the fingerprint: the texts the file's values had when they were read by key
+        assertThat(c.extra()).containsExactly(
+                java.util.Map.entry("endpoint", raw.path("load").path("endpoint").asText()),
+                java.util.Map.entry("requests", raw.path("load").path("requests").asText()),
+                java.util.Map.entry("workers", raw.path("profiled").path("workers").asText()));
+        assertThat(c.backend()).isEqualTo(raw.path("engine").path("backend").asText());
+        assertThat(c.engineKind()).isEqualTo(raw.path("profiled").path("kind").asText());
+        assertThat(c.model()).isEqualTo(raw.path("engine").path("model").asText());
+        assertThat(c.tp()).isEqualTo(raw.path("engine").path("tpSize").asInt());
+        assertThat(c.concurrency()).isEqualTo(raw.path("load").path("concurrency").asInt());
+        assertThat(c.requestRate()).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(c.numSteps()).isEqualTo(raw.path("profileRequest").path("num_steps").asInt());
+    }
 }
