@@ -230,22 +230,22 @@ public final class RunRecords {
     /** The metrics of one summary (one window or one phase), by {@link HistoryMetrics} name. */
     static SortedMap<String, Double> metrics(JsonNode summary) {
         SortedMap<String, Double> metrics = new TreeMap<>();
-        JsonNode latency = summary.path("latency");
-        for (String distribution : HistoryMetrics.DISTRIBUTIONS) {
-            JsonNode d = latency.path(distribution);
-            if (d.path("count").asLong(0) == 0) {
-                continue;
+        RunHeader.Latency latency = RunHeader.of(summary).latency();
+        if (latency != null) {
+            for (String distribution : HistoryMetrics.DISTRIBUTIONS) {
+                RunHeader.Distribution d = latency.distribution(distribution);
+                if (d == null || d.count() == null || d.count() == 0) {
+                    continue;
+                }
+                for (String stat : List.of("p50", "p90", "p99", "mean", "max")) {
+                    put(metrics, distribution + "." + stat, d.stat(stat));
+                }
             }
-            for (String stat : List.of("p50", "p90", "p99", "mean", "max")) {
-                put(metrics, distribution + "." + stat, d.path(stat + "Ms"));
-            }
-        }
-        if (latency.isObject()) {
-            put(metrics, "throughput.requests", latency.path("requestThroughput"));
-            put(metrics, "throughput.output_tokens", latency.path("outputTokenThroughput"));
-            put(metrics, "goodput.requests", latency.path("requestGoodput"));
-            long completed = latency.path("completed").asLong(0);
-            long failed = latency.path("failed").asLong(0);
+            put(metrics, "throughput.requests", latency.requestThroughput());
+            put(metrics, "throughput.output_tokens", latency.outputTokenThroughput());
+            put(metrics, "goodput.requests", latency.requestGoodput());
+            long completed = latency.completed() == null ? 0 : latency.completed();
+            long failed = latency.failed() == null ? 0 : latency.failed();
             if (completed + failed > 0) {
                 metrics.put("errors.fraction", (double) failed / (completed + failed));
             }
@@ -328,6 +328,12 @@ public final class RunRecords {
     private static void put(Map<String, Double> metrics, String name, JsonNode value) {
         if (value.isNumber() && Double.isFinite(value.asDouble())) {
             metrics.put(name, value.asDouble());
+        }
+    }
+
+    private static void put(Map<String, Double> metrics, String name, Double value) {
+        if (value != null && Double.isFinite(value)) {
+            metrics.put(name, value);
         }
     }
 

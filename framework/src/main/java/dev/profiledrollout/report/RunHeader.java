@@ -22,10 +22,11 @@ import org.apiguardian.api.API;
  * @param attempted      what a window that failed before its profile request would have sent, or null
  * @param phase          the phase ({@code PREFILL}, {@code DECODE}, …), or null
  * @param profiled       what the profile requests went to, or null
+ * @param latency        the latency block's figures the history records, or null before the load ran
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
-                        String phase, Profiled profiled) {
+                        String phase, Profiled profiled, Latency latency) {
 
     /**
      * {@code summary.json}'s {@code engine}; sizes as {@code /server_info} reported them.
@@ -87,6 +88,71 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
      * @param activities {@code activities}, or null
      */
     public record ProfileRequest(@JsonProperty("num_steps") Integer numSteps, List<String> activities) {
+    }
+
+    /**
+     * The figures of {@code summary.json}'s {@code latency} (written from {@code LatencyReport}) that the history
+     * records; a value the file holds as a non-finite string ({@code "NaN"}) reads as that double.
+     *
+     * @param completed             finished requests
+     * @param failed                failed requests
+     * @param requestThroughput     completed requests per second of the run
+     * @param outputTokenThroughput output tokens per second
+     * @param requestGoodput        requests per second that met every SLO
+     * @param ttft                  time to first token, or null
+     * @param itl                   inter-token latency, or null
+     * @param tpot                  time per output token, or null
+     * @param e2e                   end-to-end latency, or null
+     */
+    public record Latency(Long completed, Long failed, Double requestThroughput, Double outputTokenThroughput,
+                          Double requestGoodput, Distribution ttft, Distribution itl, Distribution tpot,
+                          Distribution e2e) {
+
+        /**
+         * @param name {@code ttft}, {@code itl}, {@code tpot} or {@code e2e} ({@code HistoryMetrics.DISTRIBUTIONS})
+         * @return that distribution, or null when the file has none
+         * @throws IllegalArgumentException for another name
+         */
+        public Distribution distribution(String name) {
+            return switch (name) {
+                case "ttft" -> ttft;
+                case "itl" -> itl;
+                case "tpot" -> tpot;
+                case "e2e" -> e2e;
+                default -> throw new IllegalArgumentException("no latency distribution \"" + name
+                        + "\": use ttft, itl, tpot or e2e");
+            };
+        }
+    }
+
+    /**
+     * One latency distribution, in ms (docs/METRICS.md gives each definition).
+     *
+     * @param count samples
+     * @param meanMs mean
+     * @param p50Ms  median
+     * @param p90Ms  90th percentile
+     * @param p99Ms  99th percentile
+     * @param maxMs  maximum
+     */
+    public record Distribution(Long count, Double meanMs, Double p50Ms, Double p90Ms, Double p99Ms, Double maxMs) {
+
+        /**
+         * @param stat {@code p50}, {@code p90}, {@code p99}, {@code mean} or {@code max}
+         * @return that statistic in ms, or null when absent
+         * @throws IllegalArgumentException for another name
+         */
+        public Double stat(String stat) {
+            return switch (stat) {
+                case "p50" -> p50Ms;
+                case "p90" -> p90Ms;
+                case "p99" -> p99Ms;
+                case "mean" -> meanMs;
+                case "max" -> maxMs;
+                default -> throw new IllegalArgumentException("no statistic \"" + stat
+                        + "\": use p50, p90, p99, mean or max");
+            };
+        }
     }
 
     /**

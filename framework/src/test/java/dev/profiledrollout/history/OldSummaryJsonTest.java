@@ -60,7 +60,15 @@ class OldSummaryJsonTest {
 
         assertThat(metrics.get("trace.gpu_busy_fraction")).isEqualTo(trace.gpuBusyFraction().getAsDouble());
         assertThat(metrics.get("trace.kernel_ms")).isCloseTo(trace.kernelTotalNs() / 1e6, within(1e-9));
-        assertThat(metrics.get("ttft.p99")).isEqualTo(raw.path("latency").path("ttft").path("p99Ms").asDouble());
+        JsonNode latency = raw.path("latency");
+        for (String d : HistoryMetrics.DISTRIBUTIONS) {
+            assertThat(metrics.get(d + ".p99")).isEqualTo(latency.path(d).path("p99Ms").asDouble());
+            assertThat(metrics.get(d + ".mean")).isEqualTo(latency.path(d).path("meanMs").asDouble());
+        }
+        assertThat(metrics.get("throughput.requests")).isEqualTo(latency.path("requestThroughput").asDouble());
+        assertThat(metrics.get("goodput.requests")).isEqualTo(latency.path("requestGoodput").asDouble());
+        assertThat(metrics.get("errors.fraction")).isEqualTo(latency.path("failed").asDouble()
+                / (latency.path("completed").asDouble() + latency.path("failed").asDouble())).isPositive();
 
         // the whole directory reads too, as `profiled-rollout report DIR` reads an old run
         Files.copy(OldSummaryJsonTest.class.getResourceAsStream("/compat/summary-cebd0e6.json"),
