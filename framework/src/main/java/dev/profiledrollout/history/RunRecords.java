@@ -103,14 +103,14 @@ public final class RunRecords {
      */
     public static List<RunRecord> fromDirectory(Path testDirectory, RunIdentity base) {
         JsonNode summary = summary(testDirectory);
-        JsonNode phases = summary.path("phases");
-        if (!phases.isArray() || phases.isEmpty()) {
+        List<RunHeader.PhaseEntry> phases = RunHeader.of(summary).phases();
+        if (phases.isEmpty()) {
             return List.of(record(testDirectory, summary, base, null));
         }
         List<RunRecord> records = new ArrayList<>();
-        for (JsonNode phase : phases) {
-            String name = phase.path("phase").asText();
-            Path dir = testDirectory.resolve(phase.path("directory").asText(name.toLowerCase(Locale.ROOT)));
+        for (RunHeader.PhaseEntry phase : phases) {
+            String name = phase.phase();
+            Path dir = testDirectory.resolve(phase.directoryName());
             RunIdentity identity = new RunIdentity(base.testId() + "/" + name, base.startedAt(), base.commit(),
                     base.branch(), base.buildId(), base.buildUrl(), base.host());
             JsonNode phaseSummary = summary(dir);

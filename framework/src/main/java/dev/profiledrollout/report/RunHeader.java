@@ -23,10 +23,17 @@ import org.apiguardian.api.API;
  * @param phase          the phase ({@code PREFILL}, {@code DECODE}, …), or null
  * @param profiled       what the profile requests went to, or null
  * @param latency        the latency block's figures the history records, or null before the load ran
+ * @param history        the {@code history} block of a test without phases, or null
+ * @param phases         a phased test's {@code phases}, in the order they ran; empty otherwise
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
-                        String phase, Profiled profiled, Latency latency) {
+                        String phase, Profiled profiled, Latency latency, ReportData.History history,
+                        List<PhaseEntry> phases) {
+
+    public RunHeader {
+        phases = phases == null ? List.of() : List.copyOf(phases);
+    }
 
     /**
      * {@code summary.json}'s {@code engine}; sizes as {@code /server_info} reported them.
@@ -152,6 +159,21 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
                 default -> throw new IllegalArgumentException("no statistic \"" + stat
                         + "\": use p50, p90, p99, mean or max");
             };
+        }
+    }
+
+    /**
+     * One entry of a phased test's {@code phases}.
+     *
+     * @param phase     the phase's name ({@code PREFILL}, {@code DECODE}, …)
+     * @param directory its output directory relative to the test's, or null (then the phase's name in lower case)
+     * @param history   the phase's {@code history} block, or null
+     */
+    public record PhaseEntry(String phase, String directory, ReportData.History history) {
+
+        /** @return {@code directory}, else the phase's name in lower case */
+        public String directoryName() {
+            return directory != null ? directory : phase == null ? "" : phase.toLowerCase(java.util.Locale.ROOT);
         }
     }
 

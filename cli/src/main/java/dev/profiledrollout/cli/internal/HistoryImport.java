@@ -4,6 +4,8 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.report.ReportData;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.history.HistoryStore;
 import dev.profiledrollout.history.RunIdentity;
 import dev.profiledrollout.history.RunRecord;
@@ -16,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apiguardian.api.API;
@@ -97,10 +98,8 @@ public final class HistoryImport {
             } catch (IllegalArgumentException e) {
                 continue; // importDirectory reports it
             }
-            for (JsonNode phase : summary.path("phases")) {
-                String name = phase.path("phase").asText();
-                phases.add(dir.resolve(phase.path("directory").asText(name.toLowerCase(Locale.ROOT)))
-                        .toAbsolutePath().normalize());
+            for (RunHeader.PhaseEntry phase : RunHeader.of(summary).phases()) {
+                phases.add(dir.resolve(phase.directoryName()).toAbsolutePath().normalize());
             }
         }
         return found.stream().filter(d -> !phases.contains(d)).toList();
@@ -146,22 +145,22 @@ public final class HistoryImport {
      * {@code runId} with its test id and the record's fingerprint.
      */
     private List<Long> recordedByTest(JsonNode summary, List<RunRecord> records) {
-        List<JsonNode> blocks = new ArrayList<>();
-        JsonNode phases = summary.path("phases");
-        if (phases.isArray() && !phases.isEmpty()) {
-            phases.forEach(phase -> blocks.add(phase.path("history")));
+        RunHeader head = RunHeader.of(summary);
+        List<ReportData.History> blocks = new ArrayList<>();
+        if (!head.phases().isEmpty()) {
+            head.phases().forEach(phase -> blocks.add(phase.history()));
         } else {
-            blocks.add(summary.path("history"));
+            blocks.add(head.history());
         }
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < blocks.size() && i < records.size(); i++) {
-            JsonNode block = blocks.get(i);
-            if (!block.path("recorded").asBoolean(false) || !block.path("runId").canConvertToLong()) {
+            ReportData.History block = blocks.get(i);
+            if (block == null || !block.recorded() || block.runId() == null) {
                 continue;
             }
-            long runId = block.path("runId").asLong();
+            long runId = block.runId();
             String fingerprint = records.get(i).fingerprint();
-            String blockTestId = block.path("testId").asText();
+            String blockTestId = block.testId();
             if (store.run(runId).filter(r -> r.identity().testId().equals(blockTestId)
                     && r.fingerprint().equals(fingerprint)).isPresent()) {
                 ids.add(runId);
@@ -175,14 +174,15 @@ public final class HistoryImport {
     }
 
     private String testId(Path directory, JsonNode summary) {
-        JsonNode phases = summary.path("phases");
-        boolean phased = phases.isArray() && !phases.isEmpty();
-        String recorded = (phased ? phases.get(0) : summary).path("history").path("testId").asText("");
+        RunHeader head = RunHeader.of(summary);
+        boolean phased = !head.phases().isEmpty();
+        ReportData.History block = phased ? head.phases().get(0).history() : head.history();
+        String recorded = block == null ? "" : block.testId();
         if (!recorded.isBlank()) {
             // a phase's block names the phase's id, <test id>/<PHASE>
             return phased && recorded.contains("/") ? recorded.substring(0, recorded.lastIndexOf('/')) : recorded;
         }
-        String test = summary.path("test").asText("");
+        String test = head.test() == null ? "" : head.test();
         if (test.startsWith("bench ")) {
             return "bench:" + test.substring("bench ".length()).strip();
         }
