@@ -153,7 +153,8 @@ public final class RunRecords {
 
     private static RunRecord record(Path directory, JsonNode summary, RunIdentity identity, String phase) {
         RunConfiguration configuration = configuration(directory, summary, phase);
-        String outcome = summary.path("outcome").path("status").asText("PASSED");
+        RunHeader.Outcome ended = RunHeader.of(summary).outcome();
+        String outcome = ended == null || ended.status() == null ? "PASSED" : ended.status();
         return new RunRecord(0, identity, configuration, outcome, StageMetrics.with(metrics(summary), directory),
                 histograms(directory), kernelNames(summary));
     }
@@ -261,10 +262,10 @@ public final class RunRecords {
      */
     private static void traceMetrics(JsonNode summary, Map<String, Double> metrics) {
         ReportData.Trace trace = ReportData.Trace.of(summary);
-        if (summary.path("trace").path("kernelTotalNs").isNumber()) {
+        if (!trace.ranks().isEmpty() || trace.kernelTotalNs() > 0) {
             metrics.put("trace.kernel_ms", trace.kernelTotalNs() / NS_PER_MS);
         }
-        put(metrics, "trace.rank_imbalance", summary.path("trace").path("busyImbalance"));
+        put(metrics, "trace.rank_imbalance", trace.busyImbalance());
         Map<String, Double> categories = new LinkedHashMap<>();
         Map<String, double[]> perStep = new LinkedHashMap<>();
         SortedMap<Integer, double[]> decodeBuckets = new TreeMap<>();

@@ -74,11 +74,13 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      * @param kernels       every kernel over all ranks, by total time descending; may be empty in a file that has
      *                      only {@code ranks}
      * @param ranks         one per trace file, labelled with its file name
+     * @param busyImbalance the busiest rank's GPU busy time over the least busy one's ({@code TraceSet}), or null
+     *                      with fewer than two ranks or in a file without it
      */
-    public record Trace(long kernelTotalNs, List<KernelStats> kernels, List<LabeledTrace> ranks) {
+    public record Trace(long kernelTotalNs, List<KernelStats> kernels, List<LabeledTrace> ranks, Double busyImbalance) {
 
         /** No trace was analysed. */
-        public static final Trace NONE = new Trace(0, List.of(), List.of());
+        public static final Trace NONE = new Trace(0, List.of(), List.of(), null);
 
         public Trace {
             kernels = kernels == null ? List.of() : List.copyOf(kernels);

@@ -25,11 +25,12 @@ import org.apiguardian.api.API;
  * @param latency        the latency block's figures the history records, or null before the load ran
  * @param history        the {@code history} block of a test without phases, or null
  * @param phases         a phased test's {@code phases}, in the order they ran; empty otherwise
+ * @param outcome        how the test ended ({@link TestOutcome}), or null before it ended
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
                         String phase, Profiled profiled, Latency latency, ReportData.History history,
-                        List<PhaseEntry> phases) {
+                        List<PhaseEntry> phases, Outcome outcome) {
 
     public RunHeader {
         phases = phases == null ? List.of() : List.copyOf(phases);
@@ -160,6 +161,14 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
                         + "\": use p50, p90, p99, mean or max");
             };
         }
+    }
+
+    /**
+     * The part of {@code summary.json}'s {@code outcome} the history records.
+     *
+     * @param status {@code PASSED}, {@code FAILED}, {@code ERROR} or {@code ABORTED} ({@link TestOutcome.Status})
+     */
+    public record Outcome(String status) {
     }
 
     /**

@@ -60,6 +60,7 @@ class OldSummaryJsonTest {
 
         assertThat(metrics.get("trace.gpu_busy_fraction")).isEqualTo(trace.gpuBusyFraction().getAsDouble());
         assertThat(metrics.get("trace.kernel_ms")).isCloseTo(trace.kernelTotalNs() / 1e6, within(1e-9));
+        assertThat(metrics.get("trace.rank_imbalance")).isEqualTo(raw.path("trace").path("busyImbalance").asDouble());
         JsonNode latency = raw.path("latency");
         for (String d : HistoryMetrics.DISTRIBUTIONS) {
             assertThat(metrics.get(d + ".p99")).isEqualTo(latency.path(d).path("p99Ms").asDouble());
@@ -74,6 +75,8 @@ class OldSummaryJsonTest {
         Files.copy(OldSummaryJsonTest.class.getResourceAsStream("/compat/summary-cebd0e6.json"),
                 dir.resolve("summary.json"));
         ReportData data = ReportData.read(dir);
+        assertThat(RunRecords.fromDirectory(dir, new RunIdentity("OldTest#run", java.time.Instant.EPOCH, null, null,
+                null, null, null)).get(0).outcome()).isEqualTo(raw.path("outcome").path("status").asText());
         assertThat(data.trace()).isEqualTo(trace);
         assertThat(data.testName()).isEqualTo(raw.path("test").asText());
         assertThat(data.verdicts()).hasSize(raw.path("verdicts").size());
