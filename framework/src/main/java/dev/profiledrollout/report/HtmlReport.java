@@ -157,20 +157,19 @@ final class HtmlReport {
         if (attempted.isObject()) {
             term(html, "attempted", attempted(attempted));
         }
-        JsonNode latency = s.path("latency");
-        if (latency.isObject()) {
-            term(html, "requests", latency.path("completed").asLong() + " completed, " + latency.path("failed").asLong()
-                    + " failed in " + compact(latency.path("durationMs").asDouble() / 1000) + " s");
+        RunHeader.Latency latency = RunHeader.of(s).latency();
+        if (latency != null) {
+            term(html, "requests", orZero(latency.completed()) + " completed, " + orZero(latency.failed())
+                    + " failed in " + compact(orZero(latency.durationMs()) / 1000) + " s");
             for (String metric : METRICS) {
-                JsonNode m = latency.path(metric);
-                if (m.isObject()) {
-                    term(html, metric.toUpperCase(Locale.ROOT), !m.has("p50Ms") ? "none"
-                            : "p50 " + compact(m.get("p50Ms").asDouble()) + " ms, p99 "
-                                    + compact(m.path("p99Ms").asDouble()) + " ms, max "
-                                    + compact(m.path("maxMs").asDouble()) + " ms");
+                RunHeader.Distribution m = latency.distribution(metric);
+                if (m != null) {
+                    term(html, metric.toUpperCase(Locale.ROOT), m.p50Ms() == null ? "none"
+                            : "p50 " + compact(m.p50Ms()) + " ms, p99 " + compact(orZero(m.p99Ms())) + " ms, max "
+                                    + compact(orZero(m.maxMs())) + " ms");
                 }
             }
-            term(html, "output tokens/s", compact(latency.path("outputTokenThroughput").asDouble()));
+            term(html, "output tokens/s", compact(orZero(latency.outputTokenThroughput())));
         }
         steps(html, s.path("steps"));
         JsonNode workers = s.path("workers");
@@ -898,5 +897,13 @@ final class HtmlReport {
     /** @return whether {@code directory} holds a run (a {@code summary.json}) */
     static boolean isRun(Path directory) {
         return Files.isRegularFile(directory.resolve("summary.json"));
+    }
+
+    private static long orZero(Long value) {
+        return value == null ? 0 : value;
+    }
+
+    private static double orZero(Double value) {
+        return value == null ? 0 : value;
     }
 }

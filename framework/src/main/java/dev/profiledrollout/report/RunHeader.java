@@ -111,10 +111,11 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
      * @param itl                   inter-token latency, or null
      * @param tpot                  time per output token, or null
      * @param e2e                   end-to-end latency, or null
+     * @param durationMs            the measured run's length, ms, or null
      */
     public record Latency(Long completed, Long failed, Double requestThroughput, Double outputTokenThroughput,
                           Double requestGoodput, Distribution ttft, Distribution itl, Distribution tpot,
-                          Distribution e2e) {
+                          Distribution e2e, Double durationMs) {
 
         /**
          * @param name {@code ttft}, {@code itl}, {@code tpot} or {@code e2e} ({@code HistoryMetrics.DISTRIBUTIONS})

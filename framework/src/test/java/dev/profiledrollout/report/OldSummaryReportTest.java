@@ -1,0 +1,33 @@
+package dev.profiledrollout.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report of an old run ({@code compat/summary-cebd0e6.json}, frozen) shows the file's numbers through the model. */
+class OldSummaryReportTest {
+
+    @Test
+    void the_run_summary_of_an_old_file_shows_its_latency_figures(@TempDir Path dir) throws IOException {
+        try (InputStream in = OldSummaryReportTest.class.getResourceAsStream("/compat/summary-cebd0e6.json")) {
+            Files.copy(in, dir.resolve("summary.json"));
+        }
+        JsonNode latency = new ObjectMapper().readTree(dir.resolve("summary.json").toFile()).path("latency");
+
+        String html = HtmlReport.summaryHtml(ReportData.read(dir));
+
+        assertThat(html).contains(latency.path("completed").asLong() + " completed, "
+                + latency.path("failed").asLong() + " failed in "
+                + HtmlReport.compact(latency.path("durationMs").asDouble() / 1000) + " s");
+        assertThat(html).contains("p50 " + HtmlReport.compact(latency.path("ttft").path("p50Ms").asDouble()) + " ms, p99 "
+                + HtmlReport.compact(latency.path("ttft").path("p99Ms").asDouble()) + " ms");
+        assertThat(html).contains(HtmlReport.compact(latency.path("outputTokenThroughput").asDouble()));
+    }
+}
