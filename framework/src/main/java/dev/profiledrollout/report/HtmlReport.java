@@ -130,18 +130,20 @@ final class HtmlReport {
     public static String summaryHtml(ReportData data) {
         JsonNode s = data.summary();
         StringBuilder html = new StringBuilder(bannerHtml(data)).append("<dl class=\"summary\">");
-        JsonNode profiled = s.path("profiled");
+        RunHeader head = RunHeader.of(s);
+        RunHeader.Profiled profiled = head.profiled();
+        RunHeader.Engine typedEngine = head.engine();
+        if (profiled != null) {
+            term(html, "profiled", profiled.description() != null ? profiled.description()
+                    : text(profiled.kind()) + " " + ReportParameters.safeUrl(text(profiled.url())));
+        } else if (typedEngine != null) {
+            term(html, "profiled", (text(typedEngine.backend()) + " " + text(typedEngine.kind()) + " "
+                    + (typedEngine.url() != null ? ReportParameters.safeUrl(typedEngine.url()) : "")).trim());
+        }
+        if (typedEngine != null && typedEngine.model() != null) {
+            term(html, "model", typedEngine.model());
+        }
         JsonNode engine = s.path("engine");
-        if (profiled.isObject()) {
-            term(html, "profiled", profiled.hasNonNull("description") ? profiled.get("description").asText()
-                    : profiled.path("kind").asText() + " " + ReportParameters.safeUrl(profiled.path("url").asText()));
-        } else if (engine.isObject()) {
-            term(html, "profiled", (engine.path("backend").asText("") + " " + engine.path("kind").asText("") + " "
-                    + (engine.hasNonNull("url") ? ReportParameters.safeUrl(engine.get("url").asText()) : "")).trim());
-        }
-        if (engine.hasNonNull("model")) {
-            term(html, "model", engine.get("model").asText());
-        }
         String faults = injectedFaults(engine);
         if (faults != null) {
             term(html, "faults injected", faults);
@@ -905,5 +907,9 @@ final class HtmlReport {
 
     private static double orZero(Double value) {
         return value == null ? 0 : value;
+    }
+
+    private static String text(String value) {
+        return value == null ? "" : value;
     }
 }

@@ -76,10 +76,12 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
     /**
      * {@code summary.json}'s {@code profiled}: the engine, router or workers the profile requests went to.
      *
-     * @param kind    {@code engine}, {@code router}, … ; null in a file without it
-     * @param workers how many workers were profiled, or null
+     * @param kind        {@code engine}, {@code router}, … ; null in a file without it
+     * @param workers     how many workers were profiled, or null
+     * @param url         the URL the profile requests went to, or null
+     * @param description one line naming it and its workers, or null
      */
-    public record Profiled(String kind, Integer workers) {
+    public record Profiled(String kind, Integer workers, String url, String description) {
     }
 
     /**

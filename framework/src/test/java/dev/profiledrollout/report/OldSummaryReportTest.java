@@ -29,5 +29,8 @@ class OldSummaryReportTest {
         assertThat(html).contains("p50 " + HtmlReport.compact(latency.path("ttft").path("p50Ms").asDouble()) + " ms, p99 "
                 + HtmlReport.compact(latency.path("ttft").path("p99Ms").asDouble()) + " ms");
         assertThat(html).contains(HtmlReport.compact(latency.path("outputTokenThroughput").asDouble()));
+        JsonNode raw = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
+        assertThat(html).contains(raw.path("engine").path("model").asText())
+                .contains(HtmlReport.escape(raw.path("profiled").path("description").asText()));
     }
 }
