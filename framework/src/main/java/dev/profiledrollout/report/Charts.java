@@ -295,6 +295,7 @@ public final class Charts {
     private static java.util.Optional<NamedChart> percentiles(ReportData data, String name, String title,
             List<String> tags) {
         XYChart chart = xy(title, "percentile (%), on a log scale of 1/(1 − p)", "latency (ms)");
+        RunHeader.Latency latency = RunHeader.of(data.summary()).latency();
         double max = 0;
         double right = 1;
         for (String tag : tags) {
@@ -302,8 +303,9 @@ public final class Charts {
             if (h == null || h.getTotalCount() == 0) {
                 continue;
             }
-            Curve curve = curve(h, data.summary().path("latency").path(tag.toLowerCase(java.util.Locale.ROOT))
-                    .path("maxMs"));
+            RunHeader.Distribution d = latency == null ? null
+                    : latency.distribution(tag.toLowerCase(java.util.Locale.ROOT));
+            Curve curve = curve(h, d == null ? null : d.maxMs());
             chart.addSeries(tag, java.util.Arrays.stream(curve.x()).map(Math::log10).toArray(), curve.ms());
             max = Math.max(max, curve.ms()[curve.ms().length - 1]);
             right = Math.max(right, curve.x()[curve.x().length - 1]);
@@ -345,10 +347,10 @@ public final class Charts {
      * and the exact maximum).
      *
      * @param h     the histogram, ns, with at least one value
-     * @param maxMs summary.json's exact maximum, ms, or a missing node (then HdrHistogram's maximum)
+     * @param maxMs summary.json's exact maximum, ms, or null or non-finite (then HdrHistogram's maximum)
      * @return the curve, at least one point
      */
-    static Curve curve(Histogram h, com.fasterxml.jackson.databind.JsonNode maxMs) {
+    static Curve curve(Histogram h, Double maxMs) {
         double n = h.getTotalCount();
         java.util.TreeSet<Double> levels = new java.util.TreeSet<>(List.of(50.0, 90.0, 99.0, 99.9, 99.99));
         for (org.HdrHistogram.HistogramIterationValue v : h.percentiles(TICKS_PER_HALF_DISTANCE)) {
@@ -356,7 +358,7 @@ public final class Charts {
         }
         // summary.json keeps no exact minimum: HdrHistogram's (its bucket's lowest equivalent value) bounds p0
         long min = h.getMinValue();
-        long max = maxMs.isNumber() ? Math.round(maxMs.asDouble() * 1e6) : h.getMaxValue();
+        long max = maxMs != null && Double.isFinite(maxMs) ? Math.round(maxMs * 1e6) : h.getMaxValue();
         List<double[]> points = new ArrayList<>();
         for (double p : levels) {
             double x = 1 / (1 - p / 100);

@@ -120,9 +120,8 @@ class ReportRendererTest {
         for (long us = 1; us <= 10_000; us++) {
             h.recordValue(us * 1_000);
         }
-        JsonNode maxMs = new ObjectMapper().getNodeFactory().numberNode(10.0);
         // WHEN
-        Charts.Curve curve = Charts.curve(h, maxMs);
+        Charts.Curve curve = Charts.curve(h, 10.0);
         // THEN: x = 1/(1 - p) at p50, p90, p99, p99.9 with summary-style values; p99.99 (x = 10,000) is the maximum
         double[] x = curve.x();
         for (double p : new double[] {50, 90, 99, 99.9}) {
