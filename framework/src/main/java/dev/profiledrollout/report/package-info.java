@@ -14,6 +14,14 @@
  * from it alone, so the extension and {@code profiled-rollout report DIR} produce the same output and every number
  * shown is the one in {@code summary.json}.
  *
+ * <h2>One run model</h2>
+ * {@code summary.json} is read back by type, not by key: {@link dev.profiledrollout.report.RunHeader} (engine, load,
+ * profile request, latency figures, phases, history blocks, outcome) and {@link dev.profiledrollout.report.ReportData}
+ * (trace, verdicts, history records, whose change and direction are {@code history.stats}' enums). The history's run
+ * records ({@code dev.profiledrollout.history.RunRecords}) and the CLI's import read the same records; a field renamed
+ * in the file must keep reading its old spelling (as {@link dev.profiledrollout.report.RunHeader#numSteps()} does for
+ * {@code attempted.numSteps}).
+ *
  * <h2>One JSON mapping</h2>
  * {@link dev.profiledrollout.report.ResultsModule} is the Jackson mapping of every result record in
  * {@code summary.json} and {@code profiled-rollout analyze --format json}; the extension, the CLI and
