@@ -145,6 +145,24 @@ public abstract class BackendSupport {
     public abstract ServerInfo serverInfo(EngineClient first, OptionalInt ranks, int embeddedTp);
 
     /**
+     * The layout of an engine that cannot report it (vLLM, TensorRT-LLM): TP size from {@code profiledrollout.engine.ranks}
+     * (else the embedded simulator's, else 1), and the version the engine reports, which history records.
+     *
+     * @param version the engine's {@code GET /version}, when it answers one
+     */
+    static ServerInfo configuredLayout(String backend, OptionalInt ranks, int embeddedTp, Optional<String> version) {
+        com.fasterxml.jackson.databind.node.ObjectNode raw =
+                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        raw.put("backend", backend);
+        if (embeddedTp > 0) {
+            raw.put("engine", "simulator");
+        }
+        raw.put("tp_size", ranks.orElse(Math.max(1, embeddedTp)));
+        version.ifPresent(v -> raw.put("version", v));
+        return ServerInfo.fromJson(raw);
+    }
+
+    /**
      * @param client an engine's client (with its keys)
      * @param source the configuration key that named it, for the message
      * @return why the server is of another backend than this one, with the fix; empty when it is not recognisably so

@@ -4,8 +4,6 @@ import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRTLLM_PROFILE_START_STOP;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.engine.EngineClient;
@@ -77,16 +75,8 @@ final class TrtllmSupport extends BackendSupport {
     /** {@code trtllm-serve} reports no layout: it comes from {@code profiledrollout.engine.ranks}. */
     @Override
     public ServerInfo serverInfo(EngineClient first, OptionalInt ranks, int embeddedTp) {
-        ObjectNode raw = JsonNodeFactory.instance.objectNode();
-        raw.put("backend", name());
-        if (embeddedTp > 0) {
-            raw.put("engine", "simulator");
-        }
-        raw.put("tp_size", ranks.orElse(Math.max(1, embeddedTp)));
-        if (first instanceof TrtllmClient trtllm) {
-            trtllm.version().ifPresent(v -> raw.put("version", v));
-        }
-        return ServerInfo.fromJson(raw);
+        return configuredLayout(name(), ranks, embeddedTp,
+                first instanceof TrtllmClient trtllm ? trtllm.version() : Optional.empty());
     }
 
     @Override

@@ -70,17 +70,8 @@ final class VllmSupport extends BackendSupport {
     /** vLLM has no {@code /server_info}: the layout comes from {@code profiledrollout.engine.ranks}. */
     @Override
     public ServerInfo serverInfo(EngineClient first, OptionalInt ranks, int embeddedTp) {
-        ObjectNode raw = JsonNodeFactory.instance.objectNode();
-        raw.put("backend", name());
-        if (embeddedTp > 0) {
-            raw.put("engine", "simulator");
-        }
-        raw.put("tp_size", ranks.orElse(Math.max(1, embeddedTp)));
-        // The engine version the history records (RunConfiguration.engineVersion); vLLM reports it on GET /version.
-        if (first instanceof VllmClient vllm) {
-            vllm.version().ifPresent(v -> raw.put("version", v));
-        }
-        return ServerInfo.fromJson(raw);
+        return configuredLayout(name(), ranks, embeddedTp,
+                first instanceof VllmClient vllm ? vllm.version() : Optional.empty());
     }
 
     @Override

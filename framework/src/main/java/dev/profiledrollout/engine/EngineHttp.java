@@ -151,6 +151,23 @@ final class EngineHttp {
     }
 
     /**
+     * The model ids of an OpenAI-compatible {@code GET /v1/models} answer, in server order.
+     *
+     * @throws EngineException when the answer has no {@code data} array
+     */
+    static java.util.List<String> modelIds(com.fasterxml.jackson.databind.JsonNode answer, URI baseUri) {
+        com.fasterxml.jackson.databind.JsonNode data = answer.path("data");
+        if (!data.isArray()) {
+            URI uri = resolve(baseUri, "/v1/models");
+            throw new EngineException("GET " + uri + " returned no \"data\" array; is this an OpenAI-compatible server?",
+                    uri, 200, "", null);
+        }
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        data.forEach(model -> ids.add(model.path("id").asText()));
+        return java.util.List.copyOf(ids);
+    }
+
+    /**
      * {@code base + path} with trailing slashes of the base's path removed; a path prefix of the base is kept, and so
      * are its user info and query (a token some gateways take there), which stay after the new path.
      */

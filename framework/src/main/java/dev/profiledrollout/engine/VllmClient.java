@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -117,15 +116,7 @@ public final class VllmClient implements EngineClient {
 
     @Override
     public List<String> models() {
-        JsonNode data = getJson("/v1/models").path("data");
-        if (!data.isArray()) {
-            URI uri = EngineHttp.resolve(baseUri, "/v1/models");
-            throw new EngineException("GET " + uri + " returned no \"data\" array; is this an OpenAI-compatible server?",
-                    uri, 200, "", null);
-        }
-        List<String> ids = new ArrayList<>();
-        data.forEach(model -> ids.add(model.path("id").asText()));
-        return List.copyOf(ids);
+        return EngineHttp.modelIds(getJson("/v1/models"), baseUri);
     }
 
     /**
