@@ -49,7 +49,22 @@ class EngineShimCommandTest {
 
     @Test
     void an_unknown_engine_is_refused_with_the_allowed_values() {
-        assertThatThrownBy(() -> EngineShimCommand.toConfig("trtllm", List.of(), Map.of()))
-                .hasMessageContaining("allowed: sglang, vllm");
+        assertThatThrownBy(() -> EngineShimCommand.toConfig("tgi", List.of(), Map.of()))
+                .hasMessageContaining("allowed: sglang, vllm, trtllm");
+    }
+
+    /** {@code trtllm-serve MODEL --port P --backend pytorch --tp_size N}, its span and trace from the environment. */
+    @Test
+    void trtllm_serve_arguments_and_environment_become_the_trtllm_simulator() {
+        var config = EngineShimCommand.toConfig("trtllm", List.of("Qwen/Qwen3-8B", "--port", "8001", "--backend",
+                "pytorch", "--tp_size", "2"), Map.of("TLLM_PROFILE_START_STOP", "3-9", "TLLM_TORCH_PROFILE_TRACE",
+                "/profiles/trtllm.json"));
+
+        org.assertj.core.api.Assertions.assertThat(config.backend()).isEqualTo("trtllm");
+        org.assertj.core.api.Assertions.assertThat(config.port()).isEqualTo(8001);
+        org.assertj.core.api.Assertions.assertThat(config.tpSize()).isEqualTo(2);
+        org.assertj.core.api.Assertions.assertThat(config.servedModelName()).isEqualTo("Qwen/Qwen3-8B");
+        org.assertj.core.api.Assertions.assertThat(config.trtllmEnvironment().starts()).containsExactly(3L);
+        org.assertj.core.api.Assertions.assertThat(config.trtllmEnvironment().torchTrace()).isTrue();
     }
 }
