@@ -69,8 +69,8 @@ public @interface SimulatedEngine {
 
     /**
      * GPU noise: log-normal sigma of the per-run clock factor that scales every kernel of one simulator start, in
-     * [0, 1]. Default 0; {@code SimulatorConfig.DEFAULT_CLOCK_SPREAD} (0.03) is the conservative realistic value
-     * (docs/TRACES.md §8).
+     * [0, 1]. Default 0; {@code SimulatorConfig.DEFAULT_CLOCK_SPREAD} (0.01) is one GPU against itself from run to
+     * run, {@code SimulatorConfig.POOL_CLOCK_SPREAD} (0.08) runs landing on different GPUs (docs/TRACES.md §8).
      */
     double clockSpread() default 0.0;
 

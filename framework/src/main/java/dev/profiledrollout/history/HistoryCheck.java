@@ -64,6 +64,7 @@ public final class HistoryCheck {
      */
     public Optional<HistoryVerdict> check(String metric) {
         Measure measure = HistoryMetrics.measure(metric);
+        HistoryThreshold threshold = this.threshold.forMetric(metric);
         Double value = current.metrics().get(metric);
         if (value == null || !Double.isFinite(value)) {
             return Optional.empty();
@@ -132,6 +133,7 @@ public final class HistoryCheck {
 
     private Change pointChange(String metric, Measure measure, List<RunRecord> series, int i, boolean isCurrent) {
         RunRecord run = series.get(i);
+        HistoryThreshold threshold = this.threshold.forMetric(metric);
         String distribution = distribution(metric);
         if (threshold.model().twoSample() && distribution != null && i > 0) {
             Optional<Histogram> now = isCurrent

@@ -29,6 +29,13 @@ import org.apiguardian.api.API;
  *       <td>kernel time per engine step of one kind ({@code extend}, {@code decode}, {@code mixed})</td></tr>
  *   <tr><td>{@code kernel.decode.ms_per_step.bs<lo>-<hi>}</td><td>ms</td><td>lower</td>
  *       <td>kernel time per DECODE step of a batch size in {@code [lo, hi]} ({@link #batchBucket})</td></tr>
+ *   <tr><td>{@code step.decode.interval_ms.bs<lo>-<hi>}</td><td>ms</td><td>lower</td>
+ *       <td>median start-to-start interval from a DECODE step of a batch size in {@code [lo, hi]} to the next step
+ *       on the same rank, from the trace's step annotations: the step's host and GPU time and the host time before
+ *       the next ({@link #decodeIntervalMetric})</td></tr>
+ *   <tr><td>{@code kernel.extend.us_per_token.at1k}</td><td>µs</td><td>lower</td>
+ *       <td>GPU time per token of a 1,024-token prefill step, from a line fitted through the run's prefill steps
+ *       ({@link #PREFILL_US_PER_TOKEN_FIT})</td></tr>
  *   <tr><td>{@code kernel.extend.us_per_token}</td><td>µs</td><td>lower</td>
  *       <td>kernel time of the prefill steps per prompt token</td></tr>
  *   <tr><td>{@code kernel.K<8 hex digits>.ms}</td><td>ms</td><td>lower</td><td>one of the top kernels' time: the id
@@ -58,7 +65,24 @@ public final class HistoryMetrics {
     public static final List<String> CHECKED_METRICS = List.of("tpot.mean", "e2e.mean",
             "kernel.decode.ms_per_step.bs*", "kernel.extend.us_per_token");
 
-    /** GPU µs per prefill token: Σ kernel time of the prefill (EXTEND) steps / Σ their prompt tokens, per rank. */
+    /**
+     * GPU µs per prefill token at a fixed step size, so that another mix of small and large prefill steps does not
+     * read as a change: the least-squares line of each prefill (EXTEND) step's kernel time against its tokens, over
+     * the run's steps, evaluated at {@link #PREFILL_REFERENCE_TOKENS} and divided by it. A step's cost is about linear
+     * in its tokens (the GEMMs; attention adds a term in the square of the prompt length that a line only follows over
+     * a limited range) plus a fixed part (launches, small kernels), which is why the plain ratio
+     * {@link #PREFILL_US_PER_TOKEN} moves with the mix: on the simulator, 51 µs per token in a 128-token step against
+     * 24 in an 896-token one.
+     */
+    public static final String PREFILL_US_PER_TOKEN_FIT = "kernel.extend.us_per_token.at1k";
+
+    /** The step size {@link #PREFILL_US_PER_TOKEN_FIT} is evaluated at: 1,024 tokens. */
+    public static final int PREFILL_REFERENCE_TOKENS = 1024;
+
+    /**
+     * GPU µs per prefill token: Σ kernel time of the prefill (EXTEND) steps / Σ their prompt tokens, per rank. It
+     * depends on the run's mix of step sizes; {@link #PREFILL_US_PER_TOKEN_FIT} does not.
+     */
     public static final String PREFILL_US_PER_TOKEN = "kernel.extend.us_per_token";
 
     /**
@@ -67,6 +91,13 @@ public final class HistoryMetrics {
      */
     public static final String DECODE_BUCKETS = "kernel.decode.ms_per_step.bs*";
 
+    /**
+     * The family of decode step-interval metrics by batch-size bucket ({@link #decodeIntervalMetric}); in a list of
+     * metrics to check it stands for every bucket the current run has ({@link #expand}).
+     */
+    public static final String DECODE_INTERVAL_BUCKETS = "step.decode.interval_ms.bs*";
+
+    private static final Pattern INTERVAL = Pattern.compile("step\\.decode\\.interval_ms\\.bs(\\d+)(?:-(\\d+))?");
     private static final Pattern LATENCY = Pattern.compile("(ttft|itl|tpot|e2e)\\.(p50|p90|p99|mean|max)");
     private static final Pattern CATEGORY = Pattern.compile("kernel\\.category\\.([A-Za-z0-9_]+)\\.ms");
     private static final Pattern PER_STEP = Pattern.compile("kernel\\.(extend|decode|mixed)\\.ms_per_step");
@@ -94,8 +125,18 @@ public final class HistoryMetrics {
     }
 
     /**
-     * The metrics to check: each name as it is, except {@link #DECODE_BUCKETS}, which becomes every decode-bucket
-     * metric of {@code available} (smallest bucket first).
+     * {@code step.decode.interval_ms.bs1}, {@code …bs2-3}, …: the engine's median time from a DECODE step of that
+     * {@link #batchBucket} to the next step on the same rank, start to start, in ms. Unlike the kernel metrics it also
+     * sees host time (scheduling, sampling, launches) between and inside steps, measured on the engine's clock rather
+     * than the client's, so the load generator's machine does not add its noise.
+     */
+    public static String decodeIntervalMetric(int bucket) {
+        return "step.decode.interval_ms.bs" + (bucket == 1 ? "1" : bucket + "-" + (2 * bucket - 1));
+    }
+
+    /**
+     * The metrics to check: each name as it is, except {@link #DECODE_BUCKETS} and {@link #DECODE_INTERVAL_BUCKETS},
+     * which become every metric of that family in {@code available} (smallest bucket first).
      *
      * @param metrics   names, possibly with {@link #DECODE_BUCKETS}
      * @param available the current run's metric names
@@ -103,13 +144,14 @@ public final class HistoryMetrics {
     public static List<String> expand(List<String> metrics, java.util.Collection<String> available) {
         java.util.List<String> out = new java.util.ArrayList<>();
         for (String m : metrics) {
-            if (!m.equals(DECODE_BUCKETS)) {
+            Pattern family = m.equals(DECODE_BUCKETS) ? BUCKET : m.equals(DECODE_INTERVAL_BUCKETS) ? INTERVAL : null;
+            if (family == null) {
                 out.add(m);
                 continue;
             }
-            available.stream().filter(a -> BUCKET.matcher(a).matches())
+            available.stream().filter(a -> family.matcher(a).matches())
                     .sorted(java.util.Comparator.comparingInt(a -> {
-                        Matcher x = BUCKET.matcher(a);
+                        Matcher x = family.matcher(a);
                         x.matches();
                         return Integer.parseInt(x.group(1));
                     })).forEach(out::add);
@@ -167,6 +209,15 @@ public final class HistoryMetrics {
             return new Measure("GPU time per DECODE step, batch " + (m.matches() ? m.group(1)
                     + (m.group(2) == null ? "" : "–" + m.group(2)) : "size buckets"), "ms", Direction.LOWER_IS_BETTER);
         }
+        m = INTERVAL.matcher(metric);
+        if (m.matches() || metric.equals(DECODE_INTERVAL_BUCKETS)) {
+            return new Measure("DECODE step interval, batch " + (m.matches() ? m.group(1)
+                    + (m.group(2) == null ? "" : "–" + m.group(2)) : "size buckets"), "ms", Direction.LOWER_IS_BETTER);
+        }
+        if (metric.equals(PREFILL_US_PER_TOKEN_FIT)) {
+            return new Measure("GPU time per prefill token in a 1,024-token step (fit)", "µs",
+                    Direction.LOWER_IS_BETTER);
+        }
         if (metric.equals(PREFILL_US_PER_TOKEN)) {
             return new Measure("GPU time per prefill token", "µs", Direction.LOWER_IS_BETTER);
         }
@@ -183,6 +234,7 @@ public final class HistoryMetrics {
                 + "goodput.requests, errors.fraction, trace.kernel_ms, trace.gpu_busy_fraction, trace.rank_imbalance, "
                 + "kernel.category.<CATEGORY>.ms, kernel.extend|decode|mixed.ms_per_step, "
                 + "kernel.decode.ms_per_step.bs<lo>-<hi> (or bs* for every bucket), kernel.extend.us_per_token, "
+                + "kernel.extend.us_per_token.at1k, step.decode.interval_ms.bs<lo>-<hi> (or bs*), "
                 + "kernel.K<8 hex digits>.ms (`history show ID` lists a run's metrics), capacity.request_rate,"
                 + " capacity.concurrency, stage.c<N>|r<RATE>.throughput.requests|goodput.requests|ttft.p99|tpot.p99"
                 + "|lag.p99");
@@ -215,6 +267,14 @@ public final class HistoryMetrics {
     public static String canonical(String metric) {
         Matcher m = TOP.matcher(metric);
         return m.matches() ? kernelMetric(m.group(1)) : metric;
+    }
+
+    /**
+     * Whether a metric is taken from the engine's trace ({@code trace.*}, {@code kernel.*}, {@code step.*}) rather than
+     * from the client's requests: its noise is the GPU's and the engine host's, not the load generator's machine's.
+     */
+    public static boolean fromTrace(String metric) {
+        return metric.startsWith("kernel.") || metric.startsWith("trace.") || metric.startsWith("step.");
     }
 
     /** Whether a metric id is a top kernel's ({@link #kernelMetric}). */

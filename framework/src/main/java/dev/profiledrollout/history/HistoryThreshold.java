@@ -31,9 +31,13 @@ import org.apiguardian.api.API;
  *                 {@value #RELATIVE_LIMIT_MINIMUM_RUNS} runs by more than this fraction, on the regression side, is a
  *                 REGRESSION whatever the model says (see {@link #evaluate}); above 0,
  *                 {@link Double#POSITIVE_INFINITY} for none; not used by {@link Model#RELATIVE}
+ * @param traceBoundary the boundary of a statistical model for the metrics taken from the engine's trace
+ *                 ({@link HistoryMetrics#fromTrace}), which carry the GPU's noise but not the CI machine's; NaN: the
+ *                 {@code boundary} for every metric. Set by default ({@link #DEFAULT_TRACE_PROBABILITY}); a boundary
+ *                 given by key or annotation applies to every metric ({@link #withBoundary})
  */
 @API(status = API.Status.EXPERIMENTAL)
-public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit) {
+public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit, double traceBoundary) {
 
     /**
      * The default relative floor: 0.5, a value 1.5× the median of the last 3 runs (latency) or below half of it (throughput) is
@@ -59,8 +63,18 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
      */
     public static final double DEFAULT_PROBABILITY = 0.9999;
 
-    /** The defaults of the configuration keys: t-test, 0.9999, 20 runs. */
-    public static final HistoryThreshold DEFAULT = new HistoryThreshold(Model.T_TEST, DEFAULT_PROBABILITY, 20);
+    /**
+     * The default boundary of the statistical models for the metrics taken from the trace
+     * ({@link HistoryMetrics#fromTrace}): {@value}. Chosen from the detection study (bench/README.md,
+     * "History: detection study", and {@code bench/history-study replay}): kernel times and the engine's step interval
+     * do not carry the load of the machine the test runs on, so a nearer boundary catches smaller changes without the
+     * false alarms it would raise on client latency.
+     */
+    public static final double DEFAULT_TRACE_PROBABILITY = 0.999;
+
+    /** The defaults of the configuration keys: t-test, 0.9999 (trace metrics {@value #DEFAULT_TRACE_PROBABILITY}), 20 runs. */
+    public static final HistoryThreshold DEFAULT = new HistoryThreshold(Model.T_TEST, DEFAULT_PROBABILITY, 20,
+            DEFAULT_RELATIVE_LIMIT, DEFAULT_TRACE_PROBABILITY);
 
     /** A threshold model by its configuration name. */
     @API(status = API.Status.EXPERIMENTAL)
@@ -110,9 +124,14 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         }
     }
 
-    /** A threshold with the {@link #DEFAULT_RELATIVE_LIMIT default relative floor}. */
+    /** A threshold with the {@link #DEFAULT_RELATIVE_LIMIT default relative floor}, one boundary for every metric. */
     public HistoryThreshold(Model model, double boundary, int window) {
-        this(model, boundary, window, DEFAULT_RELATIVE_LIMIT);
+        this(model, boundary, window, DEFAULT_RELATIVE_LIMIT, Double.NaN);
+    }
+
+    /** A threshold with one boundary for every metric ({@code traceBoundary} NaN). */
+    public HistoryThreshold(Model model, double boundary, int window, double relativeLimit) {
+        this(model, boundary, window, relativeLimit, Double.NaN);
     }
 
     /**
@@ -136,6 +155,10 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         if (!(relativeLimit > 0)) {
             throw new IllegalArgumentException("relativeLimit is " + relativeLimit + ": use a fraction of the median "
                     + "above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity for none");
+        }
+        if (!Double.isNaN(traceBoundary) && !(traceBoundary >= 0.5 && traceBoundary < 1)) {
+            throw new IllegalArgumentException("traceBoundary is " + traceBoundary
+                    + ": use a cumulative probability in [0.5, 1), or NaN for the boundary of every metric");
         }
     }
 
@@ -163,7 +186,9 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                     + ": use a fraction of the median above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity "
                     + "for none");
         }
-        return new HistoryThreshold(model, boundary, window, relativeLimit);
+        boolean boundaryGiven = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank()).isPresent();
+        return new HistoryThreshold(model, boundary, window, relativeLimit,
+                boundaryGiven || model == Model.RELATIVE ? Double.NaN : DEFAULT_TRACE_PROBABILITY);
     }
 
     private static double number(String key, String value) {
@@ -179,22 +204,34 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         boolean fits = newModel == Model.RELATIVE ? boundary > 0 && boundary < 0.5 : boundary >= 0.5 && boundary < 1;
         double b = fits ? boundary
                 : newModel == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT_PROBABILITY;
-        return new HistoryThreshold(newModel, b, window, relativeLimit);
+        return new HistoryThreshold(newModel, b, window, relativeLimit,
+                newModel == Model.RELATIVE ? Double.NaN : traceBoundary);
     }
 
     /** This threshold with another window. */
     public HistoryThreshold withWindow(int newWindow) {
-        return new HistoryThreshold(model, boundary, newWindow, relativeLimit);
+        return new HistoryThreshold(model, boundary, newWindow, relativeLimit, traceBoundary);
     }
 
-    /** This threshold with another boundary. */
+    /** This threshold with another boundary, for every metric (trace metrics included: {@code traceBoundary} NaN). */
     public HistoryThreshold withBoundary(double newBoundary) {
-        return new HistoryThreshold(model, newBoundary, window, relativeLimit);
+        return new HistoryThreshold(model, newBoundary, window, relativeLimit, Double.NaN);
     }
 
     /** This threshold with another relative floor ({@link Double#POSITIVE_INFINITY}: none). */
     public HistoryThreshold withRelativeLimit(double newRelativeLimit) {
-        return new HistoryThreshold(model, boundary, window, newRelativeLimit);
+        return new HistoryThreshold(model, boundary, window, newRelativeLimit, traceBoundary);
+    }
+
+    /**
+     * The threshold one metric is checked with: this one, with {@link #traceBoundary} as its boundary for a metric
+     * taken from the trace ({@link HistoryMetrics#fromTrace}) when that is set and the model is a statistical one.
+     */
+    public HistoryThreshold forMetric(String metric) {
+        if (Double.isNaN(traceBoundary) || model == Model.RELATIVE || !HistoryMetrics.fromTrace(metric)) {
+            return this;
+        }
+        return new HistoryThreshold(model, traceBoundary, window, relativeLimit, traceBoundary);
     }
 
     /**

@@ -270,8 +270,11 @@ public final class RunRecords {
         Map<String, double[]> perStep = new LinkedHashMap<>();
         SortedMap<Integer, double[]> decodeBuckets = new TreeMap<>();
         double[] prefillTokens = new double[2];
+        SortedMap<Integer, List<Long>> decodeIntervals = new TreeMap<>();
+        List<double[]> prefillSteps = new ArrayList<>();
         for (LabeledTrace rank : trace.ranks()) {
             TraceDetails details = rank.summary().details();
+            stepIntervals(details.steps(), decodeIntervals);
             for (CategoryStats c : details.categories()) {
                 categories.merge(c.category().name(), (double) c.totalNs(), Double::sum);
             }
@@ -300,6 +303,7 @@ public final class RunRecords {
                 if (kind.equals("extend") && tokens > 0) {
                     prefillTokens[0] += step.kernelNs();
                     prefillTokens[1] += tokens;
+                    prefillSteps.add(new double[] {tokens, step.kernelNs()});
                 }
             }
         }
@@ -318,8 +322,81 @@ public final class RunRecords {
         if (prefillTokens[1] > 0) {
             metrics.put(HistoryMetrics.PREFILL_US_PER_TOKEN, prefillTokens[0] / prefillTokens[1] / 1e3);
         }
+        prefillAtReference(prefillSteps).ifPresent(us -> metrics.put(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT, us));
+        decodeIntervals.forEach((bucket, intervals) -> {
+            if (intervals.size() >= MIN_BUCKET_STEPS) {
+                metrics.put(HistoryMetrics.decodeIntervalMetric(bucket), median(intervals) / NS_PER_MS);
+            }
+        });
         trace.kernels().stream().sorted(Comparator.comparingLong(KernelStats::totalNs).reversed()).limit(TOP_KERNELS)
                 .forEach(k -> metrics.put(HistoryMetrics.kernelMetric(k.name()), k.totalNs() / NS_PER_MS));
+    }
+
+    /**
+     * Adds, per decode batch-size bucket, the start-to-start interval of each DECODE step of one rank to the step
+     * after it: the step's own time (host and GPU) plus the host time before the next one. The last step of the rank
+     * has no interval.
+     */
+    private static void stepIntervals(List<StepStats> steps, SortedMap<Integer, List<Long>> intervals) {
+        List<StepStats> sorted = steps.stream().sorted(Comparator.comparingLong(StepStats::startNs)).toList();
+        for (int i = 0; i + 1 < sorted.size(); i++) {
+            StepStats step = sorted.get(i);
+            if (step.stage() != StepStats.Stage.DECODE) {
+                continue;
+            }
+            StepStats named = StepStats.ofName(step.name() == null ? "" : step.name());
+            int batch = present(step.batchSize()) ? step.batchSize().getAsInt() : named.batchSize().orElse(0);
+            long interval = sorted.get(i + 1).startNs() - step.startNs();
+            if (batch > 0 && interval > 0) {
+                intervals.computeIfAbsent(HistoryMetrics.batchBucket(batch), k -> new ArrayList<>()).add(interval);
+            }
+        }
+    }
+
+    /**
+     * GPU µs per token of a prefill step of {@link HistoryMetrics#PREFILL_REFERENCE_TOKENS} tokens: the least-squares
+     * line {@code kernelNs = a + b·tokens} through the run's prefill steps, evaluated at the reference and divided by
+     * it. Empty with fewer than {@value #MIN_BUCKET_STEPS} steps or when the largest step is not at least 1.5× the
+     * smallest (the line's offset and slope cannot be told apart).
+     *
+     * @param steps {tokens, kernel ns} per prefill step
+     */
+    static java.util.OptionalDouble prefillAtReference(List<double[]> steps) {
+        if (steps.size() < MIN_BUCKET_STEPS) {
+            return java.util.OptionalDouble.empty();
+        }
+        double min = Double.POSITIVE_INFINITY;
+        double max = 0;
+        double sx = 0;
+        double sy = 0;
+        for (double[] p : steps) {
+            min = Math.min(min, p[0]);
+            max = Math.max(max, p[0]);
+            sx += p[0];
+            sy += p[1];
+        }
+        if (max < 1.5 * min) {
+            return java.util.OptionalDouble.empty();
+        }
+        double mx = sx / steps.size();
+        double my = sy / steps.size();
+        double sxx = 0;
+        double sxy = 0;
+        for (double[] p : steps) {
+            sxx += (p[0] - mx) * (p[0] - mx);
+            sxy += (p[0] - mx) * (p[1] - my);
+        }
+        double slope = sxy / sxx;
+        double reference = HistoryMetrics.PREFILL_REFERENCE_TOKENS;
+        double ns = my + slope * (reference - mx);
+        return ns > 0 ? java.util.OptionalDouble.of(ns / reference / 1e3) : java.util.OptionalDouble.empty();
+    }
+
+    /** The median of a non-empty list (the mean of the middle two for an even count). */
+    private static double median(List<Long> values) {
+        long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
     }
 
     private static boolean present(OptionalInt value) {

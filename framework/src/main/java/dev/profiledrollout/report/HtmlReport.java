@@ -856,6 +856,9 @@ final class HtmlReport {
         if (t.upper() != null) {
             text.append(", upper boundary ").append(compact(t.upper()));
         }
+        if (t.traceBoundary() != null) {
+            text.append(" (trace metrics ").append(compact(t.traceBoundary())).append(')');
+        }
         return text.toString();
     }
 

@@ -205,8 +205,14 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      * @param window runs of history compared with, or null
      * @param lower  the lower boundary (a fraction for {@code relative}, else a cumulative probability), or null
      * @param upper  the upper boundary, as {@code lower}, or null
+     * @param traceBoundary the boundary of the metrics taken from the trace, when they have their own, or null
      */
-    public record Threshold(String model, Integer window, Double lower, Double upper) {
+    public record Threshold(String model, Integer window, Double lower, Double upper, Double traceBoundary) {
+
+        /** A threshold with one boundary for every metric. */
+        public Threshold(String model, Integer window, Double lower, Double upper) {
+            this(model, window, lower, upper, null);
+        }
     }
 
     /**

@@ -108,4 +108,79 @@ class TraceMetricsTest {
                 k -> java.util.Optional.ofNullable(k.equals("profiledrollout.history.relative.limit") ? "0" : null)))
                 .withMessageContaining("profiledrollout.history.relative.limit");
     }
+
+    /** A rank whose prefill steps cost 2 ms + 30 µs per token, {@code small} of them of 128 tokens. */
+    private static JsonNode prefillMix(int small) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode steps = root.putObject("trace").putArray("ranks").addObject().put("file", "TP-0.trace.json.gz")
+                .putArray("steps");
+        for (int tokens : new int[] {512, 896}) {
+            step(steps, "PREFILL", tokens / 128, tokens, 2_000_000 + 30_000L * tokens);
+        }
+        for (int i = 0; i < small; i++) {
+            step(steps, "PREFILL", 1, 128, 2_000_000 + 30_000L * 128);
+        }
+        return root;
+    }
+
+    @Test
+    void prefill_time_per_token_at_1024_tokens_does_not_move_with_the_mix_of_step_sizes() {
+        SortedMap<String, Double> few = RunRecords.metrics(prefillMix(1));
+        SortedMap<String, Double> many = RunRecords.metrics(prefillMix(12));
+        // the line through the steps at 1,024 tokens: (2 ms + 30.72 ms) / 1024
+        assertThat(few.get(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT)).isCloseTo(32_720.0 / 1024, within(1e-6));
+        assertThat(many.get(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT)).isCloseTo(32_720.0 / 1024, within(1e-6));
+        // the plain ratio reads the extra small steps as a slowdown
+        assertThat(many.get(HistoryMetrics.PREFILL_US_PER_TOKEN))
+                .isGreaterThan(few.get(HistoryMetrics.PREFILL_US_PER_TOKEN) * 1.1);
+        // two steps, or steps of one size, cannot separate the fixed part from the per-token part: not recorded
+        assertThat(RunRecords.metrics(summary(3))).doesNotContainKey(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT);
+        ObjectNode oneSize = JSON.createObjectNode();
+        ArrayNode steps = oneSize.putObject("trace").putArray("ranks").addObject().put("file", "TP-0.trace.json.gz")
+                .putArray("steps");
+        for (int i = 0; i < 5; i++) {
+            step(steps, "PREFILL", 4, 512, 17_000_000);
+        }
+        assertThat(RunRecords.metrics(oneSize)).doesNotContainKey(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT)
+                .containsKey(HistoryMetrics.PREFILL_US_PER_TOKEN);
+        assertThat(HistoryMetrics.measure(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT).unit()).isEqualTo("µs");
+    }
+
+    @Test
+    void the_decode_step_interval_is_the_median_start_to_start_time_per_batch_bucket() {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode steps = root.putObject("trace").putArray("ranks").addObject().put("file", "TP-0.trace.json.gz")
+                .putArray("steps");
+        long t = 1_000_000_000L;
+        long[] gaps = {7_000_000, 7_200_000, 6_900_000, 500_000_000, 7_100_000}; // one idle gap: the engine waited
+        for (long gap : gaps) {
+            step(steps, "DECODE", 8, 8, 6_000_000).put("startNs", t).put("durationNs", 6_500_000);
+            t += gap;
+        }
+        step(steps, "PREFILL", 1, 128, 5_000_000).put("startNs", t).put("durationNs", 5_500_000);
+        SortedMap<String, Double> m = RunRecords.metrics(root);
+        assertThat(m.get("step.decode.interval_ms.bs8-15")).isCloseTo(7.1, within(1e-9));
+        assertThat(HistoryMetrics.expand(List.of(HistoryMetrics.DECODE_INTERVAL_BUCKETS), m.keySet()))
+                .containsExactly("step.decode.interval_ms.bs8-15");
+        assertThat(HistoryMetrics.measure("step.decode.interval_ms.bs8-15").unit()).isEqualTo("ms");
+    }
+
+    @Test
+    void trace_metrics_get_their_own_default_boundary_unless_one_is_given() {
+        HistoryThreshold d = HistoryThreshold.DEFAULT;
+        assertThat(d.forMetric("kernel.decode.ms_per_step.bs8-15").boundary())
+                .isEqualTo(HistoryThreshold.DEFAULT_TRACE_PROBABILITY);
+        assertThat(d.forMetric("step.decode.interval_ms.bs8-15").boundary())
+                .isEqualTo(HistoryThreshold.DEFAULT_TRACE_PROBABILITY);
+        assertThat(d.forMetric("tpot.mean").boundary()).isEqualTo(HistoryThreshold.DEFAULT_PROBABILITY);
+        // a boundary given applies to every metric
+        assertThat(d.withBoundary(0.99).forMetric("kernel.extend.us_per_token.at1k").boundary()).isEqualTo(0.99);
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                k.equals("profiledrollout.history.boundary") ? "0.995" : null)).forMetric("kernel.x.ms").boundary())
+                .isEqualTo(0.995);
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.empty())).isEqualTo(d);
+        // the relative model has one boundary, a fraction
+        assertThat(d.withModel(HistoryThreshold.Model.RELATIVE).forMetric("kernel.x.ms").boundary())
+                .isEqualTo(dev.profiledrollout.history.stats.RelativeChange.DEFAULT_FRACTION);
+    }
 }

@@ -47,7 +47,10 @@ public final class HistoryStudy {
         int base = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         int unchanged = args.length > 2 ? Integer.parseInt(args[2]) : 20;
         int shifted = args.length > 3 ? Integer.parseInt(args[3]) : 3;
-        Path work = Files.createTempDirectory("history-study");
+        // kept, so that `bench/history-study replay DIR` can judge other gates on the same runs (HistoryStudyReplay)
+        Path work = System.getenv("STUDY_DIR") == null ? Files.createTempDirectory("history-study")
+                : Files.createDirectories(Path.of(System.getenv("STUDY_DIR")));
+        System.out.println("runs kept in " + work);
         Map<String, int[]> checks = new TreeMap<>(); // metric -> {flagged, checked}, unchanged runs
         int runsFlagged = 0;
         int runsChecked = 0;

@@ -122,7 +122,7 @@ public final class HistoryRecorder {
             if (!declared.threshold().isBlank()) {
                 configured = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank()).isPresent()
                         ? new HistoryThreshold(HistoryThreshold.Model.of(declared.threshold()), configured.boundary(),
-                        configured.window())
+                        configured.window(), configured.relativeLimit())
                         : configured.withModel(HistoryThreshold.Model.of(declared.threshold()));
             }
             if (!Double.isNaN(declared.boundary())) {
@@ -354,6 +354,11 @@ public final class HistoryRecorder {
                 t.put("relativeLimit", threshold.relativeLimit());
             } else {
                 t.putNull("relativeLimit");
+            }
+            if (Double.isNaN(threshold.traceBoundary()) || threshold.model() == HistoryThreshold.Model.RELATIVE) {
+                t.putNull("traceBoundary");
+            } else {
+                t.put("traceBoundary", threshold.traceBoundary());
             }
             ArrayNode verdicts = block.putArray("verdicts");
             List<HistoryVerdict> all = new ArrayList<>(declaredVerdicts.getOrDefault(scope, List.of()));
