@@ -57,6 +57,8 @@ public final class Scheduler {
     private final Thread thread;
     private volatile boolean closed;
     private volatile double lastGenThroughput;
+    /** Epoch ns at which the last step's GPU work ended on the simulated timeline; only the scheduler thread uses it. */
+    private long lastStepEndEpochNs;
 
     public Scheduler(SimulatorConfig config, CostModel costModel, StepHook profiler, EpochClock clock) {
         this.config = config;
@@ -248,8 +250,9 @@ public final class Scheduler {
         // the first kernel (SimulatorConfig.Builder#slowHost).
         long hostNs = CostModel.CPU_OVERHEAD_NS
                 + Math.round((config.hostSlowdown() - 1) * (CostModel.CPU_OVERHEAD_NS + maxBusy));
-        long start = clock.nowEpochNs();
+        long start = stepStart(batch, extend);
         StepRecord step = new StepRecord(stepNumber, start, hostNs, extend, batch.size(), tokens, kernels, durations);
+        lastStepEndEpochNs = start + step.durationNs();
         long deadline = clock.toNanoTime(start + step.durationNs());
         long remaining;
         while ((remaining = deadline - System.nanoTime()) > 0) {
@@ -281,6 +284,25 @@ public final class Scheduler {
             lock.unlock();
         }
         return true;
+    }
+
+    /**
+     * When the step starts on the simulated engine: as soon as its work was ready (the previous step's end for a
+     * decode step, the last admitted request's arrival for a prefill), but never later than now. The simulated engine
+     * stands for one on a host of its own: when this JVM's scheduler thread wakes late because the machine it shares
+     * with the test is busy, that delay belongs to the test's machine, not to the engine's timeline, so the step's
+     * recorded start and its end (the next wake-up deadline) do not move with it. A client still sees the late wake-up
+     * in when its token arrives, once; it does not accumulate from step to step.
+     */
+    private long stepStart(List<SimRequest> batch, boolean extend) {
+        long now = clock.nowEpochNs();
+        long ready = lastStepEndEpochNs;
+        if (extend) {
+            for (SimRequest r : batch) {
+                ready = Math.max(ready, r.receivedEpochNs());
+            }
+        }
+        return Math.min(now, ready);
     }
 
     private double kernelFactor(String name) {
