@@ -29,7 +29,8 @@ import org.apiguardian.api.API;
  * }</pre>
  *
  * A stage meets an SLO only when the percentile's 95 % confidence interval lies below the budget, so a p99 SLO needs
- * stages of about 370 requests or more ({@link #minRequestsPerStage()}). Not combinable with {@link RolloutSweep},
+ * stages of at least 368 requests (fewer leave the interval without an upper end); every stage is raised to what the
+ * strictest SLO needs, above {@link #minRequestsPerStage()}. Not combinable with {@link RolloutSweep},
  * {@link RolloutPhase}, a recipe or an open-loop {@link RolloutLoad}.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
@@ -60,7 +61,7 @@ public @interface RolloutCapacity {
     /** The most stages the search runs. */
     int maxStages() default 12;
 
-    /** The fewest requests of a stage. */
+    /** The fewest requests of a stage; raised to what the strictest SLO's percentile interval needs (p99: 368). */
     int minRequestsPerStage() default 40;
 
     /** A rate stage's nominal length in seconds: it sends {@code rate × secondsPerStage} requests, at least the minimum. */

@@ -8,6 +8,7 @@ import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.load.LoadStage;
 import dev.profiledrollout.load.StageResult;
 import dev.profiledrollout.load.SweepResult;
+import dev.profiledrollout.metrics.QuantileInterval;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,9 @@ import org.apiguardian.api.API;
  * ({@link LoadFidelity.Limit#ENGINE}) counts as not meeting. The number of stages is bounded ({@code maxStages}).
  *
  * <p>Stage length: a rate stage sends {@code max(minRequests, ⌈rate × stageSeconds⌉)} requests; a concurrency stage
- * {@code max(minRequests, lanes × requestsPerLane)}.
+ * {@code max(minRequests, lanes × requestsPerLane)}; {@code minRequests} is raised to the fewest samples for which
+ * the strictest SLO's percentile interval has an upper end ({@link QuantileInterval#samplesForUpperEnd}: 368 for a p99,
+ * 36 for a p90), since a smaller stage can only be inconclusive.
  */
 @API(status = EXPERIMENTAL, since = "0.2")
 public final class CapacitySearch {
@@ -72,7 +75,10 @@ public final class CapacitySearch {
         this.max = b.max;
         this.precision = b.precision;
         this.maxStages = b.maxStages;
-        this.minRequests = b.minRequests;
+        // a stage too small for any SLO's percentile interval to have an upper end could never show the SLO met
+        this.minRequests = Math.max(b.minRequests, b.slos.stream()
+                .mapToInt(t -> QuantileInterval.samplesForUpperEnd(t.percentile(), QuantileInterval.DEFAULT_CONFIDENCE))
+                .max().orElse(1));
         this.stageSeconds = b.stageSeconds;
         this.requestsPerLane = b.requestsPerLane;
         this.burstiness = b.burstiness;

@@ -91,6 +91,22 @@ public record QuantileInterval(double percentile, double confidence, long count,
                 lower == 0 ? 0 : sortedNanos[lower - 1], upper == 0 ? 0 : sortedNanos[upper - 1]);
     }
 
+    /**
+     * The fewest samples for which the interval of a percentile has an upper end: the smallest n with
+     * q<sup>n</sup> ≤ α/2 (see "Unbounded ends" above), e.g. 368 for p99 and 36 for p90 at 95 %.
+     *
+     * @param percentile in (0, 100)
+     * @param confidence in (0, 1)
+     * @throws IllegalArgumentException outside those ranges
+     */
+    public static int samplesForUpperEnd(double percentile, double confidence) {
+        if (!(percentile > 0 && percentile < 100)) {
+            throw new IllegalArgumentException("percentile must be in (0, 100), was " + percentile);
+        }
+        checkConfidence(confidence);
+        return (int) Math.ceil(Math.log((1 - confidence) / 2) / Math.log(percentile / 100.0) - 1e-9);
+    }
+
     static void checkConfidence(double confidence) {
         if (!(confidence > 0 && confidence < 1)) {
             throw new IllegalArgumentException("confidence must be in (0, 1), e.g. 0.95, was " + confidence);

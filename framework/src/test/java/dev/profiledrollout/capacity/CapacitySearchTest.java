@@ -101,14 +101,19 @@ class CapacitySearchTest {
     }
 
     @Test
-    void a_percentile_without_an_upper_interval_end_is_inconclusive_and_never_counts_as_met() throws Exception {
-        // p99 of 50 samples has no upper interval end: no stage can be shown to meet it
-        Capacity c = CapacitySearch.builder().slo("ttft.p99<100ms").byRate(5, 100).stageSize(50, 0.1, 1).build()
-                .run(BASE, model(1000, Double.POSITIVE_INFINITY));
-        assertThat(c.found()).isFalse();
-        assertThat(c.checks().get(0).get(0).outcome()).isEqualTo(SloTarget.Outcome.INCONCLUSIVE);
-        assertThat(c.checks().get(0).get(0).text()).contains("has no upper end");
-        assertThat(c.message()).contains("inconclusive", "p99 needs about 370");
+    void every_stage_is_large_enough_for_the_strictest_percentile_to_have_an_upper_interval_end() throws Exception {
+        // p99 of 50 samples has no upper interval end, so a 50-request stage could never show a p99 SLO met: the
+        // search raises its stages to the 368 samples the interval needs (0.99^368 <= 2.5 % < 0.99^367)
+        assertThat(dev.profiledrollout.metrics.QuantileInterval.samplesForUpperEnd(99, 0.95)).isEqualTo(368);
+        assertThat(dev.profiledrollout.metrics.QuantileInterval.samplesForUpperEnd(90, 0.95)).isEqualTo(36);
+        assertThat(Math.pow(0.99, 368)).isLessThanOrEqualTo(0.025);
+        assertThat(Math.pow(0.99, 367)).isGreaterThan(0.025);
+        CapacitySearch s = CapacitySearch.builder().slo("ttft.p90<100ms").slo("ttft.p99<100ms").byRate(5, 100)
+                .stageSize(50, 0.1, 1).build();
+        assertThat(s.stageAt(BASE, 5, false).spec().requests()).isEqualTo(368);
+        Capacity c = s.run(BASE, model(1000, Double.POSITIVE_INFINITY));
+        assertThat(c.checks()).isNotEmpty().allSatisfy(stage -> assertThat(stage)
+                .noneMatch(check -> check.text().contains("has no upper end")));
     }
 
     @Test
