@@ -71,7 +71,7 @@ public final class HistoryCheck {
         }
         List<RunRecord> earlier = runsWith(metric, history(), threshold.window());
         String distribution = distribution(metric);
-        if (threshold.model().twoSample() && distribution != null && current.histograms().containsKey(distribution)
+        if (threshold.model().twoSample() && !threshold.floorOnly() && distribution != null && current.histograms().containsKey(distribution)
                 && !earlier.isEmpty()) {
             RunRecord previous = earlier.get(earlier.size() - 1);
             Optional<Histogram> previousHistogram = histogram(previous.id(), distribution);
@@ -135,7 +135,7 @@ public final class HistoryCheck {
         RunRecord run = series.get(i);
         HistoryThreshold threshold = this.threshold.forMetric(metric);
         String distribution = distribution(metric);
-        if (threshold.model().twoSample() && distribution != null && i > 0) {
+        if (threshold.model().twoSample() && !threshold.floorOnly() && distribution != null && i > 0) {
             Optional<Histogram> now = isCurrent
                     ? Optional.ofNullable(current.histograms().get(distribution)).map(RunRecords::decode)
                     : histogram(run.id(), distribution);

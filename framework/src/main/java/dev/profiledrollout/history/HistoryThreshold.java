@@ -2,6 +2,7 @@ package dev.profiledrollout.history;
 
 import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.history.stats.Boundaries;
+import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.history.stats.Direction;
 import dev.profiledrollout.history.stats.MannWhitney;
 import dev.profiledrollout.history.stats.Measure;
@@ -56,7 +57,8 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
     public static final int RELATIVE_LIMIT_MINIMUM_RUNS = 3;
 
     /**
-     * The default boundary of the statistical models in a regression check: 0.9999, one false alarm in 10,000 checks
+     * The boundary of a statistical model named without one ({@code profiledrollout.history.threshold} or
+     * {@code @RegressionCheck(threshold)}) for the client's metrics: 0.9999, one false alarm in 10,000 checks
      * of pure noise per metric when runs vary independently. Chosen from the detection study (bench/README.md,
      * "History: detection study"): on a shared CI-class machine whole runs slow down together, and at 0.99 unchanged
      * reruns were flagged several times more often than at 0.9999.
@@ -72,8 +74,20 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
      */
     public static final double DEFAULT_TRACE_PROBABILITY = 0.999;
 
-    /** The defaults of the configuration keys: t-test, 0.9999 (trace metrics {@value #DEFAULT_TRACE_PROBABILITY}), 20 runs. */
-    public static final HistoryThreshold DEFAULT = new HistoryThreshold(Model.T_TEST, DEFAULT_PROBABILITY, 20,
+    /**
+     * The boundary that turns the statistical model off for the metrics it applies to, leaving the relative floor
+     * alone: 1, a cumulative probability whose limit is infinitely far. The default for the client's metrics (latency
+     * and throughput seen by the load generator): the detection study (bench/README.md) found every false alarm of
+     * Student's t at 0.9999 on mean TPOT and mean E2E on runs that shared the machine with other work, while the
+     * engine-side metrics caught every shifted case those caught; the floor still fails a run 1.5× slower.
+     */
+    public static final double FLOOR_ONLY = 1.0;
+
+    /**
+     * The defaults of the configuration keys: t-test over 20 runs at {@value #DEFAULT_TRACE_PROBABILITY} on the
+     * trace's metrics, the relative floor alone ({@link #FLOOR_ONLY}) on the client's, the floor at 0.5 on both.
+     */
+    public static final HistoryThreshold DEFAULT = new HistoryThreshold(Model.T_TEST, FLOOR_ONLY, 20,
             DEFAULT_RELATIVE_LIMIT, DEFAULT_TRACE_PROBABILITY);
 
     /** A threshold model by its configuration name. */
@@ -146,15 +160,20 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                     + ": use the number of earlier runs to compare with, at least 1 (default 20)");
         }
         if (model == Model.RELATIVE ? !(boundary > 0) || Double.isInfinite(boundary)
-                : !(boundary >= 0.5 && boundary < 1)) {
+                : !(boundary >= 0.5 && boundary <= 1)) {
             throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_BOUNDARY + " is " + boundary + " for "
                     + model.key() + (model == Model.RELATIVE
                     ? ": use a fraction of the baseline above 0, e.g. 0.10 for 10 %"
-                    : ": use a cumulative probability in [0.5, 1), e.g. 0.99 to flag the outer 1 %"));
+                    : ": use a cumulative probability in [0.5, 1), e.g. 0.99 to flag the outer 1 %, or 1 for the relative floor alone"));
         }
         if (!(relativeLimit > 0)) {
             throw new IllegalArgumentException("relativeLimit is " + relativeLimit + ": use a fraction of the median "
                     + "above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity for none");
+        }
+        if (model != Model.RELATIVE && boundary == 1 && Double.isInfinite(relativeLimit)) {
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_BOUNDARY + " is 1 (the statistical model "
+                    + "off) and " + ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT + " is Infinity (no relative floor): "
+                    + "nothing would be checked; use a boundary below 1 or a finite relative floor");
         }
         if (!Double.isNaN(traceBoundary) && !(traceBoundary >= 0.5 && traceBoundary < 1)) {
             throw new IllegalArgumentException("traceBoundary is " + traceBoundary
@@ -176,7 +195,8 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                 .orElse(DEFAULT.model());
         double boundary = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank())
                 .map(s -> number(ProfiledRolloutKeys.HISTORY_BOUNDARY, s))
-                .orElse(model == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT.boundary());
+                .orElse(model == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION
+                        : modelNamed(lookup) ? DEFAULT_PROBABILITY : DEFAULT.boundary());
         int window = lookup.apply(ProfiledRolloutKeys.HISTORY_WINDOW).filter(s -> !s.isBlank())
                 .map(s -> (int) number(ProfiledRolloutKeys.HISTORY_WINDOW, s)).orElse(DEFAULT.window());
         double relativeLimit = lookup.apply(ProfiledRolloutKeys.HISTORY_RELATIVE_LIMIT).filter(s -> !s.isBlank())
@@ -187,8 +207,15 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                     + "for none");
         }
         boolean boundaryGiven = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank()).isPresent();
+        if (!boundaryGiven && boundary == FLOOR_ONLY && Double.isInfinite(relativeLimit)) {
+            boundary = DEFAULT_PROBABILITY; // the floor turned off: the client's metrics go back to the model
+        }
         return new HistoryThreshold(model, boundary, window, relativeLimit,
                 boundaryGiven || model == Model.RELATIVE ? Double.NaN : DEFAULT_TRACE_PROBABILITY);
+    }
+
+    private static boolean modelNamed(Function<String, Optional<String>> lookup) {
+        return lookup.apply(ProfiledRolloutKeys.HISTORY_THRESHOLD).filter(v -> !v.isBlank()).isPresent();
     }
 
     private static double number(String key, String value) {
@@ -202,6 +229,7 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
     /** This threshold with another model, and the boundary that model takes by default when the boundary does not fit it. */
     public HistoryThreshold withModel(Model newModel) {
         boolean fits = newModel == Model.RELATIVE ? boundary > 0 && boundary < 0.5 : boundary >= 0.5 && boundary < 1;
+        // a model named explicitly is used: the floor-only default (boundary 1) becomes DEFAULT_PROBABILITY
         double b = fits ? boundary
                 : newModel == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT_PROBABILITY;
         return new HistoryThreshold(newModel, b, window, relativeLimit,
@@ -218,9 +246,14 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         return new HistoryThreshold(model, newBoundary, window, relativeLimit, Double.NaN);
     }
 
-    /** This threshold with another relative floor ({@link Double#POSITIVE_INFINITY}: none). */
+    /**
+     * This threshold with another relative floor ({@link Double#POSITIVE_INFINITY}: none; a floor-only boundary then
+     * becomes {@link #DEFAULT_PROBABILITY}, so that something still checks the client's metrics).
+     */
     public HistoryThreshold withRelativeLimit(double newRelativeLimit) {
-        return new HistoryThreshold(model, boundary, window, newRelativeLimit, traceBoundary);
+        // turning the floor off under the floor-only default hands the client's metrics back to the model
+        double b = boundary == FLOOR_ONLY && Double.isInfinite(newRelativeLimit) ? DEFAULT_PROBABILITY : boundary;
+        return new HistoryThreshold(model, b, window, newRelativeLimit, traceBoundary);
     }
 
     /**
@@ -241,6 +274,9 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
      * @param history the earlier runs' values, oldest first
      */
     public ThresholdResult evaluate(Measure measure, double current, double[] history) {
+        if (floorOnly()) {
+            return floor(measure, current, history);
+        }
         ThresholdResult result = singleValueModel(measure.direction()).evaluate(measure, current, history);
         if (result.regressed()) {
             return result;
@@ -262,9 +298,27 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                 || Math.min(history.length, window) < RELATIVE_LIMIT_MINIMUM_RUNS) {
             return Optional.empty();
         }
-        ThresholdResult floor = new RelativeChange(RelativeChange.Baseline.MEDIAN, RELATIVE_LIMIT_MINIMUM_RUNS,
-                Boundaries.regressionSide(measure.direction(), relativeLimit)).evaluate(measure, current, history);
+        ThresholdResult floor = floor(measure, current, history);
         return floor.regressed() ? Optional.of(floor) : Optional.empty();
+    }
+
+    /**
+     * Whether the statistical model is off ({@code boundary} 1) and the {@link #relativeFloor relative floor} alone
+     * decides: the default for the client's latency metrics ({@link #DEFAULT}).
+     */
+    public boolean floorOnly() {
+        return model != Model.RELATIVE && boundary == 1;
+    }
+
+    private ThresholdResult floor(Measure measure, double current, double[] history) {
+        if (floorOnly() && Math.min(history.length, window) < RELATIVE_LIMIT_MINIMUM_RUNS) {
+            // the floor needs the median of 3 runs; with fewer it says nothing yet
+            return new ThresholdResult(RelativeChange.NAME, measure, Change.INSUFFICIENT_HISTORY, current, Double.NaN,
+                    "median", history.length, 1, "change", Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                    RELATIVE_LIMIT_MINIMUM_RUNS);
+        }
+        return new RelativeChange(RelativeChange.Baseline.MEDIAN, RELATIVE_LIMIT_MINIMUM_RUNS,
+                Boundaries.regressionSide(measure.direction(), relativeLimit)).evaluate(measure, current, history);
     }
 
     /** The boundaries for a measure: only on its regression side. */

@@ -853,11 +853,13 @@ final class HtmlReport {
         if (t.lower() != null) {
             text.append(", lower boundary ").append(compact(t.lower()));
         }
-        if (t.upper() != null) {
+        if (t.upper() != null && t.upper() == 1.0 && !"relative".equals(t.model())) {
+            text.append(", client metrics by the relative floor alone (boundary 1)");
+        } else if (t.upper() != null) {
             text.append(", upper boundary ").append(compact(t.upper()));
         }
         if (t.traceBoundary() != null) {
-            text.append(" (trace metrics ").append(compact(t.traceBoundary())).append(')');
+            text.append(", trace metrics at boundary ").append(compact(t.traceBoundary()));
         }
         return text.toString();
     }

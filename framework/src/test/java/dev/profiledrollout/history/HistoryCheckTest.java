@@ -21,6 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@link HistoryCheck} against a real SQLite store holding a hand-made series. */
 class HistoryCheckTest {
 
+    /**
+     * Student's t at {@link HistoryThreshold#DEFAULT_PROBABILITY} on every metric, as when a model is named: the
+     * default judges the client's metrics by the relative floor alone ({@link HistoryThreshold#FLOOR_ONLY}).
+     */
+    private static final HistoryThreshold T_TEST = HistoryThreshold.DEFAULT
+            .withBoundary(HistoryThreshold.DEFAULT_PROBABILITY);
+
+
     private static final String TEST = "com.acme.FooTest#bar";
     private static final RunConfiguration CONFIG = new RunConfiguration("SGLANG", "embedded simulator", "0.5.0",
             "meta-llama/Llama-3.1-8B-Instruct", "NVIDIA H100 80GB HBM3", 1, 1, 1, 1, 512, 64, 16,
@@ -66,7 +74,7 @@ class HistoryCheckTest {
         }
         RunRecord current = run("new", Map.of("ttft.p99", 300.0, "throughput.output_tokens", 1200.0), Map.of());
 
-        HistoryCheck check = HistoryCheck.of(store, current, HistoryThreshold.DEFAULT);
+        HistoryCheck check = HistoryCheck.of(store, current, T_TEST);
         HistoryVerdict latency = check.check("ttft.p99").orElseThrow();
         HistoryVerdict throughput = check.check("throughput.output_tokens").orElseThrow();
 
@@ -91,10 +99,10 @@ class HistoryCheckTest {
         }
         RunRecord current = run("new", Map.of("ttft.p99", 250.5), Map.of());
 
-        HistoryVerdict windowed = HistoryCheck.of(store, current, HistoryThreshold.DEFAULT.withWindow(5))
+        HistoryVerdict windowed = HistoryCheck.of(store, current, T_TEST.withWindow(5))
                 .check("ttft.p99").orElseThrow();
         HistoryVerdict first = HistoryCheck.of(HistoryStore.sqlite(dir.resolve("empty.db")), current,
-                HistoryThreshold.DEFAULT).check("ttft.p99").orElseThrow();
+                T_TEST).check("ttft.p99").orElseThrow();
 
         assertThat(windowed.change()).isEqualTo(Change.NO_CHANGE);
         assertThat(windowed.against()).extracting(HistoryVerdict.RunRef::runId).containsExactly(26L, 27L, 28L, 29L, 30L);
@@ -152,7 +160,7 @@ class HistoryCheckTest {
         RunRecord current = store.record(run("new", Map.of("ttft.p99", 150.5), Map.of()));
 
         List<HistoryCheck.Trend> trends = HistoryCheck.of(store, current,
-                HistoryThreshold.DEFAULT.withWindow(9)).trends(HistoryMetrics.KEY_METRICS, current.id());
+                T_TEST.withWindow(9)).trends(HistoryMetrics.KEY_METRICS, current.id());
 
         assertThat(trends).extracting(HistoryCheck.Trend::metric).containsExactly("ttft.p99");
         List<HistoryCheck.Trend.Point> points = trends.get(0).points();

@@ -78,8 +78,8 @@ class TraceMetricsTest {
     void the_relative_floor_flags_a_doubling_that_a_t_test_on_three_runs_cannot() {
         Measure tpot = new Measure("mean TPOT", "ms", Direction.LOWER_IS_BETTER);
         double[] history = {8.0, 9.2, 7.4}; // 11 % run-to-run spread
-        ThresholdResult plain = HistoryThreshold.DEFAULT.withRelativeLimit(Double.POSITIVE_INFINITY)
-                .evaluate(tpot, 16.0, history);
+        ThresholdResult plain = HistoryThreshold.DEFAULT.withBoundary(HistoryThreshold.DEFAULT_PROBABILITY)
+                .withRelativeLimit(Double.POSITIVE_INFINITY).evaluate(tpot, 16.0, history);
         assertThat(plain.change()).isEqualTo(Change.NO_CHANGE);
         ThresholdResult gated = HistoryThreshold.DEFAULT.evaluate(tpot, 16.0, history);
         assertThat(gated.change()).isEqualTo(Change.REGRESSION);
@@ -172,7 +172,20 @@ class TraceMetricsTest {
                 .isEqualTo(HistoryThreshold.DEFAULT_TRACE_PROBABILITY);
         assertThat(d.forMetric("step.decode.interval_ms.bs8-15").boundary())
                 .isEqualTo(HistoryThreshold.DEFAULT_TRACE_PROBABILITY);
-        assertThat(d.forMetric("tpot.mean").boundary()).isEqualTo(HistoryThreshold.DEFAULT_PROBABILITY);
+        // the client's metrics: the relative floor alone, unless a model is named
+        assertThat(d.forMetric("tpot.mean").boundary()).isEqualTo(HistoryThreshold.FLOOR_ONLY);
+        assertThat(d.forMetric("tpot.mean").floorOnly()).isTrue();
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                k.equals("profiledrollout.history.threshold") ? "z-score" : null)).forMetric("tpot.mean").boundary())
+                .isEqualTo(HistoryThreshold.DEFAULT_PROBABILITY);
+        assertThat(d.withModel(HistoryThreshold.Model.MANN_WHITNEY).boundary())
+                .isEqualTo(HistoryThreshold.DEFAULT_PROBABILITY);
+        // without the floor, the model checks the client's metrics again; a boundary of 1 without a floor is refused
+        assertThat(d.withRelativeLimit(Double.POSITIVE_INFINITY).boundary())
+                .isEqualTo(HistoryThreshold.DEFAULT_PROBABILITY);
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> new HistoryThreshold(HistoryThreshold.Model.T_TEST, 1, 20, Double.POSITIVE_INFINITY))
+                .withMessageContaining("nothing would be checked");
         // a boundary given applies to every metric
         assertThat(d.withBoundary(0.99).forMetric("kernel.extend.us_per_token.at1k").boundary()).isEqualTo(0.99);
         assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(

@@ -20,7 +20,8 @@ import java.util.stream.Stream;
 
 /**
  * Replays the runs a {@link HistoryStudy} stored under other gates ({@code bench/history-study replay DIR}): every
- * candidate is a choice of metric families and a threshold per family, and each is judged on the same runs with the
+ * candidate is a choice of metric families and a threshold per family (Student's t at a boundary, or the relative
+ * floor alone), and each is judged on the same runs with the
  * same code the extension uses ({@link HistoryCheck}), so the models that lose are reported beside the one chosen. A
  * study directory holds, per history {@code h<N>}, {@code history.db} (the base runs, then the unchanged runs) and one
  * store per case (the base runs, then the shifted runs).
@@ -81,7 +82,7 @@ public final class HistoryStudyReplay {
     }
 
     private static String label(double p) {
-        return Double.isNaN(p) ? "off" : String.valueOf(p);
+        return Double.isNaN(p) ? "off" : p == HistoryThreshold.FLOOR_ONLY ? "floor only" : String.valueOf(p);
     }
 
     private static List<RunRecord> runs(Path db) {
@@ -137,7 +138,7 @@ public final class HistoryStudyReplay {
         }
         List<Gate> gates = new ArrayList<>();
         double off = Double.NaN;
-        for (double lat : new double[] {0.9999, 0.99999, off}) {
+        for (double lat : new double[] {HistoryThreshold.FLOOR_ONLY, 0.9999, off}) {
             for (double gpu : new double[] {0.99, 0.995, 0.999, 0.9999}) {
                 for (double interval : new double[] {off, 0.999, 0.9999}) {
                     for (boolean fit : new boolean[] {false, true}) {
