@@ -235,12 +235,20 @@ public final class RunReport {
         // and profiled says what it was. The simulator's own /server_info fields say which performance faults and GPU
         // noise this run was served with (dev.profiledrollout.simulator.internal.SimulatedPerformance); real engines
         // do not send them.
-        JsonNode faults = serverInfo.raw().path("simulated_faults");
-        JsonNode noise = serverInfo.raw().path("simulated_gpu_noise");
-        root.set("engine", JSON.valueToTree(new RunHeader.Engine(backend, ReportParameters.safeUrl(engineUri.toString()),
-                simulator ? "simulator" : "attached", serverInfo.servedModelName(), serverInfo.tpSize(),
-                serverInfo.dpSize(), serverInfo.ppSize(), serverInfo.epSize(), faults.isObject() ? faults : null,
-                noise.isObject() ? noise : null, null)));
+        RunHeader.Engine engine;
+        try {
+            engine = new RunHeader.Engine(backend, ReportParameters.safeUrl(engineUri.toString()),
+                    simulator ? "simulator" : "attached", serverInfo.servedModelName(), serverInfo.tpSize(),
+                    serverInfo.dpSize(), serverInfo.ppSize(), serverInfo.epSize(),
+                    JSON.treeToValue(serverInfo.raw().get("simulated_faults"), RunHeader.SimulatedFaults.class),
+                    JSON.treeToValue(serverInfo.raw().get("simulated_gpu_noise"), RunHeader.SimulatedGpuNoise.class),
+                    null);
+        } catch (IOException e) {
+            throw new UncheckedIOException("The simulator's /server_info has simulated_faults or simulated_gpu_noise "
+                    + "in a shape this version does not know (" + e.getMessage() + "): use a simulator of the same "
+                    + "version as the framework", e);
+        }
+        root.set("engine", JSON.valueToTree(engine));
         root.set("load", JSON.valueToTree(load));
         try {
             root.set("profileRequest", JSON.readTree(profileRequest.toJson()));
