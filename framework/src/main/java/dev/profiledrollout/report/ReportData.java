@@ -233,8 +233,15 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         }
     }
 
-    /** The parts of {@code summary.json} read as records; the rest stays in the tree. */
-    private record Contents(String test, Trace trace) {
+    /**
+     * The parts of {@code summary.json} this record holds ({@code verdicts} as the array written, read by
+     * {@link #verdicts(JsonNode)}); the head is {@link #head()}.
+     */
+    private record Contents(String test, Trace trace, JsonNode verdicts) {
+    }
+
+    /** {@code summary.json}'s {@code history} block alone, as written. */
+    private record HistoryBlock(JsonNode history) {
     }
 
     /**
@@ -435,7 +442,7 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
             return new ReportData(directory, summary, requests(directory.resolve("requests.jsonl")),
                     timeSeries(directory.resolve("timeseries.csv")), histograms(directory.resolve("latency.hlog")),
                     contents.test() == null ? directory.getFileName().toString() : contents.test(),
-                    verdicts(verdicts == null ? summary.path("verdicts") : verdicts),
+                    verdicts(verdicts == null ? contents.verdicts() : verdicts),
                     contents.trace() == null ? Trace.NONE : contents.trace());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the run in " + directory + ": " + e.getMessage(), e);
@@ -443,38 +450,20 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
     }
 
     /**
-     * @param array a {@code verdicts} array of {@code summary.json}, or a missing node
-     * @return its verdicts in order; an element lacking later fields (an older file: no {@code kind}, {@code scope},
-     *         {@code unit}, {@code detail}, {@code gap} or {@code enforced}) gets {@code LATENCY}, {@code ""}, the gap
-     *         computed from {@code actual} and {@code budget}, and enforced
+     * @param array a {@code verdicts} array of {@code summary.json}, or null or a missing node
+     * @return its verdicts in order, each read by {@link ResultsModule} (which fills what an older file's element
+     *         lacks: {@code kind} LATENCY for unit {@code ms} else TRACE, {@code scope} and {@code detail} {@code ""},
+     *         the gap computed from {@code actual} and {@code budget}, enforced)
+     * @throws UncheckedIOException naming an element that cannot be read
      */
     static List<Verdict> verdicts(JsonNode array) {
         List<Verdict> out = new ArrayList<>();
-        if (!array.isArray()) {
+        if (array == null || !array.isArray()) {
             return out;
         }
         for (JsonNode v : array) {
-            ObjectNode filled = v.isObject() ? ((ObjectNode) v).deepCopy() : JSON.createObjectNode();
-            for (String text : List.of("scope", "measure", "relation", "unit", "actualText", "budgetText", "detail")) {
-                if (!filled.hasNonNull(text)) {
-                    filled.put(text, "");
-                }
-            }
-            if (!filled.hasNonNull("kind")) {
-                filled.put("kind", Verdict.Kind.LATENCY.name());
-            }
-            if (!filled.has("gap")) {
-                Double gap = Verdict.relativeGap(filled.path("actual").asDouble(Double.NaN),
-                        filled.path("budget").asDouble(Double.NaN));
-                if (gap != null) {
-                    filled.put("gap", gap);
-                }
-            }
-            if (!filled.hasNonNull("enforced")) {
-                filled.put("enforced", true);
-            }
             try {
-                out.add(JSON.treeToValue(filled, Verdict.class));
+                out.add(JSON.treeToValue(v, Verdict.class));
             } catch (IOException | IllegalArgumentException e) {
                 throw new UncheckedIOException(new IOException("summary.json: unreadable verdict " + v + ": "
                         + e.getMessage(), e));
@@ -543,37 +532,31 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
 
     /**
      * @return {@code summary.json}'s {@code history} block; empty in a file without one (no history store, or written
-     *         before runs were recorded)
+     *         before runs were recorded) or where it is not an object
      * @throws UncheckedIOException when the block is there but not in the documented shape
      */
     public java.util.Optional<History> history() {
-        return history(summary.path("history"));
-    }
-
-    /**
-     * @param node a {@code history} block (the run's or a phase's {@code phases[].history}), or a missing node
-     * @return it as a record; empty for a missing or null node
-     * @throws UncheckedIOException when the block is not in the documented shape, naming it
-     */
-    static java.util.Optional<History> history(JsonNode node) {
-        if (node == null || !node.isObject()) {
-            return java.util.Optional.empty();
-        }
         try {
-            return java.util.Optional.of(JSON.treeToValue(node, History.class));
+            JsonNode block = JSON.treeToValue(summary, HistoryBlock.class).history();
+            return block == null || !block.isObject() ? java.util.Optional.empty()
+                    : java.util.Optional.of(JSON.treeToValue(block, History.class));
         } catch (IOException | IllegalArgumentException e) {
             throw new UncheckedIOException(new IOException("summary.json: unreadable history block: "
                     + e.getMessage(), e));
         }
     }
 
-    /** @return this run with {@code history} as its {@code summary.json}'s {@code history} block (a phase's) */
-    ReportData withHistory(JsonNode history) {
-        if (history == null || !history.isObject() || !(summary instanceof ObjectNode object)) {
+    /**
+     * @param history a {@code history} block (a phase's {@code phases[].history}), or null
+     * @return this run with {@code history} as its {@code summary.json}'s {@code history} block (written through
+     *         {@link ResultsModule}); this run when {@code history} is null
+     */
+    ReportData withHistory(History history) {
+        if (history == null || !(summary instanceof ObjectNode object)) {
             return this;
         }
         ObjectNode copy = object.deepCopy();
-        copy.set("history", history);
+        copy.set("history", JSON.valueToTree(history));
         return new ReportData(directory, copy, requests, timeSeries, histograms, testName, verdicts, trace);
     }
 
