@@ -33,4 +33,26 @@ class OldSummaryReportTest {
         assertThat(html).contains(raw.path("engine").path("model").asText())
                 .contains(HtmlReport.escape(raw.path("profiled").path("description").asText()));
     }
+
+    @Test
+    void an_early_failure_shows_the_step_bound_whichever_way_the_file_spells_it(@TempDir Path dir)
+            throws IOException {
+        // GIVEN the attempted block of a test that failed before its window: written before the typed run model
+        // (numSteps, RunFixtures.writeEarlyFailure) and as CaptureAttempt writes it now (num_steps)
+        Path before = RunFixtures.writeEarlyFailure(dir.resolve("before"));
+        Path now = RunFixtures.editSummary(RunFixtures.writeEarlyFailure(dir.resolve("now")), root -> {
+            var attempted = (com.fasterxml.jackson.databind.node.ObjectNode) root.get("attempted");
+            attempted.set("num_steps", attempted.remove("numSteps"));
+        });
+
+        // WHEN
+        String old = HtmlReport.summaryHtml(ReportData.read(before));
+        String current = HtmlReport.summaryHtml(ReportData.read(now));
+
+        // THEN both say the five steps asked for, with what else was attempted
+        assertThat(old).contains("<dt>attempted</dt><dd>VLLM container; http://gpu:8000; numSteps 5; "
+                + "activities CPU, GPU</dd>");
+        assertThat(current).isEqualTo(old);
+        assertThat(ReportData.read(now).head().numSteps()).isEqualTo(5);
+    }
 }
