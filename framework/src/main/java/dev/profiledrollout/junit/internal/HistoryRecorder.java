@@ -23,6 +23,7 @@ import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.verdict.Verdicts;
@@ -34,7 +35,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -450,18 +450,22 @@ public final class HistoryRecorder {
         Path top = outputDirectory.resolve("summary.json");
         try {
             ObjectNode root = (ObjectNode) JSON.readTree(top.toFile());
-            if (engineVersion != null && root.path("engine") instanceof ObjectNode engine && !engine.has("version")) {
-                engine.put("version", engineVersion);
+            // what the file holds is read through the run model; the tree is only where the blocks are set
+            RunHeader head = RunHeader.of(root);
+            if (engineVersion != null && head.engine() != null && head.engine().version() == null) {
+                // set in place: fields a later writer added to the block stay
+                ((ObjectNode) root.get("engine")).put("version", engineVersion);
             }
             if (blocks.containsKey("")) {
                 root.set("history", blocks.get(""));
             }
-            for (JsonNode entry : root.path("phases")) {
-                String phase = entry.path("phase").asText();
-                if (blocks.containsKey(phase) && entry instanceof ObjectNode o) {
+            ArrayNode entries = head.phases().isEmpty() ? JSON.createArrayNode() : (ArrayNode) root.get("phases");
+            for (int i = 0; i < head.phases().size(); i++) {
+                RunHeader.PhaseEntry entry = head.phases().get(i);
+                String phase = entry.phase() == null ? "" : entry.phase();
+                if (blocks.containsKey(phase) && entries.get(i) instanceof ObjectNode o) {
                     o.set("history", blocks.get(phase));
-                    Path own = outputDirectory.resolve(entry.path("directory").asText(phase.toLowerCase(Locale.ROOT)))
-                            .resolve("summary.json");
+                    Path own = outputDirectory.resolve(entry.directoryName()).resolve("summary.json");
                     if (Files.isRegularFile(own)) {
                         ObjectNode ofPhase = (ObjectNode) JSON.readTree(own.toFile());
                         ofPhase.set("history", blocks.get(phase));
