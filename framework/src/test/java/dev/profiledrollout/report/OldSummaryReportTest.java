@@ -35,6 +35,28 @@ class OldSummaryReportTest {
     }
 
     @Test
+    void the_page_of_an_old_file_shows_its_baseline_workers_and_step_timeline(@TempDir Path dir) throws IOException {
+        // GIVEN the frozen old file, whose baseline still spells its kernel time twice
+        try (InputStream in = OldSummaryReportTest.class.getResourceAsStream("/compat/summary-cebd0e6.json")) {
+            Files.copy(in, dir.resolve("summary.json"));
+        }
+        JsonNode raw = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
+        assertThat(raw.path("baseline").has("baselineKernelTotalNs")).isTrue();
+
+        // WHEN
+        String page = HtmlReport.page(ReportData.read(dir), java.util.List.of(), java.util.Map.of());
+
+        // THEN its first baseline kernel, each worker and the step-timeline note are there, by the file's values
+        JsonNode kernel = raw.path("baseline").path("kernels").get(0);
+        assertThat(page).contains("<tr id=\"baseline-B1\"><td>B1</td><td class=\"kernel\" title=\""
+                + HtmlReport.escape(kernel.path("name").asText()) + "\">")
+                .contains("<td>" + HtmlReport.ms(kernel.path("baseTotalNs").asLong() / 1e6) + "</td>");
+        raw.path("workers").forEach(w -> assertThat(page).contains("<td>" + w.path("label").asText() + "</td>"));
+        assertThat(page).contains(HtmlReport.escape(raw.path("trace").path("stepTimeline").get(0)
+                .path("clockAlignment").path("note").asText()));
+    }
+
+    @Test
     void an_early_failure_shows_the_step_bound_whichever_way_the_file_spells_it(@TempDir Path dir)
             throws IOException {
         // GIVEN the attempted block of a test that failed before its window: written before the typed run model

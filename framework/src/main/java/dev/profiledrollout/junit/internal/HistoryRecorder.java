@@ -348,8 +348,7 @@ public final class HistoryRecorder {
             t.put("model", threshold.model().key());
             t.put("window", threshold.window());
             t.putNull("lower");
-            t.put("upper", threshold.boundary());
-            t.put("boundary", threshold.boundary());
+            t.put("upper", threshold.boundary()); // the regression side's boundary: one spelling, as the report reads it
             if (threshold.model() != HistoryThreshold.Model.RELATIVE && Double.isFinite(threshold.relativeLimit())) {
                 t.put("relativeLimit", threshold.relativeLimit());
             } else {
