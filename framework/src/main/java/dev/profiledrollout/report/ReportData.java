@@ -126,12 +126,9 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
          *                                  message names the field: re-run the test to rewrite the file
          */
         public static Trace of(JsonNode summary) {
-            JsonNode node = summary.path("trace");
-            if (!node.isObject()) {
-                return NONE;
-            }
             try {
-                return JSON.treeToValue(node, Trace.class);
+                JsonNode node = JSON.treeToValue(summary, TraceBlock.class).trace();
+                return node == null || !node.isObject() ? NONE : JSON.treeToValue(node, Trace.class);
             } catch (IOException e) {
                 throw new IllegalArgumentException("summary.json's trace cannot be read (" + e.getMessage()
                         + "): re-run the test to rewrite it", e);
@@ -238,6 +235,10 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      * {@link #verdicts(JsonNode)}); the head is {@link #head()}.
      */
     private record Contents(String test, Trace trace, JsonNode verdicts) {
+    }
+
+    /** {@code summary.json}'s {@code trace} block alone, as written. */
+    private record TraceBlock(JsonNode trace) {
     }
 
     /** {@code summary.json}'s {@code history} block alone, as written. */

@@ -12,10 +12,14 @@ import java.util.Map;
 import org.apiguardian.api.API;
 
 /**
- * The head of {@code summary.json} as records: what ran ({@code engine}), under which load ({@code load}), with which
- * profile request ({@code profileRequest}) and in which phase. {@link RunReport} writes {@code engine} from
- * {@link Engine}; the readers ({@link ReportParameters}, the history's run configuration) read these records through
- * {@link ResultsModule} rather than looking keys up.
+ * {@code summary.json} as records, but for {@code trace} and {@code verdicts} ({@link ReportData.Trace},
+ * {@link ReportData#verdicts()}): what ran ({@code engine}), under which load ({@code load}), with which profile request
+ * ({@code profileRequest}), in which phase, what was profiled and by which workers, the latency, the steps captured,
+ * the baseline comparison, the phases, the history block and the outcome. {@link RunReport} writes {@code engine} from
+ * {@link Engine}; every reader (the HTML report and charts, {@link ReportParameters}, {@link TestReport}, the history's
+ * run records, the CLI's import) reads these records through {@link ResultsModule} rather than looking keys up. A
+ * record's components are the file's field names; a field the file lacks is null (an empty list for {@code phases}).
+ * A field renamed in the file keeps reading its old spelling ({@link Attempted#numSteps()}).
  *
  * @param test           {@code <Class>.<method>}, or null in a file without it
  * @param engine         the engine block, or null
