@@ -106,17 +106,48 @@ public final class RunRecords {
         RunHeader head = RunHeader.of(summary);
         List<RunHeader.PhaseEntry> phases = head.phases();
         if (phases.isEmpty()) {
-            return List.of(record(testDirectory, head, ReportData.Trace.of(summary), base, null));
+            return fromModel(List.of(new Window(null, testDirectory, head, ReportData.Trace.of(summary),
+                    histograms(testDirectory))), base);
         }
-        List<RunRecord> records = new ArrayList<>();
+        List<Window> windows = new ArrayList<>();
         for (RunHeader.PhaseEntry phase : phases) {
-            String name = phase.phase();
             Path dir = testDirectory.resolve(phase.directoryName());
-            RunIdentity identity = new RunIdentity(base.testId() + "/" + name, base.startedAt(), base.commit(),
-                    base.branch(), base.buildId(), base.buildUrl(), base.host());
             JsonNode phaseSummary = summary(dir);
-            records.add(record(dir, RunHeader.of(phaseSummary).withDefaultsFrom(head),
-                    ReportData.Trace.of(phaseSummary), identity, name));
+            windows.add(new Window(phase.phase(), dir, RunHeader.of(phaseSummary).withDefaultsFrom(head),
+                    ReportData.Trace.of(phaseSummary), histograms(dir)));
+        }
+        return fromModel(windows, base);
+    }
+
+    /**
+     * One profile window of a run as the run model holds it: what {@link #fromModel} records.
+     *
+     * @param phase      the phase's name ({@code PREFILL}), or null for a test without phases
+     * @param directory  its output directory: where its trace files ({@code traces/}, for the GPU's name) and a
+     *                   staged load's {@code stages.json} ({@link StageMetrics}) are
+     * @param head       its {@code summary.json} as the run model
+     * @param trace      its {@code trace}
+     * @param histograms its raw latency histograms in ns, compressed ({@link #encode}), by distribution name
+     */
+    public record Window(String phase, Path directory, RunHeader head, ReportData.Trace trace,
+                         Map<String, byte[]> histograms) {
+    }
+
+    /**
+     * The records of one test run from its windows in the run model (the history recorder passes the windows it holds
+     * in memory; {@link #fromDirectory} reads them from the files first): one for a test without phases, one per
+     * phase in the given order (test id {@code <base test id>/<PHASE>}).
+     *
+     * @param windows one window without a phase, or one per phase
+     * @param base    the run's identity; its test id is the test's ({@code <class>#<method>})
+     * @return the records, each with id 0 (not yet recorded)
+     */
+    public static List<RunRecord> fromModel(List<Window> windows, RunIdentity base) {
+        List<RunRecord> records = new ArrayList<>();
+        for (Window w : windows) {
+            RunIdentity identity = w.phase() == null ? base : new RunIdentity(base.testId() + "/" + w.phase(),
+                    base.startedAt(), base.commit(), base.branch(), base.buildId(), base.buildUrl(), base.host());
+            records.add(record(w.directory(), w.head(), w.trace(), w.histograms(), identity, w.phase()));
         }
         return records;
     }
@@ -139,13 +170,13 @@ public final class RunRecords {
         }
     }
 
-    private static RunRecord record(Path directory, RunHeader head, ReportData.Trace trace, RunIdentity identity,
-            String phase) {
+    private static RunRecord record(Path directory, RunHeader head, ReportData.Trace trace,
+            Map<String, byte[]> histograms, RunIdentity identity, String phase) {
         RunConfiguration configuration = configuration(directory, head, phase);
         RunHeader.Outcome ended = head.outcome();
         String outcome = ended == null || ended.status() == null ? "PASSED" : ended.status();
         return new RunRecord(0, identity, configuration, outcome, StageMetrics.with(metrics(head, trace), directory),
-                histograms(directory), kernelNames(trace));
+                histograms, kernelNames(trace));
     }
 
     /**
@@ -325,24 +356,16 @@ public final class RunRecords {
         }
     }
 
-    /** The raw latency histograms in ns, compressed, by distribution name. */
+    /**
+     * The raw latency histograms in ns, compressed, by distribution name: from {@code latency.hlog}, else (files
+     * written before it) from {@code requests.jsonl}.
+     */
     static Map<String, byte[]> histograms(Path directory) {
         Map<String, Histogram> histograms = new LinkedHashMap<>();
         Path log = directory.resolve("latency.hlog");
         if (Files.isRegularFile(log)) {
             try (InputStream in = Files.newInputStream(log)) {
-                HistogramLogReader reader = new HistogramLogReader(in);
-                for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
-                    if (h instanceof Histogram histogram && h.getTag() != null) {
-                        String name = h.getTag().toLowerCase(Locale.ROOT);
-                        if (HistoryMetrics.DISTRIBUTIONS.contains(name)) {
-                            histograms.merge(name, histogram, (a, b) -> {
-                                a.add(b);
-                                return a;
-                            });
-                        }
-                    }
-                }
+                histograms.putAll(fromLog(in));
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not read " + log, e);
             }
@@ -350,6 +373,37 @@ public final class RunRecords {
         if (histograms.isEmpty()) {
             histograms.putAll(fromRequests(directory.resolve("requests.jsonl")));
         }
+        return encoded(histograms);
+    }
+
+    /**
+     * @param latencyLog a latency log in the format of {@code latency.hlog} ({@code LatencyReport#writeHistogramLog},
+     *                   written to memory by the history recorder)
+     * @return its raw latency histograms in ns, compressed, by distribution name, as {@link #histograms(Path)} reads
+     *         them from the file
+     */
+    public static Map<String, byte[]> histograms(byte[] latencyLog) {
+        return encoded(fromLog(new java.io.ByteArrayInputStream(latencyLog)));
+    }
+
+    private static Map<String, Histogram> fromLog(InputStream in) {
+        Map<String, Histogram> histograms = new LinkedHashMap<>();
+        HistogramLogReader reader = new HistogramLogReader(in);
+        for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
+            if (h instanceof Histogram histogram && h.getTag() != null) {
+                String name = h.getTag().toLowerCase(Locale.ROOT);
+                if (HistoryMetrics.DISTRIBUTIONS.contains(name)) {
+                    histograms.merge(name, histogram, (a, b) -> {
+                        a.add(b);
+                        return a;
+                    });
+                }
+            }
+        }
+        return histograms;
+    }
+
+    private static Map<String, byte[]> encoded(Map<String, Histogram> histograms) {
         Map<String, byte[]> encoded = new LinkedHashMap<>();
         histograms.forEach((name, h) -> {
             if (h.getTotalCount() > 0) {

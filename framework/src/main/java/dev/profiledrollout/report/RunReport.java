@@ -229,6 +229,16 @@ public final class RunReport {
      * @param error why the window did not complete, or null
      */
     public void writeSummary(LatencyReport latency, TraceSet trace, String error) {
+        writeSummary(summary(latency, trace, error));
+    }
+
+    /**
+     * @param trace the analysed capture, or null when it could not be read
+     * @param error why the window did not complete, or null
+     * @return the {@code summary.json} {@link #writeSummary(LatencyReport, TraceSet, String)} writes, in memory (the
+     *         run model's source: {@link RunHeader#of}, {@link ReportData.Trace#of})
+     */
+    public ObjectNode summary(LatencyReport latency, TraceSet trace, String error) {
         ObjectNode root = JSON.createObjectNode();
         root.put("test", testName);
         // "simulator" only for the simulator this run embedded: an attached router of simulator processes is attached,
@@ -280,9 +290,18 @@ public final class RunReport {
             root.set("steps", JSON.valueToTree(steps));
         }
         root.put("error", error);
+        return root;
+    }
+
+    /**
+     * Writes {@code summary} ({@link #summary}) as this window's {@code summary.json}.
+     *
+     * @throws UncheckedIOException naming the file when it cannot be written
+     */
+    public void writeSummary(JsonNode summary) {
         try {
             Files.createDirectories(directory);
-            JSON.writeValue(directory.resolve("summary.json").toFile(), root);
+            JSON.writeValue(directory.resolve("summary.json").toFile(), summary);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write " + directory.resolve("summary.json"), e);
         }
