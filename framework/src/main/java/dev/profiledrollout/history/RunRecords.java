@@ -198,7 +198,7 @@ public final class RunRecords {
                 : new RunHeader.Engine(null, null, null, null, null, null, null, null, null, null, null);
         RunHeader.Load load = head.load() != null ? head.load()
                 : new RunHeader.Load(null, null, null, null, null, null, null, null);
-        RunHeader.Profiled profiled = head.profiled() != null ? head.profiled() : new RunHeader.Profiled(null, null, null, null);
+        RunHeader.Profiled profiled = head.profiled() != null ? head.profiled() : new RunHeader.Profiled(null, null, null, null, null);
         String kind = profiled.kind() != null ? profiled.kind() : engine.kind() != null ? engine.kind() : "unknown";
         // the extras' texts are part of the fingerprint: spelled as the JSON values were before the typed reading
         SortedMap<String, String> extra = new TreeMap<>();

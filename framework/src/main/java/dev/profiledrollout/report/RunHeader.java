@@ -120,14 +120,17 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
     }
 
     /**
-     * {@code summary.json}'s {@code profiled}: the engine, router or workers the profile requests went to.
+     * {@code summary.json}'s {@code profiled}: the engine, router or workers the profile requests went to
+     * ({@link RunReport} writes it from this record and {@link RunReport.Profiled}).
      *
      * @param kind        {@code engine}, {@code router}, … ; null in a file without it
+     * @param url         the URL the profile requests went to, without credentials, or null
      * @param workers     how many workers were profiled, or null
-     * @param url         the URL the profile requests went to, or null
+     * @param ranks       the analysed rank traces, else the ranks expected (TP size × workers); null in a file without
+     *                    it
      * @param description one line naming it and its workers, or null
      */
-    public record Profiled(String kind, Integer workers, String url, String description) {
+    public record Profiled(String kind, String url, Integer workers, Integer ranks, String description) {
     }
 
     /**
@@ -274,20 +277,22 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
 
     /**
      * One element of {@code summary.json}'s {@code workers}: an engine's {@code WorkerOutcome} with the label, phase
-     * and trace files {@link RunReport} adds.
+     * and trace files; {@link RunReport} writes it from this record.
      *
-     * @param label       e.g. {@code worker-1}, or null (then numbered by position)
      * @param url         the engine's URL without credentials, or null
      * @param workerType  {@code regular}, {@code prefill}, {@code decode}, … or null
      * @param state       {@code PROFILED}, {@code START_FAILED}, … ({@code WorkerOutcome.State}), or null
      * @param httpStatus  the failed request's HTTP status, 0 or null when none
      * @param reason      why it failed, "" or null when it did not
      * @param stopOutcome how its stop request ended, or null
-     * @param phase       the phase it served in a phased test's combined report, or null
+     * @param label       e.g. {@code worker-1}, or null (then numbered by position)
+     * @param phase       the phase it served in a phased test's combined report; null (and left out of the file)
+     *                    otherwise
      * @param traceFiles  its rank traces under {@code traces/}; null in a file without the field
      */
-    public record Worker(String label, String url, String workerType, String state, Integer httpStatus,
-                         String reason, String stopOutcome, String phase, List<String> traceFiles) {
+    public record Worker(String url, String workerType, String state, Integer httpStatus, String reason,
+                         String stopOutcome, String label, @JsonInclude(JsonInclude.Include.NON_NULL) String phase,
+                         List<String> traceFiles) {
     }
 
     /**

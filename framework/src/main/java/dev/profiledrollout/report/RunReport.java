@@ -269,12 +269,10 @@ public final class RunReport {
             root.put("phase", phase);
         }
         if (profiled != null) {
-            ObjectNode node = root.putObject("profiled");
-            node.put("kind", profiled.kind());
-            node.put("url", ReportParameters.safeUrl(profiled.url()));
-            node.put("workers", profiled.workers());
-            node.put("ranks", trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks());
-            node.put("description", profiled.description());
+            root.set("profiled", JSON.valueToTree(new RunHeader.Profiled(profiled.kind(),
+                    ReportParameters.safeUrl(profiled.url()), profiled.workers(),
+                    trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks(),
+                    profiled.description())));
         }
         if (!workers.isEmpty()) {
             root.set("workers", workersJson(trace));
@@ -317,15 +315,10 @@ public final class RunReport {
         Path traces = directory.resolve("traces").toAbsolutePath().normalize();
         boolean phased = workerPhases.size() == workers.size() && !workers.isEmpty();
         for (int i = 0; i < workers.size(); i++) {
-            ObjectNode node = JSON.valueToTree(workers.get(i));
-            node.put("url", ReportParameters.safeUrl(workers.get(i).url().toString()));
+            WorkerOutcome w = workers.get(i);
             String label = workerLabels.size() == workers.size() ? workerLabels.get(i) : "worker-" + (i + 1);
-            node.put("label", label);
             String phaseOf = phased ? workerPhases.get(i) : null;
-            if (phaseOf != null) {
-                node.put("phase", phaseOf);
-            }
-            ArrayNode files = node.putArray("traceFiles");
+            List<String> files = new java.util.ArrayList<>();
             if (trace != null) {
                 boolean single = phaseOf == null ? workers.size() == 1
                         : workerPhases.stream().filter(phaseOf::equals).count() == 1;
@@ -341,7 +334,9 @@ public final class RunReport {
                                 : f.getFileName().toString())
                         .distinct().forEach(files::add);
             }
-            array.add(node);
+            array.add(JSON.valueToTree(new RunHeader.Worker(ReportParameters.safeUrl(w.url().toString()),
+                    w.workerType(), w.state() == null ? null : w.state().name(), w.httpStatus(), w.reason(),
+                    w.stopOutcome() == null ? null : w.stopOutcome().name(), label, phaseOf, files)));
         }
         return array;
     }
