@@ -52,8 +52,9 @@ import org.apiguardian.api.API;
  * The one JSON mapping of the result records: {@code summary.json} ({@link RunReport}, {@link TestReport}, the
  * extension's baseline comparison), {@code profiled-rollout analyze --format json} and {@link ReportData} all write
  * and read them through this Jackson module, so every record has a single shape wherever it appears. All times are
- * ns unless a name ends in {@code Ms}; field names are a contract: later versions add fields, never rename or remove
- * them, which is why {@link #newMapper()} ignores unknown fields when reading.
+ * ns unless a name ends in {@code Ms}; field names are a contract: later versions add fields, which is why
+ * {@link #newMapper()} ignores unknown fields when reading; a field is renamed, or a second spelling of one value
+ * dropped, only while the frozen older files under {@code framework/src/test/resources/compat/} still read.
  *
  * <h2>Shapes</h2>
  * <ul>
