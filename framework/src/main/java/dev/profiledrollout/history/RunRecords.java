@@ -84,7 +84,7 @@ public final class RunRecords {
     /** How many of the kernels with the most time are recorded as {@code kernel.K<hash>.ms}. */
     public static final int TOP_KERNELS = 5;
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = ResultsModule.newMapper();
     private static final double NS_PER_MS = 1e6;
 
     private RunRecords() {
@@ -103,34 +103,53 @@ public final class RunRecords {
      */
     public static List<RunRecord> fromDirectory(Path testDirectory, RunIdentity base) {
         JsonNode summary = summary(testDirectory);
-        List<RunHeader.PhaseEntry> phases = RunHeader.of(summary).phases();
+        RunHeader head = RunHeader.of(summary);
+        List<RunHeader.PhaseEntry> phases = head.phases();
         if (phases.isEmpty()) {
-            return List.of(record(testDirectory, summary, base, null));
+            return fromModel(List.of(new Window(null, testDirectory, head, ReportData.Trace.of(summary),
+                    histograms(testDirectory))), base);
         }
-        List<RunRecord> records = new ArrayList<>();
+        List<Window> windows = new ArrayList<>();
         for (RunHeader.PhaseEntry phase : phases) {
-            String name = phase.phase();
             Path dir = testDirectory.resolve(phase.directoryName());
-            RunIdentity identity = new RunIdentity(base.testId() + "/" + name, base.startedAt(), base.commit(),
-                    base.branch(), base.buildId(), base.buildUrl(), base.host());
             JsonNode phaseSummary = summary(dir);
-            records.add(record(dir, withDefaults(phaseSummary, summary), identity, name));
+            windows.add(new Window(phase.phase(), dir, RunHeader.of(phaseSummary).withDefaultsFrom(head),
+                    ReportData.Trace.of(phaseSummary), histograms(dir)));
         }
-        return records;
+        return fromModel(windows, base);
     }
 
-    /** A phase's summary with the combined summary's outcome and engine version where the phase has none. */
-    private static JsonNode withDefaults(JsonNode phase, JsonNode combined) {
-        com.fasterxml.jackson.databind.node.ObjectNode copy = phase.deepCopy();
-        if (!copy.has("outcome") && combined.has("outcome")) {
-            copy.set("outcome", combined.get("outcome"));
+    /**
+     * One profile window of a run as the run model holds it: what {@link #fromModel} records.
+     *
+     * @param phase      the phase's name ({@code PREFILL}), or null for a test without phases
+     * @param directory  its output directory: where its trace files ({@code traces/}, for the GPU's name) and a
+     *                   staged load's {@code stages.json} ({@link StageMetrics}) are
+     * @param head       its {@code summary.json} as the run model
+     * @param trace      its {@code trace}
+     * @param histograms its raw latency histograms in ns, compressed ({@link #encode}), by distribution name
+     */
+    public record Window(String phase, Path directory, RunHeader head, ReportData.Trace trace,
+                         Map<String, byte[]> histograms) {
+    }
+
+    /**
+     * The records of one test run from its windows in the run model (the history recorder passes the windows it holds
+     * in memory; {@link #fromDirectory} reads them from the files first): one for a test without phases, one per
+     * phase in the given order (test id {@code <base test id>/<PHASE>}).
+     *
+     * @param windows one window without a phase, or one per phase
+     * @param base    the run's identity; its test id is the test's ({@code <class>#<method>})
+     * @return the records, each with id 0 (not yet recorded)
+     */
+    public static List<RunRecord> fromModel(List<Window> windows, RunIdentity base) {
+        List<RunRecord> records = new ArrayList<>();
+        for (Window w : windows) {
+            RunIdentity identity = w.phase() == null ? base : new RunIdentity(base.testId() + "/" + w.phase(),
+                    base.startedAt(), base.commit(), base.branch(), base.buildId(), base.buildUrl(), base.host());
+            records.add(record(w.directory(), w.head(), w.trace(), w.histograms(), identity, w.phase()));
         }
-        if (!copy.path("engine").has("version") && combined.path("engine").has("version")
-                && copy.path("engine").isObject()) {
-            ((com.fasterxml.jackson.databind.node.ObjectNode) copy.get("engine")).set("version",
-                    combined.path("engine").get("version"));
-        }
-        return copy;
+        return records;
     }
 
     private static JsonNode summary(Path directory) {
@@ -151,12 +170,13 @@ public final class RunRecords {
         }
     }
 
-    private static RunRecord record(Path directory, JsonNode summary, RunIdentity identity, String phase) {
-        RunConfiguration configuration = configuration(directory, summary, phase);
-        RunHeader.Outcome ended = RunHeader.of(summary).outcome();
+    private static RunRecord record(Path directory, RunHeader head, ReportData.Trace trace,
+            Map<String, byte[]> histograms, RunIdentity identity, String phase) {
+        RunConfiguration configuration = configuration(directory, head, phase);
+        RunHeader.Outcome ended = head.outcome();
         String outcome = ended == null || ended.status() == null ? "PASSED" : ended.status();
-        return new RunRecord(0, identity, configuration, outcome, StageMetrics.with(metrics(summary), directory),
-                histograms(directory), kernelNames(summary));
+        return new RunRecord(0, identity, configuration, outcome, StageMetrics.with(metrics(head, trace), directory),
+                histograms, kernelNames(trace));
     }
 
     /**
@@ -170,12 +190,15 @@ public final class RunRecords {
     }
 
     static RunConfiguration configuration(Path directory, JsonNode summary, String phase) {
-        RunHeader head = RunHeader.of(summary);
+        return configuration(directory, RunHeader.of(summary), phase);
+    }
+
+    static RunConfiguration configuration(Path directory, RunHeader head, String phase) {
         RunHeader.Engine engine = head.engine() != null ? head.engine()
                 : new RunHeader.Engine(null, null, null, null, null, null, null, null, null, null, null);
         RunHeader.Load load = head.load() != null ? head.load()
                 : new RunHeader.Load(null, null, null, null, null, null, null, null);
-        RunHeader.Profiled profiled = head.profiled() != null ? head.profiled() : new RunHeader.Profiled(null, null, null, null);
+        RunHeader.Profiled profiled = head.profiled() != null ? head.profiled() : new RunHeader.Profiled(null, null, null, null, null);
         String kind = profiled.kind() != null ? profiled.kind() : engine.kind() != null ? engine.kind() : "unknown";
         // the extras' texts are part of the fingerprint: spelled as the JSON values were before the typed reading
         SortedMap<String, String> extra = new TreeMap<>();
@@ -213,25 +236,28 @@ public final class RunRecords {
         return value != null && !value.isBlank() ? value : null;
     }
 
-    /** The top kernels' metric ids ({@link HistoryMetrics#kernelMetric}) → full names, of one summary. */
-    static SortedMap<String, String> kernelNames(JsonNode summary) {
+    /** The top kernels' metric ids ({@link HistoryMetrics#kernelMetric}) → full names, of one summary's trace. */
+    static SortedMap<String, String> kernelNames(ReportData.Trace trace) {
         SortedMap<String, String> names = new TreeMap<>();
-        topKernels(summary.path("trace")).forEach(k -> names.put(HistoryMetrics.kernelMetric(k.path("name").asText()),
-                k.path("name").asText()));
+        topKernels(trace).forEach(k -> names.put(HistoryMetrics.kernelMetric(k.name()), k.name()));
         return names;
     }
 
-    private static List<JsonNode> topKernels(JsonNode trace) {
-        List<JsonNode> kernels = new ArrayList<>();
-        trace.path("kernels").forEach(kernels::add);
-        kernels.sort(Comparator.comparingDouble((JsonNode k) -> k.path("totalNs").asDouble(0)).reversed());
-        return kernels.subList(0, Math.min(TOP_KERNELS, kernels.size()));
+    /** The {@link #TOP_KERNELS} kernels of {@code trace.kernels} with the most time (ties in file order). */
+    private static List<KernelStats> topKernels(ReportData.Trace trace) {
+        return trace.kernels().stream().sorted(Comparator.comparingLong(KernelStats::totalNs).reversed())
+                .limit(TOP_KERNELS).toList();
+    }
+
+    /** The metrics of one parsed {@code summary.json} (one window or one phase), as {@link #metrics(RunHeader, ReportData.Trace)}. */
+    static SortedMap<String, Double> metrics(JsonNode summary) {
+        return metrics(RunHeader.of(summary), ReportData.Trace.of(summary));
     }
 
     /** The metrics of one summary (one window or one phase), by {@link HistoryMetrics} name. */
-    static SortedMap<String, Double> metrics(JsonNode summary) {
+    static SortedMap<String, Double> metrics(RunHeader head, ReportData.Trace trace) {
         SortedMap<String, Double> metrics = new TreeMap<>();
-        RunHeader.Latency latency = RunHeader.of(summary).latency();
+        RunHeader.Latency latency = head.latency();
         if (latency != null) {
             for (String distribution : HistoryMetrics.DISTRIBUTIONS) {
                 RunHeader.Distribution d = latency.distribution(distribution);
@@ -251,7 +277,7 @@ public final class RunRecords {
                 metrics.put("errors.fraction", (double) failed / (completed + failed));
             }
         }
-        traceMetrics(summary, metrics);
+        traceMetrics(trace, metrics);
         return metrics;
     }
 
@@ -260,8 +286,7 @@ public final class RunRecords {
      * model ({@link ReportData.Trace}, through {@link ResultsModule}) rather than by key; the GPU busy fraction is the
      * model's ({@link ReportData.Trace#gpuBusyFraction()}), the definition the {@code gpuBusyFraction()} budget uses.
      */
-    private static void traceMetrics(JsonNode summary, Map<String, Double> metrics) {
-        ReportData.Trace trace = ReportData.Trace.of(summary);
+    private static void traceMetrics(ReportData.Trace trace, Map<String, Double> metrics) {
         if (!trace.ranks().isEmpty() || trace.kernelTotalNs() > 0) {
             metrics.put("trace.kernel_ms", trace.kernelTotalNs() / NS_PER_MS);
         }
@@ -328,8 +353,7 @@ public final class RunRecords {
                 metrics.put(HistoryMetrics.decodeIntervalMetric(bucket), median(intervals) / NS_PER_MS);
             }
         });
-        trace.kernels().stream().sorted(Comparator.comparingLong(KernelStats::totalNs).reversed()).limit(TOP_KERNELS)
-                .forEach(k -> metrics.put(HistoryMetrics.kernelMetric(k.name()), k.totalNs() / NS_PER_MS));
+        topKernels(trace).forEach(k -> metrics.put(HistoryMetrics.kernelMetric(k.name()), k.totalNs() / NS_PER_MS));
     }
 
     /**
@@ -403,36 +427,22 @@ public final class RunRecords {
         return value != null && value.isPresent();
     }
 
-    private static void put(Map<String, Double> metrics, String name, JsonNode value) {
-        if (value.isNumber() && Double.isFinite(value.asDouble())) {
-            metrics.put(name, value.asDouble());
-        }
-    }
-
     private static void put(Map<String, Double> metrics, String name, Double value) {
         if (value != null && Double.isFinite(value)) {
             metrics.put(name, value);
         }
     }
 
-    /** The raw latency histograms in ns, compressed, by distribution name. */
+    /**
+     * The raw latency histograms in ns, compressed, by distribution name: from {@code latency.hlog}, else (files
+     * written before it) from {@code requests.jsonl}.
+     */
     static Map<String, byte[]> histograms(Path directory) {
         Map<String, Histogram> histograms = new LinkedHashMap<>();
         Path log = directory.resolve("latency.hlog");
         if (Files.isRegularFile(log)) {
             try (InputStream in = Files.newInputStream(log)) {
-                HistogramLogReader reader = new HistogramLogReader(in);
-                for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
-                    if (h instanceof Histogram histogram && h.getTag() != null) {
-                        String name = h.getTag().toLowerCase(Locale.ROOT);
-                        if (HistoryMetrics.DISTRIBUTIONS.contains(name)) {
-                            histograms.merge(name, histogram, (a, b) -> {
-                                a.add(b);
-                                return a;
-                            });
-                        }
-                    }
-                }
+                histograms.putAll(fromLog(in));
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not read " + log, e);
             }
@@ -440,6 +450,37 @@ public final class RunRecords {
         if (histograms.isEmpty()) {
             histograms.putAll(fromRequests(directory.resolve("requests.jsonl")));
         }
+        return encoded(histograms);
+    }
+
+    /**
+     * @param latencyLog a latency log in the format of {@code latency.hlog} ({@code LatencyReport#writeHistogramLog},
+     *                   written to memory by the history recorder)
+     * @return its raw latency histograms in ns, compressed, by distribution name, as {@link #histograms(Path)} reads
+     *         them from the file
+     */
+    public static Map<String, byte[]> histograms(byte[] latencyLog) {
+        return encoded(fromLog(new java.io.ByteArrayInputStream(latencyLog)));
+    }
+
+    private static Map<String, Histogram> fromLog(InputStream in) {
+        Map<String, Histogram> histograms = new LinkedHashMap<>();
+        HistogramLogReader reader = new HistogramLogReader(in);
+        for (EncodableHistogram h = reader.nextIntervalHistogram(); h != null; h = reader.nextIntervalHistogram()) {
+            if (h instanceof Histogram histogram && h.getTag() != null) {
+                String name = h.getTag().toLowerCase(Locale.ROOT);
+                if (HistoryMetrics.DISTRIBUTIONS.contains(name)) {
+                    histograms.merge(name, histogram, (a, b) -> {
+                        a.add(b);
+                        return a;
+                    });
+                }
+            }
+        }
+        return histograms;
+    }
+
+    private static Map<String, byte[]> encoded(Map<String, Histogram> histograms) {
         Map<String, byte[]> encoded = new LinkedHashMap<>();
         histograms.forEach((name, h) -> {
             if (h.getTotalCount() > 0) {
@@ -447,6 +488,13 @@ public final class RunRecords {
             }
         });
         return encoded;
+    }
+
+    /**
+     * The parts of a {@code requests.jsonl} line ({@code RequestLog}) the fallback histograms use; absent numbers are
+     * null.
+     */
+    private record RequestLine(String error, Long ttftNs, Long e2eNs, Integer completionTokens) {
     }
 
     private static Map<String, Histogram> fromRequests(Path requests) {
@@ -459,13 +507,13 @@ public final class RunRecords {
                 if (line.isBlank()) {
                     continue;
                 }
-                JsonNode r = JSON.readTree(line);
-                if (!r.path("error").isNull() && !r.path("error").isMissingNode()) {
+                RequestLine r = JSON.readValue(line, RequestLine.class);
+                if (r.error() != null) {
                     continue;
                 }
-                long ttft = r.path("ttftNs").asLong(-1);
-                long e2e = r.path("e2eNs").asLong(-1);
-                int tokens = r.path("completionTokens").asInt(-1);
+                long ttft = r.ttftNs() == null ? -1 : r.ttftNs();
+                long e2e = r.e2eNs() == null ? -1 : r.e2eNs();
+                int tokens = r.completionTokens() == null ? -1 : r.completionTokens();
                 if (ttft >= 0) {
                     histograms.computeIfAbsent("ttft", k -> new Histogram(3)).recordValue(ttft);
                 }

@@ -281,7 +281,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
         String testId = context.getRequiredTestClass().getName() + "#" + context.getRequiredTestMethod().getName();
         try {
             return HistoryRecorder.of(stores, window.settings()::get,
-                    closest(context, RegressionCheck.class).orElse(null), testId, window.outputDirectory());
+                    closest(context, RegressionCheck.class).orElse(null), testId, window.outputDirectory(),
+                    window::runModel);
         } catch (IllegalArgumentException e) {
             throw new ExtensionConfigurationException(e.getMessage(), e);
         }
@@ -338,7 +339,8 @@ public final class ProfiledRolloutExtension implements BeforeEachCallback, Param
             problems.attempt(() -> {
                 try {
                     return HistoryRecorder.of(new HistoryRecorder.Stores(), keys::get,
-                            closest(context, RegressionCheck.class).orElse(null), "validation", Path.of(""));
+                            closest(context, RegressionCheck.class).orElse(null), "validation", Path.of(""),
+                            List::of);
                 } catch (IllegalArgumentException e) {
                     throw new ExtensionConfigurationException(e.getMessage(), e);
                 }

@@ -6,7 +6,6 @@ import dev.profiledrollout.trace.StepStats;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import org.apiguardian.api.API;
 
 /**
@@ -21,7 +20,8 @@ import org.apiguardian.api.API;
  * {@code delay_iterations} (vllm-project/vllm {@code vllm/profiler/wrapper.py}, {@code vllm/config/profiler.py}).
  *
  * @param requested the steps asked for ({@code @ProfiledRollout(numSteps)}), null when the capture had no step bound
- * @param captured  steps per rank trace, keyed by the trace's label, in trace order; unmodifiable, not null
+ * @param captured  steps per rank trace, keyed by the trace's label, in trace order; unmodifiable, never null (null,
+ *                  as read from a file without it, becomes empty)
  * @param min       the fewest steps over ranks, 0 without traces
  * @param max       the most steps over ranks, 0 without traces
  * @param strict    whether a mismatch fails the test ({@code @ProfiledRollout(strictSteps)} or
@@ -31,8 +31,7 @@ import org.apiguardian.api.API;
 public record CapturedSteps(Integer requested, Map<String, Integer> captured, int min, int max, boolean strict) {
 
     public CapturedSteps {
-        Objects.requireNonNull(captured, "captured");
-        captured = Collections.unmodifiableMap(new LinkedHashMap<>(captured));
+        captured = captured == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(captured));
     }
 
     /**

@@ -265,11 +265,12 @@ public final class Charts {
 
     /** Kernel time of this run next to the baseline's, for the kernels that changed most ({@code summary.baseline}). */
     private static java.util.Optional<NamedChart> baselineDiff(ReportData data) {
-        com.fasterxml.jackson.databind.JsonNode kernels = data.summary().path("baseline").path("kernels");
-        if (!kernels.isArray() || kernels.isEmpty()) {
+        RunHeader.Baseline baseline = data.head().baseline();
+        List<RunHeader.BaselineKernel> kernels = baseline == null ? null : baseline.kernels();
+        if (kernels == null || kernels.isEmpty()) {
             return java.util.Optional.empty();
         }
-        double change = data.summary().path("baseline").path("kernelTimeChange").asDouble();
+        double change = baseline.kernelTimeChange() == null ? 0 : baseline.kernelTimeChange();
         CategoryChart chart = bars(String.format(java.util.Locale.ROOT,
                 "Kernel time vs baseline (total %+.1f%%): largest changes", 100 * change),
                 "kernel (B1… in the baseline table)", "total time (ms)");
@@ -277,13 +278,13 @@ public final class Charts {
         List<Number> base = new ArrayList<>();
         List<Number> run = new ArrayList<>();
         int i = 0;
-        for (com.fasterxml.jackson.databind.JsonNode k : kernels) {
+        for (RunHeader.BaselineKernel k : kernels) {
             if (i++ == TOP_KERNELS) {
                 break;
             }
             names.add("B" + i);
-            base.add(k.path("baseTotalNs").asLong() / 1e6);
-            run.add(k.path("totalNs").asLong() / 1e6);
+            base.add(k.baseTotalNs() / 1e6);
+            run.add(k.totalNs() / 1e6);
         }
         yPattern(chart, java.util.stream.Stream.concat(base.stream(), run.stream()).mapToDouble(Number::doubleValue)
                 .max().orElse(0));
@@ -295,7 +296,7 @@ public final class Charts {
     private static java.util.Optional<NamedChart> percentiles(ReportData data, String name, String title,
             List<String> tags) {
         XYChart chart = xy(title, "percentile (%), on a log scale of 1/(1 − p)", "latency (ms)");
-        RunHeader.Latency latency = RunHeader.of(data.summary()).latency();
+        RunHeader.Latency latency = data.head().latency();
         double max = 0;
         double right = 1;
         for (String tag : tags) {
@@ -645,18 +646,20 @@ public final class Charts {
      * time on each rank (a line per rank), and a marker on each step's straggler.
      */
     private static List<NamedChart> stepTimelines(ReportData data) {
-        com.fasterxml.jackson.databind.JsonNode sets = data.summary().path("trace").path("stepTimeline");
         List<NamedChart> charts = new ArrayList<>();
-        for (com.fasterxml.jackson.databind.JsonNode set : sets) {
-            com.fasterxml.jackson.databind.JsonNode steps = set.path("steps");
+        for (ReportData.StepTimelineSet set : data.trace().stepTimeline()) {
+            List<ReportData.TimelineStep> steps = set.steps();
             List<String> ranks = new ArrayList<>();
+            List<String> labels = set.ranks();
             // series names must be unique: a repeated label (hand-edited file) gets its position
-            set.path("ranks").forEach(r -> ranks.add(ranks.contains(r.asText()) ? r.asText() + " #" + (ranks.size() + 1)
-                    : r.asText()));
+            labels.forEach(label -> {
+                String r = label == null ? "" : label;
+                ranks.add(ranks.contains(r) ? r + " #" + (ranks.size() + 1) : r);
+            });
             if (steps.isEmpty() || ranks.isEmpty()) {
                 continue;
             }
-            String worker = set.path("worker").asText("");
+            String worker = set.worker();
             XYChart chart = xy("GPU busy time per step and rank" + (worker.isEmpty() ? "" : " (" + worker + ")")
                     + (ranks.size() > 1 ? ", straggler marked" : ""), "step", "GPU busy time (ms)");
             chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
@@ -667,15 +670,15 @@ public final class Charts {
             List<Double> stragglerX = new ArrayList<>();
             List<Double> stragglerY = new ArrayList<>();
             double max = 0;
-            for (com.fasterxml.jackson.databind.JsonNode step : steps) {
-                double index = step.path("index").asDouble();
+            for (ReportData.TimelineStep step : steps) {
+                double index = step.index();
                 x.add(index);
                 for (int r = 0; r < ranks.size(); r++) {
-                    double ms = step.path("busyNs").path(r).asLong() / 1e6;
+                    double ms = step.busyNs(r) / 1e6;
                     busy.get(r).add(ms);
                     max = Math.max(max, ms);
                 }
-                int straggler = ranks.indexOf(step.path("straggler").asText(""));
+                int straggler = ranks.indexOf(step.straggler() == null ? "" : step.straggler());
                 if (straggler >= 0) {
                     stragglerX.add(index);
                     stragglerY.add(busy.get(straggler).get(busy.get(straggler).size() - 1));
@@ -707,21 +710,22 @@ public final class Charts {
     public static final int MAX_ROOFLINE_POINTS = 60;
 
     private static java.util.Optional<NamedChart> roofline(ReportData data) {
-        com.fasterxml.jackson.databind.JsonNode ranks = data.summary().path("trace").path("ranks");
         List<RooflinePoint> points = new ArrayList<>();
         String device = null;
-        for (com.fasterxml.jackson.databind.JsonNode rank : ranks) {
-            if (device == null && rank.path("deviceName").isTextual()) {
-                device = rank.get("deviceName").asText();
+        for (LabeledTrace rank : data.trace().ranks()) {
+            var details = rank.summary().details();
+            if (device == null && details.deviceName().isPresent()) {
+                device = details.deviceName().get();
             }
-            for (com.fasterxml.jackson.databind.JsonNode r : rank.path("roofline")) {
-                double flops = r.path("flops").asDouble();
-                double bytes = r.path("bytes").asDouble(Double.NaN);
-                double tflops = r.path("tflops").path("median").asDouble(Double.NaN);
-                long count = r.path("count").asLong();
+            for (var r : details.roofline()) {
+                double flops = r.flops();
+                double bytes = r.bytes();
+                double tflops = r.tflops().median();
+                long count = r.count();
                 if (count > 0 && bytes > 0 && flops > 0 && tflops > 0) {
-                    points.add(new RooflinePoint(r.path("name").asText(), r.path("precision").asText(),
-                            flops / bytes, tflops, r.path("kernelNs").path("mean").asDouble() * count));
+                    points.add(new RooflinePoint(r.name() == null ? "" : r.name(),
+                            r.precision() == null ? "" : r.precision(), flops / bytes, tflops,
+                            r.kernelNs().mean() * count));
                 }
             }
         }

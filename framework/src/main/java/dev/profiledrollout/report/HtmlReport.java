@@ -1,7 +1,6 @@
 package dev.profiledrollout.report;
 
 import dev.profiledrollout.verdict.Verdict;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,23 +69,23 @@ final class HtmlReport {
      *         {@code error}, FAILED when a verdict failed and is enforced, else PASSED
      */
     static Banner banner(ReportData data) {
-        JsonNode s = data.summary();
-        JsonNode outcome = s.path("outcome");
+        RunHeader head = data.head();
+        RunHeader.Outcome outcome = head.outcome();
         List<Verdict> verdicts = data.verdicts();
         long failed = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).count();
         long warnings = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.WARN).count();
         int total = verdicts.size();
         String status;
         String message;
-        if (outcome.isObject() && outcome.hasNonNull("status")) {
-            status = outcome.get("status").asText();
-            message = outcome.path("message").asText("");
-            total = outcome.path("verdicts").asInt(total);
-            failed = outcome.path("failed").asLong(failed);
-            warnings = outcome.path("warnings").asLong(warnings);
-        } else if (s.hasNonNull("error")) {
+        if (outcome != null && outcome.status() != null) {
+            status = outcome.status();
+            message = text(outcome.message());
+            total = outcome.verdicts() != null ? outcome.verdicts() : total;
+            failed = outcome.failed() != null ? outcome.failed() : failed;
+            warnings = outcome.warnings() != null ? outcome.warnings() : warnings;
+        } else if (head.error() != null) {
             status = "ERROR";
-            message = s.get("error").asText();
+            message = head.error();
         } else {
             status = failed > 0 ? "FAILED" : "PASSED";
             message = verdicts.stream().filter(v -> v.outcome() == Verdict.Outcome.FAIL).findFirst()
@@ -128,9 +127,8 @@ final class HtmlReport {
      *         against requested (with a warning when they differ), workers, and the error when there is one
      */
     public static String summaryHtml(ReportData data) {
-        JsonNode s = data.summary();
         StringBuilder html = new StringBuilder(bannerHtml(data)).append("<dl class=\"summary\">");
-        RunHeader head = RunHeader.of(s);
+        RunHeader head = data.head();
         RunHeader.Profiled profiled = head.profiled();
         RunHeader.Engine typedEngine = head.engine();
         if (profiled != null) {
@@ -143,23 +141,21 @@ final class HtmlReport {
         if (typedEngine != null && typedEngine.model() != null) {
             term(html, "model", typedEngine.model());
         }
-        JsonNode engine = s.path("engine");
-        String faults = injectedFaults(engine);
+        String faults = typedEngine == null ? null : injectedFaults(typedEngine.simulatedFaults());
         if (faults != null) {
             term(html, "faults injected", faults);
         }
-        JsonNode noise = engine.path("simulatedGpuNoise");
-        if (noise.isObject()) {
+        RunHeader.SimulatedGpuNoise noise = typedEngine == null ? null : typedEngine.simulatedGpuNoise();
+        if (noise != null) {
             term(html, "simulated GPU noise", String.format(java.util.Locale.ROOT,
                     "kernel jitter sigma %s, clock spread sigma %s, this run's clock factor %.4f (noise seed %d)",
-                    noise.path("kernel_jitter").asText(), noise.path("clock_spread").asText(),
-                    noise.path("clock_factor").asDouble(), noise.path("noise_seed").asLong()));
+                    text(noise.kernelJitter()), text(noise.clockSpread()), orZero(noise.clockFactor()),
+                    orZero(noise.noiseSeed())));
         }
-        JsonNode attempted = s.path("attempted");
-        if (attempted.isObject()) {
-            term(html, "attempted", attempted(attempted));
+        if (head.attempted() != null) {
+            term(html, "attempted", attempted(head.attempted()));
         }
-        RunHeader.Latency latency = RunHeader.of(s).latency();
+        RunHeader.Latency latency = head.latency();
         if (latency != null) {
             term(html, "requests", orZero(latency.completed()) + " completed, " + orZero(latency.failed())
                     + " failed in " + compact(orZero(latency.durationMs()) / 1000) + " s");
@@ -173,53 +169,41 @@ final class HtmlReport {
             }
             term(html, "output tokens/s", compact(orZero(latency.outputTokenThroughput())));
         }
-        steps(html, s.path("steps"));
-        JsonNode workers = s.path("workers");
-        if (workers.isArray() && !workers.isEmpty()) {
-            long profiledCount = 0;
-            for (JsonNode w : workers) {
-                profiledCount += w.path("state").asText().equals("PROFILED") ? 1 : 0;
-            }
+        steps(html, head.steps());
+        List<RunHeader.Worker> workers = head.workers();
+        if (workers != null && !workers.isEmpty()) {
+            long profiledCount = workers.stream().filter(w -> "PROFILED".equals(w.state())).count();
             term(html, "workers", workers.size() + " (" + profiledCount + " profiled)");
         }
-        if (s.path("phases").isArray() && !s.get("phases").isEmpty()) {
-            List<String> names = new ArrayList<>();
-            s.get("phases").forEach(p -> names.add(p.path("phase").asText()));
-            term(html, "phases", String.join(", ", names));
+        if (!head.phases().isEmpty()) {
+            term(html, "phases", String.join(", ", head.phases().stream().map(p -> text(p.phase())).toList()));
         }
         html.append("</dl>");
-        if (s.hasNonNull("error") && !s.get("error").asText().equals(banner(data).message())) {
-            html.append("<p class=\"fail\">The profile window did not complete: ").append(escape(s.get("error")
-                    .asText())).append("</p>");
+        if (head.error() != null && !head.error().equals(banner(data).message())) {
+            html.append("<p class=\"fail\">The profile window did not complete: ").append(escape(head.error()))
+                    .append("</p>");
         }
         return html.toString();
     }
 
-    private static String attempted(JsonNode a) {
+    private static String attempted(RunHeader.Attempted a) {
         List<String> parts = new ArrayList<>();
-        if (a.hasNonNull("backend") || a.hasNonNull("engineKind")) {
-            parts.add((a.path("backend").asText("") + " " + a.path("engineKind").asText("")).trim());
+        if (a.backend() != null || a.engineKind() != null) {
+            parts.add((text(a.backend()) + " " + text(a.engineKind())).trim());
         }
-        List<String> urls = new ArrayList<>();
-        a.path("urls").forEach(u -> urls.add(ReportParameters.safeUrl(u.asText())));
+        List<String> urls = a.urls() == null ? List.of()
+                : a.urls().stream().map(u -> ReportParameters.safeUrl(text(u))).toList();
         if (!urls.isEmpty()) {
             parts.add(String.join(", ", urls));
         }
-        // The step bound is spelled num_steps, as in profileRequest and the engines' /start_profile body; files written
-        // before 0.1's typed run model spelled it numSteps here, and still read.
-        JsonNode steps = a.hasNonNull("num_steps") ? a.get("num_steps") : a.path("numSteps");
-        parts.add("numSteps " + (steps.isNumber() ? steps.asText() : "until stop_profile"));
-        List<String> activities = new ArrayList<>();
-        a.path("activities").forEach(x -> activities.add(x.asText()));
-        if (!activities.isEmpty()) {
-            parts.add("activities " + String.join(", ", activities));
+        parts.add("numSteps " + (a.numSteps() != null ? a.numSteps() : "until stop_profile"));
+        if (a.activities() != null && !a.activities().isEmpty()) {
+            parts.add("activities " + String.join(", ", a.activities()));
         }
-        List<String> phases = new ArrayList<>();
-        a.path("phases").forEach(x -> phases.add(x.asText()));
-        if (!phases.isEmpty()) {
-            parts.add("phases " + String.join(", ", phases));
+        if (a.phases() != null && !a.phases().isEmpty()) {
+            parts.add("phases " + String.join(", ", a.phases()));
         }
-        String load = load(a.path("load"));
+        String load = load(a.load());
         if (!load.isEmpty()) {
             parts.add("load " + load);
         }
@@ -227,44 +211,44 @@ final class HtmlReport {
     }
 
     /** @return a load as one line, e.g. {@code "40 requests, concurrency 8, ISL/OSL 128/8"}; "" without one */
-    static String load(JsonNode load) {
-        if (!load.isObject()) {
+    static String load(RunHeader.Load load) {
+        if (load == null) {
             return "";
         }
         List<String> parts = new ArrayList<>();
-        if (load.has("requests")) {
-            parts.add(load.get("requests").asText() + " requests");
+        if (load.requests() != null) {
+            parts.add(load.requests() + " requests");
         }
-        double rate = load.path("arrival").path("requestRate").asDouble(Double.POSITIVE_INFINITY);
+        double rate = load.arrival() == null || load.arrival().requestRate() == null ? Double.POSITIVE_INFINITY
+                : load.arrival().requestRate();
         if (Double.isFinite(rate) && rate > 0) {
             parts.add(compact(rate) + " req/s");
         }
-        if (load.has("concurrency")) {
-            parts.add("concurrency " + load.get("concurrency").asText());
+        if (load.concurrency() != null) {
+            parts.add("concurrency " + load.concurrency());
         }
-        if (load.has("inputTokens")) {
-            parts.add("ISL/OSL " + load.get("inputTokens").asText() + "/" + load.path("outputTokens").asText());
+        if (load.inputTokens() != null) {
+            parts.add("ISL/OSL " + load.inputTokens() + "/" + text(load.outputTokens()));
         }
         return String.join(", ", parts);
     }
 
-    private static void steps(StringBuilder html, JsonNode steps) {
-        if (!steps.isObject()) {
+    private static void steps(StringBuilder html, CapturedSteps steps) {
+        if (steps == null) {
             return;
         }
         StringBuilder captured = new StringBuilder();
-        steps.path("captured").properties().forEach(e -> captured.append(captured.length() == 0 ? "" : ", ")
-                .append(e.getKey()).append(": ").append(e.getValue().asText()));
-        String requested = steps.hasNonNull("requested") ? steps.get("requested").asText() : "until stop_profile";
+        steps.captured().forEach((rank, count) -> captured.append(captured.length() == 0 ? "" : ", ")
+                .append(rank).append(": ").append(count));
+        String requested = steps.requested() != null ? steps.requested().toString() : "until stop_profile";
         term(html, "steps", "requested " + requested + ", captured " + (captured.length() == 0 ? "none"
                 : captured.toString()));
-        if (steps.hasNonNull("requested")) {
-            long want = steps.get("requested").asLong();
-            if (!steps.hasNonNull("min") || steps.get("min").asLong() != want
-                    || steps.path("max").asLong(want) != want) {
+        if (steps.requested() != null) {
+            long want = steps.requested();
+            if (steps.min() != want || steps.max() != want) {
                 html.append("</dl><p class=\"warning steps\">Steps captured (").append(escape(captured.length() == 0
                         ? "none" : captured.toString())).append(") differ from the ").append(want)
-                        .append(" requested").append(steps.path("strict").asBoolean() ? " (strict: the test fails)"
+                        .append(" requested").append(steps.strict() ? " (strict: the test fails)"
                                 : "").append(".</p><dl class=\"summary\">");
             }
         }
@@ -272,23 +256,27 @@ final class HtmlReport {
 
     /**
      * The performance faults a simulator served this run with ({@code engine.simulatedFaults} of
-     * {@code summary.json}), as one line, or null when none were injected.
+     * {@code summary.json}), as one line, or null when none were injected (or {@code faults} is null).
      */
-    static String injectedFaults(JsonNode engine) {
-        JsonNode f = engine.path("simulatedFaults");
-        if (!f.path("injected").asBoolean(false)) {
+    static String injectedFaults(RunHeader.SimulatedFaults f) {
+        if (f == null || !f.injected()) {
             return null;
         }
-        java.util.List<String> parts = new java.util.ArrayList<>();
-        f.path("slow_kernels").fields().forEachRemaining(e -> parts.add("kernels /" + e.getKey() + "/ ×"
-                + e.getValue().asText()));
-        f.path("slow_ranks").fields().forEachRemaining(e -> parts.add("TP rank " + e.getKey() + " ×"
-                + e.getValue().asText()));
-        if (f.has("slow_decode")) {
-            parts.add("decode kernels ×" + f.get("slow_decode").asText());
+        List<String> parts = new ArrayList<>();
+        if (f.slowKernels() != null) {
+            f.slowKernels().forEach((regex, factor) -> parts.add("kernels /" + regex + "/ ×" + factor));
         }
-        if (f.has("slow_host")) {
-            parts.add("host time per step ×" + f.get("slow_host").asText());
+        if (f.slowRanks() != null) {
+            f.slowRanks().forEach((rank, factor) -> parts.add("TP rank " + rank + " ×" + factor));
+        }
+        if (f.slowDecode() != null) {
+            parts.add("decode kernels ×" + f.slowDecode());
+        }
+        if (f.slowPrefill() != null) {
+            parts.add("prefill kernels ×" + f.slowPrefill());
+        }
+        if (f.slowHost() != null) {
+            parts.add("host time per step ×" + f.slowHost());
         }
         return "simulator slowed on purpose: " + String.join(", ", parts);
     }
@@ -299,50 +287,52 @@ final class HtmlReport {
 
     /** @return the latency table of {@code summary.json}'s {@code latency}: one row per metric, then throughput */
     public static String latencyTable(ReportData data) {
-        return latencyTable(data.summary().path("latency"));
+        return latencyTable(data.head().latency());
     }
 
-    /** @return the latency table of a {@code latency} object (the run's or a phase's); "" without one */
-    static String latencyTable(JsonNode latency) {
-        if (!latency.isObject()) {
+    /**
+     * @return the latency table of a {@code latency} block (the run's or a phase's); a line saying none was measured
+     *         without one
+     */
+    static String latencyTable(RunHeader.Latency latency) {
+        if (latency == null) {
             return "<p class=\"latency\">No latency was measured.</p>";
         }
         StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"latency\"><tr><th>metric (ms)"
                 + "</th><th>count</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>definition</th>"
                 + "</tr>");
         for (String metric : METRICS) {
-            JsonNode m = latency.path(metric);
-            html.append("<tr><td>").append(metric.toUpperCase(Locale.ROOT)).append("</td><td>")
-                    .append(m.path("count").asLong()).append("</td>");
-            boolean none = m.path("count").asLong() == 0 || !m.has("p50Ms");
-            for (String stat : new String[] {"meanMs", "p50Ms", "p90Ms", "p99Ms", "maxMs"}) {
-                html.append("<td>").append(none ? "none" : m.has(stat) ? ms(m.get(stat).asDouble()) : "–")
-                        .append("</td>");
+            RunHeader.Distribution m = latency.distribution(metric);
+            long count = m == null ? 0 : orZero(m.count());
+            html.append("<tr><td>").append(metric.toUpperCase(Locale.ROOT)).append("</td><td>").append(count)
+                    .append("</td>");
+            boolean none = count == 0 || m.p50Ms() == null;
+            for (String stat : new String[] {"mean", "p50", "p90", "p99", "max"}) {
+                Double value = none ? null : m.stat(stat);
+                html.append("<td>").append(none ? "none" : value != null ? ms(value) : "–").append("</td>");
             }
-            html.append("<td class=\"text\">").append(escape(m.path("definition").asText())).append("</td></tr>");
+            html.append("<td class=\"text\">").append(escape(m == null ? "" : text(m.definition())))
+                    .append("</td></tr>");
         }
         html.append("</table></div><table class=\"throughput\"><tr><th>throughput</th><th>value</th></tr>");
-        row(html, "completed requests", String.valueOf(latency.path("completed").asLong()));
-        row(html, "failed requests", String.valueOf(latency.path("failed").asLong()));
-        row(html, "duration (ms)", ms(latency.path("durationMs").asDouble()));
-        row(html, "request throughput (req/s)", ms(latency.path("requestThroughput").asDouble()));
-        row(html, "output token throughput (tok/s)", ms(latency.path("outputTokenThroughput").asDouble()));
-        row(html, "total token throughput (tok/s)", ms(latency.path("totalTokenThroughput").asDouble()));
-        row(html, "request goodput (req/s)", latency.has("requestGoodput")
-                ? ms(latency.get("requestGoodput").asDouble()) + (latency.has("goodRequests") ? " ("
-                        + latency.get("goodRequests").asLong() + " good; SLO " + escape(goodputSlo(latency)) + ")" : "")
+        row(html, "completed requests", String.valueOf(orZero(latency.completed())));
+        row(html, "failed requests", String.valueOf(orZero(latency.failed())));
+        row(html, "duration (ms)", ms(orZero(latency.durationMs())));
+        row(html, "request throughput (req/s)", ms(orZero(latency.requestThroughput())));
+        row(html, "output token throughput (tok/s)", ms(orZero(latency.outputTokenThroughput())));
+        row(html, "total token throughput (tok/s)", ms(orZero(latency.totalTokenThroughput())));
+        row(html, "request goodput (req/s)", latency.requestGoodput() != null
+                ? ms(latency.requestGoodput()) + (latency.goodRequests() != null ? " (" + latency.goodRequests()
+                        + " good; SLO " + escape(latency.goodput() == null ? "" : String.join(" ", latency.goodput()))
+                        + ")" : "")
                 : "– (no goodput SLO set)");
         StringBuilder errors = new StringBuilder();
-        latency.path("errors").properties().forEach(e -> errors.append(errors.length() == 0 ? "" : ", ")
-                .append(e.getKey()).append(": ").append(e.getValue().asLong()));
+        if (latency.errors() != null) {
+            latency.errors().forEach((kind, n) -> errors.append(errors.length() == 0 ? "" : ", ").append(kind)
+                    .append(": ").append(orZero(n)));
+        }
         row(html, "errors", errors.length() == 0 ? "none" : escape(errors.toString()));
         return html.append("</table>").toString();
-    }
-
-    private static String goodputSlo(JsonNode latency) {
-        StringBuilder slo = new StringBuilder();
-        latency.path("goodput").forEach(p -> slo.append(slo.length() == 0 ? "" : " ").append(p.asText()));
-        return slo.toString();
     }
 
     /**
@@ -373,44 +363,40 @@ final class HtmlReport {
 
     /**
      * @return the workers table of {@code summary.json}'s {@code workers}: label, URL (without credentials), type,
-     *         outcome, trace files; "" without workers
+     *         outcome, trace files; "" without workers (null or empty)
      */
-    public static String workersTable(JsonNode workers) {
-        if (!workers.isArray() || workers.isEmpty()) {
+    public static String workersTable(List<RunHeader.Worker> workers) {
+        if (workers == null || workers.isEmpty()) {
             return "";
         }
-        boolean phased = false;
-        for (JsonNode w : workers) {
-            phased |= w.hasNonNull("phase");
-        }
+        boolean phased = workers.stream().anyMatch(w -> w.phase() != null);
         StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"workers\"><tr>"
                 + (phased ? "<th>phase</th>" : "") + "<th>worker</th>"
                 + "<th>URL</th><th>type</th><th>outcome</th><th>trace files</th></tr>");
         int i = 0;
-        for (JsonNode w : workers) {
+        for (RunHeader.Worker w : workers) {
             i++;
             if (phased) {
-                html.append("<tr><td>").append(escape(w.path("phase").asText(""))).append("</td>");
+                html.append("<tr><td>").append(escape(text(w.phase()))).append("</td>");
             }
-            StringBuilder outcome = new StringBuilder(w.path("state").asText(""));
-            if (w.path("httpStatus").asInt() != 0) {
-                outcome.append(", HTTP ").append(w.get("httpStatus").asInt());
+            StringBuilder outcome = new StringBuilder(text(w.state()));
+            if (w.httpStatus() != null && w.httpStatus() != 0) {
+                outcome.append(", HTTP ").append(w.httpStatus());
             }
-            if (!w.path("reason").asText("").isEmpty()) {
-                outcome.append(": ").append(w.get("reason").asText());
+            if (w.reason() != null && !w.reason().isEmpty()) {
+                outcome.append(": ").append(w.reason());
             }
-            if (w.hasNonNull("stopOutcome")) {
-                outcome.append(" (stop: ").append(w.get("stopOutcome").asText()).append(')');
+            if (w.stopOutcome() != null) {
+                outcome.append(" (stop: ").append(w.stopOutcome()).append(')');
             }
-            List<String> files = new ArrayList<>();
-            w.path("traceFiles").forEach(f -> files.add(f.asText()));
-            html.append(phased ? "<td>" : "<tr><td>").append(escape(w.path("label").asText("worker-" + i)))
+            List<String> files = w.traceFiles();
+            html.append(phased ? "<td>" : "<tr><td>").append(escape(w.label() != null ? w.label() : "worker-" + i))
                     .append("</td><td class=\"text\">")
-                    .append(escape(w.hasNonNull("url") ? ReportParameters.safeUrl(w.get("url").asText()) : ""))
-                    .append("</td><td class=\"text\">").append(escape(w.path("workerType").asText("")))
-                    .append("</td><td class=\"text ").append(w.path("state").asText().equals("PROFILED") ? "pass"
+                    .append(escape(w.url() != null ? ReportParameters.safeUrl(w.url()) : ""))
+                    .append("</td><td class=\"text\">").append(escape(text(w.workerType())))
+                    .append("</td><td class=\"text ").append("PROFILED".equals(w.state()) ? "pass"
                             : "fail").append("\">").append(escape(outcome.toString())).append("</td><td class=\"kernel\">")
-                    .append(escape(!w.has("traceFiles") ? "–" : files.isEmpty() ? "none" : String.join(", ", files)))
+                    .append(escape(files == null ? "–" : files.isEmpty() ? "none" : String.join(", ", files)))
                     .append("</td></tr>");
         }
         return html.append("</table></div>").toString();
@@ -453,24 +439,25 @@ final class HtmlReport {
      *         has timed rows
      */
     static String rooflineTable(ReportData data) {
-        record Row(JsonNode op, double kernelNs) {
+        record Row(dev.profiledrollout.trace.OperatorRoofline op, double kernelNs) {
         }
-        List<Row> rows = new java.util.ArrayList<>();
+        List<Row> rows = new ArrayList<>();
         String device = null;
-        for (JsonNode rank : data.summary().path("trace").path("ranks")) {
-            if (device == null && rank.path("deviceName").isTextual()) {
-                device = rank.get("deviceName").asText();
+        for (LabeledTrace rank : data.trace().ranks()) {
+            var details = rank.summary().details();
+            if (device == null && details.deviceName().isPresent()) {
+                device = details.deviceName().get();
             }
-            for (JsonNode r : rank.path("roofline")) {
-                if (r.path("count").asLong() > 0) {
-                    rows.add(new Row(r, r.path("kernelNs").path("mean").asDouble() * r.path("count").asLong()));
+            for (var r : details.roofline()) {
+                if (r.count() > 0) {
+                    rows.add(new Row(r, r.kernelNs().mean() * r.count()));
                 }
             }
         }
         if (rows.isEmpty()) {
             return "";
         }
-        rows.sort(java.util.Comparator.comparingDouble(Row::kernelNs).reversed());
+        rows.sort(Comparator.comparingDouble(Row::kernelNs).reversed());
         java.util.Optional<dev.profiledrollout.trace.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
                 : dev.profiledrollout.trace.GpuPeaks.defaults().find(device);
         StringBuilder html = new StringBuilder("<h2>Roofline</h2><p class=\"roofline-device\">")
@@ -482,21 +469,21 @@ final class HtmlReport {
                         + "<th>FLOP/byte</th><th>kernel (µs, median)</th><th>TFLOPS/s (median)</th>"
                         + "<th>TB/s (median)</th><th>of peak</th></tr>");
         for (Row row : rows.subList(0, Math.min(ROOFLINE_ROWS, rows.size()))) {
-            JsonNode r = row.op();
-            double flops = r.path("flops").asDouble();
-            double bytes = r.path("bytes").asDouble(Double.NaN);
-            double tflops = r.path("tflops").path("median").asDouble(Double.NaN);
-            String precision = r.path("precision").asText("");
+            var r = row.op();
+            double flops = r.flops();
+            double bytes = r.bytes();
+            double tflops = r.tflops().median();
+            String precision = text(r.precision());
             java.util.OptionalDouble peak = gpu.map(g -> g.peakTflops(precision))
                     .orElse(java.util.OptionalDouble.empty());
-            html.append("<tr><td class=\"text\">").append(escape(r.path("name").asText())).append("</td><td class=\"text\">")
-                    .append(escape(r.path("inputDims").asText(""))).append("</td><td class=\"text\">")
-                    .append(escape(precision)).append("</td><td>").append(r.path("count").asLong()).append("</td><td>")
+            html.append("<tr><td class=\"text\">").append(escape(text(r.name()))).append("</td><td class=\"text\">")
+                    .append(escape(text(r.inputDims()))).append("</td><td class=\"text\">")
+                    .append(escape(precision)).append("</td><td>").append(r.count()).append("</td><td>")
                     .append(fixed(flops / 1e9, 3)).append("</td><td>").append(fixed(bytes / 1048576.0, 2))
                     .append("</td><td>").append(fixed(flops / bytes, 1)).append("</td><td>")
-                    .append(fixed(r.path("kernelNs").path("median").asDouble(Double.NaN) / 1e3, 1)).append("</td><td>")
+                    .append(fixed(r.kernelNs().median() / 1e3, 1)).append("</td><td>")
                     .append(fixed(tflops, 1)).append("</td><td>")
-                    .append(fixed(r.path("tbps").path("median").asDouble(Double.NaN), 2)).append("</td><td>")
+                    .append(fixed(r.tbps().median(), 2)).append("</td><td>")
                     .append(peak.isPresent() && Double.isFinite(tflops)
                             ? String.format(Locale.ROOT, "%.1f%%", 100 * tflops / peak.getAsDouble()) : "–")
                     .append("</td></tr>");
@@ -512,21 +499,21 @@ final class HtmlReport {
      * @return the kernels of {@code summary.json}'s {@code baseline.kernels} the baseline-diff chart shows, numbered
      *         {@code B1}… as its bars, with full names; "" without a baseline
      */
-    static String baselineTable(JsonNode baseline) {
-        JsonNode kernels = baseline.path("kernels");
-        if (!kernels.isArray() || kernels.isEmpty()) {
+    static String baselineTable(RunHeader.Baseline baseline) {
+        List<RunHeader.BaselineKernel> kernels = baseline == null ? null : baseline.kernels();
+        if (kernels == null || kernels.isEmpty()) {
             return "";
         }
         StringBuilder html = new StringBuilder("<h2>Baseline</h2><div class=\"scroll\"><table class=\"baseline\">"
                 + "<tr><th>#</th><th>kernel</th><th>baseline (ms)</th><th>this run (ms)</th><th>change</th></tr>");
         int i = 0;
-        for (JsonNode k : kernels) {
+        for (RunHeader.BaselineKernel k : kernels) {
             if (i++ == Charts.TOP_KERNELS) {
                 break;
             }
-            long base = k.path("baseTotalNs").asLong();
-            long run = k.path("totalNs").asLong();
-            String name = k.path("name").asText();
+            long base = k.baseTotalNs();
+            long run = k.totalNs();
+            String name = text(k.name());
             html.append("<tr id=\"baseline-B").append(i).append("\"><td>B").append(i)
                     .append("</td><td class=\"kernel\" title=\"").append(escape(name)).append("\">")
                     .append(escape(name)).append("</td><td>").append(ms(base / 1e6)).append("</td><td>")
@@ -542,35 +529,35 @@ final class HtmlReport {
      *         or token of each kind) with the step mix and what could not be compared; the window-totals note when
      *         only that is available; "" otherwise
      */
-    static String baselineStages(JsonNode baseline) {
-        if (baseline.path("windowTotalsOnly").isTextual()) {
-            return "<p class=\"note\">Window totals only: " + escape(baseline.path("windowTotalsOnly").asText())
-                    + "</p>";
+    static String baselineStages(RunHeader.Baseline baseline) {
+        if (baseline.windowTotalsOnly() != null) {
+            return "<p class=\"note\">Window totals only: " + escape(baseline.windowTotalsOnly()) + "</p>";
         }
-        JsonNode stages = baseline.path("stages");
-        if (!stages.isArray() || stages.isEmpty()) {
+        List<RunHeader.BaselineStage> stages = baseline.stages();
+        if (stages == null || stages.isEmpty()) {
             return "";
         }
-        StringBuilder html = new StringBuilder("<p>Per step kind (" + escape(baseline.path("mix").asText()) + ")");
-        if (baseline.path("incomparable").isTextual()) {
-            html.append("; incomparable: ").append(escape(baseline.path("incomparable").asText()));
+        StringBuilder html = new StringBuilder("<p>Per step kind (" + escape(text(baseline.mix())) + ")");
+        if (baseline.incomparable() != null) {
+            html.append("; incomparable: ").append(escape(baseline.incomparable()));
         }
         html.append("</p><div class=\"scroll\"><table class=\"baseline-stages\"><tr><th>step kind</th>"
                 + "<th>steps (baseline → run)</th><th>per</th><th>baseline (ms)</th><th>this run (ms)</th>"
                 + "<th>change</th></tr>");
-        for (JsonNode st : stages) {
-            String unit = st.path("unit").asText();
-            long baseSteps = st.path("baseSteps").asLong();
-            long steps = st.path("steps").asLong();
-            double baseUnits = "token".equals(unit) ? st.path("baseTokens").asDouble() : baseSteps;
-            double units = "token".equals(unit) ? st.path("tokens").asDouble() : steps;
-            JsonNode change = st.path("kernelTimeChange");
-            html.append("<tr><td>").append(escape(st.path("stage").asText())).append("</td><td>").append(baseSteps)
+        for (RunHeader.BaselineStage st : stages) {
+            String unit = text(st.unit());
+            long baseSteps = st.baseSteps();
+            long steps = st.steps();
+            double baseUnits = "token".equals(unit) ? st.baseTokens() : baseSteps;
+            double units = "token".equals(unit) ? st.tokens() : steps;
+            Double change = st.kernelTimeChange();
+            html.append("<tr><td>").append(escape(text(st.stage()))).append("</td><td>").append(baseSteps)
                     .append(" → ").append(steps).append("</td><td>").append(escape(unit)).append("</td><td>")
-                    .append(baseUnits > 0 ? ms(st.path("baseKernelNs").asDouble() / baseUnits / 1e6) : "–")
-                    .append("</td><td>").append(units > 0 ? ms(st.path("kernelNs").asDouble() / units / 1e6) : "–")
-                    .append("</td><td>").append(change.isNumber() ? String.format(Locale.ROOT, "%+.1f%%",
-                            100 * change.asDouble()) : "incomparable").append("</td></tr>");
+                    .append(baseUnits > 0 ? ms(st.baseKernelNs() / baseUnits / 1e6) : "–")
+                    .append("</td><td>").append(units > 0 ? ms(st.kernelNs() / units / 1e6) : "–")
+                    .append("</td><td>").append(change != null && Double.isFinite(change)
+                            ? String.format(Locale.ROOT, "%+.1f%%", 100 * change) : "incomparable")
+                    .append("</td></tr>");
         }
         return html.append("</table></div>").toString();
     }
@@ -599,20 +586,23 @@ final class HtmlReport {
      */
     static String stepTimelineNotes(ReportData data) {
         StringBuilder html = new StringBuilder();
-        for (JsonNode set : data.summary().path("trace").path("stepTimeline")) {
-            String worker = set.path("worker").asText("");
+        for (ReportData.StepTimelineSet set : data.trace().stepTimeline()) {
+            String worker = set.worker();
             html.append("<p class=\"steps\">Step timeline").append(worker.isEmpty() ? "" : " of " + escape(worker))
-                    .append(": ").append(escape(set.path("clockAlignment").path("note").asText("")));
-            if (set.path("ranks").size() > 1) {
-                html.append("; largest gap to a step's straggler ").append(ms(set.path("maxGapNs").asLong() / 1e6))
+                    .append(": ").append(escape(set.clockAlignment() == null ? ""
+                            : text(set.clockAlignment().note())));
+            if (set.ranks().size() > 1) {
+                html.append("; largest gap to a step's straggler ").append(ms(set.maxGapNs() / 1e6))
                         .append(" ms; straggler in");
                 StringBuilder counts = new StringBuilder();
-                set.path("stragglerSteps").properties().forEach(e -> counts.append(counts.isEmpty() ? " " : ", ")
-                        .append(escape(e.getKey())).append(": ").append(e.getValue().asInt()));
+                if (set.stragglerSteps() != null) {
+                    set.stragglerSteps().forEach((rank, n) -> counts.append(counts.isEmpty() ? " " : ", ")
+                            .append(escape(rank)).append(": ").append(n == null ? 0 : n));
+                }
                 html.append(counts).append(" steps");
             }
             html.append(".</p>");
-            if (set.path("ranks").size() > 1) {
+            if (set.ranks().size() > 1) {
                 html.append(stepGapTable(set));
             }
         }
@@ -627,34 +617,25 @@ final class HtmlReport {
      *         their straggler, largest first: each rank's GPU busy time in the step (the straggler's cell marked
      *         {@code class="straggler"}) and the largest gap; "" when no step has a gap
      */
-    static String stepGapTable(JsonNode set) {
-        List<JsonNode> steps = new java.util.ArrayList<>();
-        set.path("steps").forEach(steps::add);
-        java.util.function.ToLongFunction<JsonNode> gap = st -> {
-            long max = 0;
-            for (JsonNode g : st.path("gapNs")) {
-                max = Math.max(max, g.asLong());
-            }
-            return max;
-        };
-        steps.removeIf(st -> gap.applyAsLong(st) == 0);
+    static String stepGapTable(ReportData.StepTimelineSet set) {
+        List<ReportData.TimelineStep> steps = new ArrayList<>(set.steps());
+        steps.removeIf(st -> st.maxGapNs() == 0);
         if (steps.isEmpty()) {
             return "";
         }
-        steps.sort(java.util.Comparator.comparingLong(gap).reversed());
+        steps.sort(Comparator.comparingLong(ReportData.TimelineStep::maxGapNs).reversed());
         StringBuilder html = new StringBuilder("<div class=\"scroll\"><table class=\"step-gaps\"><tr><th>step</th>");
-        List<String> ranks = new java.util.ArrayList<>();
-        set.path("ranks").forEach(r -> ranks.add(r.asText()));
-        ranks.forEach(r -> html.append("<th>").append(escape(r)).append(" busy (ms)</th>"));
+        List<String> ranks = set.ranks();
+        ranks.forEach(r -> html.append("<th>").append(escape(text(r))).append(" busy (ms)</th>"));
         html.append("<th>largest gap (ms)</th></tr>");
-        for (JsonNode st : steps.subList(0, Math.min(STEP_ROWS, steps.size()))) {
-            String straggler = st.path("straggler").asText("");
-            html.append("<tr><td class=\"text\">").append(escape(st.path("name").asText())).append("</td>");
+        for (ReportData.TimelineStep st : steps.subList(0, Math.min(STEP_ROWS, steps.size()))) {
+            String straggler = text(st.straggler());
+            html.append("<tr><td class=\"text\">").append(escape(text(st.name()))).append("</td>");
             for (int r = 0; r < ranks.size(); r++) {
-                html.append(ranks.get(r).equals(straggler) ? "<td class=\"straggler\" title=\"straggler\">" : "<td>")
-                        .append(ms(st.path("busyNs").path(r).asLong() / 1e6)).append("</td>");
+                html.append(text(ranks.get(r)).equals(straggler) ? "<td class=\"straggler\" title=\"straggler\">"
+                                : "<td>").append(ms(st.busyNs(r) / 1e6)).append("</td>");
             }
-            html.append("<td>").append(ms(gap.applyAsLong(st) / 1e6)).append("</td></tr>");
+            html.append("<td>").append(ms(st.maxGapNs() / 1e6)).append("</td></tr>");
         }
         return html.append("</table></div>").toString();
     }
@@ -696,7 +677,7 @@ final class HtmlReport {
      */
     public static String page(ReportData data, List<Charts.NamedChart> charts,
             Map<String, List<Charts.NamedChart>> phases) {
-        JsonNode s = data.summary();
+        RunHeader head = data.head();
         StringBuilder html = new StringBuilder("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
                 + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>")
                 .append(escape(data.testName())).append(" — Profiled Rollout</title><style>").append(STYLE)
@@ -704,26 +685,23 @@ final class HtmlReport {
                 .append(summaryHtml(data));
         html.append("<h2>Budgets</h2>").append(verdictTable(data.verdicts()));
         html.append(StageReport.section(data.directory()));
-        String workers = workersTable(s.path("workers"));
+        String workers = workersTable(head.workers());
         if (!workers.isEmpty()) {
             html.append("<h2>Workers</h2>").append(workers);
         }
         List<Charts.NamedChart> plain = charts.stream().filter(c -> !Charts.isTrend(c)).toList();
-        if (s.path("latency").isObject() || !plain.isEmpty()) {
+        if (head.latency() != null || !plain.isEmpty()) {
             html.append("<h2>Charts</h2>").append(chartGrid(plain, ""));
         }
         data.history().ifPresent(h -> html.append(historySection(h, charts.stream().filter(Charts::isTrend)
                 .toList(), "", "h2", "history")));
-        JsonNode phaseNodes = s.path("phases");
-        if (phaseNodes.isArray()) {
-            for (JsonNode p : phaseNodes) {
-                html.append(phaseSection(p, phases.getOrDefault(p.path("directory").asText(""), List.of())));
-            }
+        for (RunHeader.PhaseEntry p : head.phases()) {
+            html.append(phaseSection(p, phases.getOrDefault(text(p.directory()), List.of())));
         }
-        if (s.path("latency").isObject()) {
-            html.append("<h2>Latency</h2>").append(latencyTable(data));
+        if (head.latency() != null) {
+            html.append("<h2>Latency</h2>").append(latencyTable(head.latency()));
         }
-        Map<String, String> parameters = ReportParameters.of(s);
+        Map<String, String> parameters = ReportParameters.of(head);
         if (!parameters.isEmpty()) {
             html.append("<h2>Run</h2><table class=\"run\"><tr><th>parameter</th><th>value</th></tr>");
             for (Map.Entry<String, String> p : parameters.entrySet()) {
@@ -737,7 +715,7 @@ final class HtmlReport {
             html.append("<h2>Ranks</h2>").append(rankTable(data)).append(stepTimelineNotes(data))
                     .append("<h2>Kernels</h2>").append(kernelTable(data)).append(rooflineTable(data));
         }
-        html.append(baselineTable(s.path("baseline")));
+        html.append(baselineTable(head.baseline()));
         html.append("<p>").append(traced ? "All kernels: <a href=\"kernels.csv\">kernels.csv</a>; raw data: "
                 : "Raw data: ").append("<a href=\"summary.json\">summary.json</a>");
         for (String file : List.of("requests.jsonl", "timeseries.csv")) {
@@ -749,32 +727,33 @@ final class HtmlReport {
     }
 
     /** @return one phase of {@code phases[]}: its load, latency, steps, verdicts, charts and its own page */
-    static String phaseSection(JsonNode phase, List<Charts.NamedChart> charts) {
-        String name = phase.path("phase").asText("phase");
-        String directory = phase.path("directory").asText("");
+    static String phaseSection(RunHeader.PhaseEntry phase, List<Charts.NamedChart> charts) {
+        String name = phase.phase() != null ? phase.phase() : "phase";
+        String directory = text(phase.directory());
         StringBuilder html = new StringBuilder("<section class=\"phase\" id=\"phase-").append(escape(name))
                 .append("\"><h2>Phase ").append(escape(name)).append("</h2>");
-        String load = load(phase.path("load"));
+        String load = load(phase.load());
         html.append("<dl class=\"summary\">");
         if (!load.isEmpty()) {
             term(html, "load", load);
         }
-        steps(html, phase.path("steps"));
+        steps(html, phase.steps());
         html.append("</dl>");
-        List<Verdict> verdicts = ReportData.verdicts(phase.path("verdicts"));
+        List<Verdict> verdicts = ReportData.verdicts(phase.verdicts());
         html.append("<h3>Budgets</h3>").append(verdictTable(verdicts));
-        String workers = workersTable(phase.path("workers"));
+        String workers = workersTable(phase.workers());
         if (!workers.isEmpty()) {
             html.append("<h3>Workers</h3>").append(workers);
         }
-        html.append("<h3>Latency</h3>").append(latencyTable(phase.path("latency")));
+        html.append("<h3>Latency</h3>").append(latencyTable(phase.latency()));
         List<Charts.NamedChart> plain = charts.stream().filter(c -> !Charts.isTrend(c)).toList();
         if (!plain.isEmpty()) {
             html.append("<h3>Charts</h3>").append(chartGrid(plain, directory + "/"));
         }
-        ReportData.history(phase.path("history")).ifPresent(h -> html.append(historySection(h, charts.stream()
-                .filter(Charts::isTrend).toList(), directory.isEmpty() ? "" : directory + "/", "h3",
-                "history-" + name)));
+        if (phase.history() != null) {
+            html.append(historySection(phase.history(), charts.stream().filter(Charts::isTrend).toList(),
+                    directory.isEmpty() ? "" : directory + "/", "h3", "history-" + name));
+        }
         if (!directory.isEmpty()) {
             html.append("<p>This phase's own report: <a href=\"").append(escape(directory)).append("/report.html\">")
                     .append(escape(directory)).append("/report.html</a>.</p>");
@@ -914,7 +893,11 @@ final class HtmlReport {
         return value == null ? 0 : value;
     }
 
-    private static String text(String value) {
-        return value == null ? "" : value;
+    private static long orZero(Integer value) {
+        return value == null ? 0 : value;
+    }
+
+    private static String text(Object value) {
+        return value == null ? "" : value.toString();
     }
 }

@@ -76,15 +76,45 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      * @param ranks         one per trace file, labelled with its file name
      * @param busyImbalance the busiest rank's GPU busy time over the least busy one's ({@code TraceSet}), or null
      *                      with fewer than two ranks or in a file without it
+     * @param rankLabels    per element of {@code ranks}, its {@code label} ({@code TraceSet#rankLabel}, e.g.
+     *                      {@code worker-1/TP-0}), null where the file has none; as many as {@code ranks}
+     * @param straggler     {@code trace.straggler}: the busiest rank's label; {@code ""} when the file says there is
+     *                      none (a JSON null), null when the file lacks the field (written before it existed)
+     * @param stepTimeline  {@code trace.stepTimeline}: one per rank set with steps; empty without any
      */
-    public record Trace(long kernelTotalNs, List<KernelStats> kernels, List<LabeledTrace> ranks, Double busyImbalance) {
+    public record Trace(long kernelTotalNs, List<KernelStats> kernels, List<LabeledTrace> ranks, Double busyImbalance,
+                        List<String> rankLabels, String straggler, List<StepTimelineSet> stepTimeline) {
 
         /** No trace was analysed. */
-        public static final Trace NONE = new Trace(0, List.of(), List.of(), null);
+        public static final Trace NONE = new Trace(0, List.of(), List.of(), null, List.of(), null, List.of());
 
         public Trace {
             kernels = kernels == null ? List.of() : List.copyOf(kernels);
             ranks = ranks == null ? List.of() : List.copyOf(ranks);
+            List<String> labels = new ArrayList<>();
+            for (int i = 0; i < ranks.size(); i++) {
+                labels.add(rankLabels != null && i < rankLabels.size() ? rankLabels.get(i) : null);
+            }
+            rankLabels = Collections.unmodifiableList(labels);
+            stepTimeline = stepTimeline == null ? List.of() : List.copyOf(stepTimeline);
+        }
+
+        /**
+         * How {@link ResultsModule} reads {@code trace}: each element of {@code ranks} is read twice, as the
+         * {@link LabeledTrace} and for the {@code label} the writer adds beside it.
+         */
+        @com.fasterxml.jackson.annotation.JsonCreator
+        static Trace fromJson(@com.fasterxml.jackson.annotation.JsonProperty("kernelTotalNs") long kernelTotalNs,
+                @com.fasterxml.jackson.annotation.JsonProperty("kernels") List<KernelStats> kernels,
+                @com.fasterxml.jackson.annotation.JsonProperty("ranks") List<Rank> ranks,
+                @com.fasterxml.jackson.annotation.JsonProperty("busyImbalance") Double busyImbalance,
+                @com.fasterxml.jackson.annotation.JsonProperty("straggler")
+                @com.fasterxml.jackson.annotation.JsonSetter(nulls = com.fasterxml.jackson.annotation.Nulls.AS_EMPTY)
+                String straggler,
+                @com.fasterxml.jackson.annotation.JsonProperty("stepTimeline") List<StepTimelineSet> stepTimeline) {
+            List<Rank> all = ranks == null ? List.of() : ranks;
+            return new Trace(kernelTotalNs, kernels, all.stream().map(Rank::trace).toList(), busyImbalance,
+                    all.stream().map(Rank::label).toList(), straggler, stepTimeline);
         }
 
         /**
@@ -96,12 +126,9 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
          *                                  message names the field: re-run the test to rewrite the file
          */
         public static Trace of(JsonNode summary) {
-            JsonNode node = summary.path("trace");
-            if (!node.isObject()) {
-                return NONE;
-            }
             try {
-                return JSON.treeToValue(node, Trace.class);
+                JsonNode node = JSON.treeToValue(summary, TraceBlock.class).trace();
+                return node == null || !node.isObject() ? NONE : JSON.treeToValue(node, Trace.class);
             } catch (IOException e) {
                 throw new IllegalArgumentException("summary.json's trace cannot be read (" + e.getMessage()
                         + "): re-run the test to rewrite it", e);
@@ -119,8 +146,103 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         }
     }
 
-    /** The parts of {@code summary.json} read as records; the rest stays in the tree. */
-    private record Contents(String test, Trace trace) {
+    /**
+     * One element of {@code trace.ranks}: the trace and the label {@link RunReport} writes beside it.
+     *
+     * @param trace the rank's trace
+     * @param label its {@code label}, or null
+     */
+    @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = RankDeserializer.class)
+    record Rank(LabeledTrace trace, String label) {
+    }
+
+    /** The {@code label} of a {@code trace.ranks} element. */
+    private record RankLabel(String label) {
+    }
+
+    /** Reads a {@code trace.ranks} element as its {@link LabeledTrace} and as its {@link RankLabel}. */
+    static final class RankDeserializer extends com.fasterxml.jackson.databind.deser.std.StdDeserializer<Rank> {
+        private static final long serialVersionUID = 1L;
+
+        RankDeserializer() {
+            super(Rank.class);
+        }
+
+        @Override
+        public Rank deserialize(com.fasterxml.jackson.core.JsonParser parser,
+                com.fasterxml.jackson.databind.DeserializationContext context) throws IOException {
+            JsonNode node = parser.readValueAsTree();
+            return new Rank(context.readTreeAsValue(node, LabeledTrace.class),
+                    context.readTreeAsValue(node, RankLabel.class).label());
+        }
+    }
+
+    /**
+     * One rank set of {@code trace.stepTimeline} ({@code StepTimeline}, as {@link ResultsModule} writes it).
+     *
+     * @param worker         the rank set's worker, "" or null with one engine
+     * @param ranks          the rank labels, in column order
+     * @param clockAlignment how the ranks' clocks were aligned, or null
+     * @param maxGapNs       the largest gap of a rank to its step's straggler, ns
+     * @param stragglerSteps per rank label, the steps it was the straggler in; null in a file without it
+     * @param steps          the matched steps, in order
+     */
+    public record StepTimelineSet(String worker, List<String> ranks, ClockAlignment clockAlignment, long maxGapNs,
+                                  Map<String, Integer> stragglerSteps, List<TimelineStep> steps) {
+
+        public StepTimelineSet {
+            worker = worker == null ? "" : worker;
+            ranks = ranks == null ? List.of() : List.copyOf(ranks);
+            steps = steps == null ? List.of() : List.copyOf(steps);
+        }
+    }
+
+    /**
+     * @param note how steps were matched and the clocks aligned, one line, or null
+     */
+    public record ClockAlignment(String note) {
+    }
+
+    /**
+     * One step of a {@link StepTimelineSet}; lists per rank in the set's column order.
+     *
+     * @param index     the step's position
+     * @param name      the step's name (e.g. {@code ProfilerStep#551})
+     * @param busyNs    GPU busy time per rank in the step, ns
+     * @param gapNs     per rank, the gap to the step's straggler, ns
+     * @param straggler the straggler's label, or null with one rank
+     */
+    public record TimelineStep(long index, String name, List<Long> busyNs, List<Long> gapNs, String straggler) {
+
+        public TimelineStep {
+            busyNs = busyNs == null ? List.of() : List.copyOf(busyNs);
+            gapNs = gapNs == null ? List.of() : List.copyOf(gapNs);
+        }
+
+        /** @return rank {@code r}'s busy time, ns; 0 when the file has none for it */
+        public long busyNs(int r) {
+            return r < busyNs.size() && busyNs.get(r) != null ? busyNs.get(r) : 0;
+        }
+
+        /** @return the largest gap to the straggler over ranks, ns; 0 without gaps */
+        public long maxGapNs() {
+            return gapNs.stream().mapToLong(g -> g == null ? 0 : g).max().orElse(0);
+        }
+    }
+
+    /**
+     * The parts of {@code summary.json} this record holds ({@code verdicts} as the array written, read by
+     * {@link #verdicts(JsonNode)}); the head is {@link #head()}.
+     */
+    private record Contents(String test, Trace trace, JsonNode verdicts) {
+    }
+
+    /** {@code summary.json}'s {@code trace} block alone, as written. */
+    private record TraceBlock(JsonNode trace) {
+    }
+
+    /** {@code summary.json}'s {@code history} block alone, as written. */
+    private record HistoryBlock(JsonNode history) {
     }
 
     /**
@@ -327,7 +449,7 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
             return new ReportData(directory, summary, requests(directory.resolve("requests.jsonl")),
                     timeSeries(directory.resolve("timeseries.csv")), histograms(directory.resolve("latency.hlog")),
                     contents.test() == null ? directory.getFileName().toString() : contents.test(),
-                    verdicts(verdicts == null ? summary.path("verdicts") : verdicts),
+                    verdicts(verdicts == null ? contents.verdicts() : verdicts),
                     contents.trace() == null ? Trace.NONE : contents.trace());
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the run in " + directory + ": " + e.getMessage(), e);
@@ -335,38 +457,20 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
     }
 
     /**
-     * @param array a {@code verdicts} array of {@code summary.json}, or a missing node
-     * @return its verdicts in order; an element lacking later fields (an older file: no {@code kind}, {@code scope},
-     *         {@code unit}, {@code detail}, {@code gap} or {@code enforced}) gets {@code LATENCY}, {@code ""}, the gap
-     *         computed from {@code actual} and {@code budget}, and enforced
+     * @param array a {@code verdicts} array of {@code summary.json}, or null or a missing node
+     * @return its verdicts in order, each read by {@link ResultsModule} (which fills what an older file's element
+     *         lacks: {@code kind} LATENCY for unit {@code ms} else TRACE, {@code scope} and {@code detail} {@code ""},
+     *         the gap computed from {@code actual} and {@code budget}, enforced)
+     * @throws UncheckedIOException naming an element that cannot be read
      */
     static List<Verdict> verdicts(JsonNode array) {
         List<Verdict> out = new ArrayList<>();
-        if (!array.isArray()) {
+        if (array == null || !array.isArray()) {
             return out;
         }
         for (JsonNode v : array) {
-            ObjectNode filled = v.isObject() ? ((ObjectNode) v).deepCopy() : JSON.createObjectNode();
-            for (String text : List.of("scope", "measure", "relation", "unit", "actualText", "budgetText", "detail")) {
-                if (!filled.hasNonNull(text)) {
-                    filled.put(text, "");
-                }
-            }
-            if (!filled.hasNonNull("kind")) {
-                filled.put("kind", Verdict.Kind.LATENCY.name());
-            }
-            if (!filled.has("gap")) {
-                Double gap = Verdict.relativeGap(filled.path("actual").asDouble(Double.NaN),
-                        filled.path("budget").asDouble(Double.NaN));
-                if (gap != null) {
-                    filled.put("gap", gap);
-                }
-            }
-            if (!filled.hasNonNull("enforced")) {
-                filled.put("enforced", true);
-            }
             try {
-                out.add(JSON.treeToValue(filled, Verdict.class));
+                out.add(JSON.treeToValue(v, Verdict.class));
             } catch (IOException | IllegalArgumentException e) {
                 throw new UncheckedIOException(new IOException("summary.json: unreadable verdict " + v + ": "
                         + e.getMessage(), e));
@@ -425,38 +529,41 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
     }
 
     /**
-     * @return {@code summary.json}'s {@code history} block; empty in a file without one (no history store, or written
-     *         before runs were recorded)
-     * @throws UncheckedIOException when the block is there but not in the documented shape
+     * @return {@code summary.json} as the run model ({@link RunHeader#of}): everything but {@code trace} and
+     *         {@code verdicts}, which are {@link #trace()} and {@link #verdicts()}
+     * @throws IllegalArgumentException when a block does not have the shape {@link RunReport} writes
      */
-    public java.util.Optional<History> history() {
-        return history(summary.path("history"));
+    public RunHeader head() {
+        return RunHeader.of(summary);
     }
 
     /**
-     * @param node a {@code history} block (the run's or a phase's {@code phases[].history}), or a missing node
-     * @return it as a record; empty for a missing or null node
-     * @throws UncheckedIOException when the block is not in the documented shape, naming it
+     * @return {@code summary.json}'s {@code history} block; empty in a file without one (no history store, or written
+     *         before runs were recorded) or where it is not an object
+     * @throws UncheckedIOException when the block is there but not in the documented shape
      */
-    static java.util.Optional<History> history(JsonNode node) {
-        if (node == null || !node.isObject()) {
-            return java.util.Optional.empty();
-        }
+    public java.util.Optional<History> history() {
         try {
-            return java.util.Optional.of(JSON.treeToValue(node, History.class));
+            JsonNode block = JSON.treeToValue(summary, HistoryBlock.class).history();
+            return block == null || !block.isObject() ? java.util.Optional.empty()
+                    : java.util.Optional.of(JSON.treeToValue(block, History.class));
         } catch (IOException | IllegalArgumentException e) {
             throw new UncheckedIOException(new IOException("summary.json: unreadable history block: "
                     + e.getMessage(), e));
         }
     }
 
-    /** @return this run with {@code history} as its {@code summary.json}'s {@code history} block (a phase's) */
-    ReportData withHistory(JsonNode history) {
-        if (history == null || !history.isObject() || !(summary instanceof ObjectNode object)) {
+    /**
+     * @param history a {@code history} block (a phase's {@code phases[].history}), or null
+     * @return this run with {@code history} as its {@code summary.json}'s {@code history} block (written through
+     *         {@link ResultsModule}); this run when {@code history} is null
+     */
+    ReportData withHistory(History history) {
+        if (history == null || !(summary instanceof ObjectNode object)) {
             return this;
         }
         ObjectNode copy = object.deepCopy();
-        copy.set("history", history);
+        copy.set("history", JSON.valueToTree(history));
         return new ReportData(directory, copy, requests, timeSeries, histograms, testName, verdicts, trace);
     }
 
@@ -482,12 +589,11 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
      *         the file label
      */
     public List<RankBusy> rankBusy() {
-        JsonNode nodes = summary.path("trace").path("ranks");
         List<RankBusy> out = new ArrayList<>();
         for (int i = 0; i < trace.ranks().size(); i++) {
             LabeledTrace r = trace.ranks().get(i);
-            JsonNode label = nodes.path(i).path("label");
-            out.add(new RankBusy(label.isTextual() && !label.asText().isEmpty() ? label.asText()
+            String label = trace.rankLabels().get(i);
+            out.add(new RankBusy(label != null && !label.isEmpty() ? label
                     : r.summary().rank().map(RankIdentity::label).orElse(r.file()), r.summary().busyNs(),
                     r.summary().spanNs()));
         }
@@ -503,10 +609,8 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         if (ranks.size() < 2) {
             return java.util.Optional.empty();
         }
-        JsonNode t = summary.path("trace");
-        if (t.has("straggler")) {
-            return t.get("straggler").isTextual() ? java.util.Optional.of(t.get("straggler").asText())
-                    : java.util.Optional.empty();
+        if (trace.straggler() != null) {
+            return trace.straggler().isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(trace.straggler());
         }
         long least = ranks.stream().mapToLong(RankBusy::busyNs).min().orElse(0);
         return ranks.stream().filter(r -> r.busyNs() > least).max(Comparator.comparingLong(RankBusy::busyNs))

@@ -17,10 +17,14 @@ final class ReportParameters {
     private ReportParameters() {
     }
 
-    /** @return display name → value, in display order; keys whose value is unknown are left out */
+    /** @return display name → value of a parsed {@code summary.json}, as {@link #of(RunHeader)} */
     public static Map<String, String> of(JsonNode summary) {
+        return of(RunHeader.of(summary));
+    }
+
+    /** @return display name → value, in display order; keys whose value is unknown are left out */
+    public static Map<String, String> of(RunHeader head) {
         Map<String, String> p = new LinkedHashMap<>();
-        RunHeader head = RunHeader.of(summary);
         RunHeader.Engine engine = head.engine();
         if (engine != null) {
             put(p, "backend", engine.backend());

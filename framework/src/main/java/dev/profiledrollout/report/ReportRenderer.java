@@ -55,33 +55,35 @@ public final class ReportRenderer {
      * @throws UncheckedIOException when reading or writing fails; the message names the file
      */
     public static Rendered render(Path directory) {
-        JsonNode parentPhase = parentPhase(directory);
-        ReportData data = ReportData.read(directory, parentPhase == null || ownSummaryHas(directory, "verdicts")
-                ? null : parentPhase.get("verdicts"));
-        if (parentPhase != null && !data.summary().has("history")) {
-            data = data.withHistory(parentPhase.get("history"));
+        RunHeader.PhaseEntry parentPhase = parentPhase(directory);
+        ReportData data = ReportData.read(directory, parentPhase == null || ownSummaryHasVerdicts(directory)
+                ? null : orMissing(parentPhase.verdicts()));
+        if (parentPhase != null && data.history().isEmpty()) {
+            data = data.withHistory(parentPhase.history());
         }
         Map<String, List<Charts.NamedChart>> phases = new LinkedHashMap<>();
         List<Rendered> phaseReports = new ArrayList<>();
         Path base = directory.normalize();
-        JsonNode phaseNodes = data.summary().path("phases");
-        if (phaseNodes.isArray()) {
-            for (JsonNode p : phaseNodes) {
-                String name = p.path("directory").asText("");
-                Path phaseDir = base.resolve(name).normalize();
-                if (!name.isEmpty() && phaseDir.startsWith(base) && !phaseDir.equals(base)
-                        && Files.isRegularFile(phaseDir.resolve("summary.json"))) {
-                    ReportData phase = ReportData.read(phaseDir, p.path("verdicts"));
-                    if (!phase.summary().has("history")) {
-                        phase = phase.withHistory(p.get("history"));
-                    }
-                    Rendered rendered = write(phase, Charts.withTrends(phase), Map.of(), List.of());
-                    phases.put(name, rendered.charts());
-                    phaseReports.add(rendered);
+        for (RunHeader.PhaseEntry p : data.head().phases()) {
+            String name = p.directory() == null ? "" : p.directory();
+            Path phaseDir = base.resolve(name).normalize();
+            if (!name.isEmpty() && phaseDir.startsWith(base) && !phaseDir.equals(base)
+                    && Files.isRegularFile(phaseDir.resolve("summary.json"))) {
+                ReportData phase = ReportData.read(phaseDir, orMissing(p.verdicts()));
+                if (phase.history().isEmpty()) {
+                    phase = phase.withHistory(p.history());
                 }
+                Rendered rendered = write(phase, Charts.withTrends(phase), Map.of(), List.of());
+                phases.put(name, rendered.charts());
+                phaseReports.add(rendered);
             }
         }
         return write(data, Charts.withTrends(data), phases, phaseReports);
+    }
+
+    /** @return {@code verdicts}, or a missing node (no verdicts, rather than the file's own) when null */
+    private static JsonNode orMissing(JsonNode verdicts) {
+        return verdicts == null ? ResultsModule.MAPPER.missingNode() : verdicts;
     }
 
     /**
@@ -89,28 +91,34 @@ public final class ReportRenderer {
      *         its element of {@code phases[]} in the test's {@code summary.json} one level up, whose {@code verdicts}
      *         and {@code history} stand in for those its own {@code summary.json} lacks; else null
      */
-    private static JsonNode parentPhase(Path directory) {
+    private static RunHeader.PhaseEntry parentPhase(Path directory) {
         Path dir = directory.toAbsolutePath().normalize();
         Path parent = dir.getParent();
         if (parent == null || dir.getFileName() == null || !Files.isRegularFile(parent.resolve("summary.json"))) {
             return null;
         }
         try {
-            for (JsonNode p : ResultsModule.MAPPER.readTree(parent.resolve("summary.json").toFile()).path("phases")) {
-                if (p.path("directory").asText().equals(dir.getFileName().toString())) {
+            for (RunHeader.PhaseEntry p : RunHeader.of(ResultsModule.MAPPER.readTree(
+                    parent.resolve("summary.json").toFile())).phases()) {
+                if (dir.getFileName().toString().equals(p.directory())) {
                     return p;
                 }
             }
             return null;
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
             return null; // ReportData.read names an unreadable file of this directory; the parent is not ours to judge
         }
     }
 
-    /** @return whether the directory's own {@code summary.json} has {@code field}; false when it cannot be read */
-    private static boolean ownSummaryHas(Path directory, String field) {
+    /** {@code summary.json}'s {@code verdicts} as written: null when absent, a null node when written as null. */
+    private record VerdictsField(JsonNode verdicts) {
+    }
+
+    /** @return whether the directory's own {@code summary.json} has {@code verdicts}; true when it cannot be read */
+    private static boolean ownSummaryHasVerdicts(Path directory) {
         try {
-            return ResultsModule.MAPPER.readTree(directory.resolve("summary.json").toFile()).has(field);
+            return ResultsModule.MAPPER.readValue(directory.resolve("summary.json").toFile(), VerdictsField.class)
+                    .verdicts() != null;
         } catch (IOException e) {
             return true; // ReportData.read reports the unreadable file
         }

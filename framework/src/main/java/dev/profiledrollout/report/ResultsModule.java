@@ -52,8 +52,9 @@ import org.apiguardian.api.API;
  * The one JSON mapping of the result records: {@code summary.json} ({@link RunReport}, {@link TestReport}, the
  * extension's baseline comparison), {@code profiled-rollout analyze --format json} and {@link ReportData} all write
  * and read them through this Jackson module, so every record has a single shape wherever it appears. All times are
- * ns unless a name ends in {@code Ms}; field names are a contract: later versions add fields, never rename or remove
- * them, which is why {@link #newMapper()} ignores unknown fields when reading.
+ * ns unless a name ends in {@code Ms}; field names are a contract: later versions add fields, which is why
+ * {@link #newMapper()} ignores unknown fields when reading; a field is renamed, or a second spelling of one value
+ * dropped, only while the frozen older files under {@code framework/src/test/resources/compat/} still read.
  *
  * <h2>Shapes</h2>
  * <ul>
@@ -75,9 +76,10 @@ import org.apiguardian.api.API;
  *       "clockAlignment":{"alignedOn":"stepBoundaries","offsetsNs":[per rank],"note"},"maxGapNs",
  *       "stragglerSteps":{label: steps},"steps":[{"index","name","busyNs":[per rank],"spanNs":[per rank],
  *       "gapNs":[per rank],"straggler" (label, null with one rank)}]}} (written only).</li>
- *   <li>{@link BaselineDiff}: {@code {"baselineKernelTotalNs","baseKernelTotalNs","kernelTotalNs",
- *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time under
- *       both names ({@code analyze} wrote the first, {@code summary.json} the second), {@code kernelTimeChange} =
+ *   <li>{@link BaselineDiff}: {@code {"baseKernelTotalNs","kernelTotalNs",
+ *       "kernelTimeChange","newKernels","vanishedKernels","kernels":[KernelDelta]}}, the baseline's kernel time
+ *       spelled {@code base…} as {@link KernelDelta}'s baseline fields are (files written before 0.1's run model also
+ *       carry it as {@code baselineKernelTotalNs}, which nothing reads), {@code kernelTimeChange} =
  *       run / baseline − 1, the kernels largest |Δtime| first; when the run has per-step-kind figures and the
  *       baseline not, {@code "windowTotalsOnly"} (why, see {@link BaselineDiff#windowTotalsOnly()}); when both have
  *       them ({@link BaselineDiff#byStage()}), {@code "mix","mixDiffers","incomparable" (null or why),
@@ -403,7 +405,6 @@ public final class ResultsModule extends SimpleModule {
         @Override
         public void serialize(BaselineDiff diff, JsonGenerator json, SerializerProvider provider) throws IOException {
             json.writeStartObject();
-            json.writeNumberField("baselineKernelTotalNs", diff.baseline().kernelTotalNs());
             json.writeNumberField("baseKernelTotalNs", diff.baseline().kernelTotalNs());
             json.writeNumberField("kernelTotalNs", diff.run().kernelTotalNs());
             json.writeNumberField("kernelTimeChange", diff.kernelTimeChange());

@@ -229,18 +229,36 @@ public final class RunReport {
      * @param error why the window did not complete, or null
      */
     public void writeSummary(LatencyReport latency, TraceSet trace, String error) {
+        writeSummary(summary(latency, trace, error));
+    }
+
+    /**
+     * @param trace the analysed capture, or null when it could not be read
+     * @param error why the window did not complete, or null
+     * @return the {@code summary.json} {@link #writeSummary(LatencyReport, TraceSet, String)} writes, in memory (the
+     *         run model's source: {@link RunHeader#of}, {@link ReportData.Trace#of})
+     */
+    public ObjectNode summary(LatencyReport latency, TraceSet trace, String error) {
         ObjectNode root = JSON.createObjectNode();
         root.put("test", testName);
         // "simulator" only for the simulator this run embedded: an attached router of simulator processes is attached,
         // and profiled says what it was. The simulator's own /server_info fields say which performance faults and GPU
         // noise this run was served with (dev.profiledrollout.simulator.internal.SimulatedPerformance); real engines
         // do not send them.
-        JsonNode faults = serverInfo.raw().path("simulated_faults");
-        JsonNode noise = serverInfo.raw().path("simulated_gpu_noise");
-        root.set("engine", JSON.valueToTree(new RunHeader.Engine(backend, ReportParameters.safeUrl(engineUri.toString()),
-                simulator ? "simulator" : "attached", serverInfo.servedModelName(), serverInfo.tpSize(),
-                serverInfo.dpSize(), serverInfo.ppSize(), serverInfo.epSize(), faults.isObject() ? faults : null,
-                noise.isObject() ? noise : null, null)));
+        RunHeader.Engine engine;
+        try {
+            engine = new RunHeader.Engine(backend, ReportParameters.safeUrl(engineUri.toString()),
+                    simulator ? "simulator" : "attached", serverInfo.servedModelName(), serverInfo.tpSize(),
+                    serverInfo.dpSize(), serverInfo.ppSize(), serverInfo.epSize(),
+                    JSON.treeToValue(serverInfo.raw().get("simulated_faults"), RunHeader.SimulatedFaults.class),
+                    JSON.treeToValue(serverInfo.raw().get("simulated_gpu_noise"), RunHeader.SimulatedGpuNoise.class),
+                    null);
+        } catch (IOException e) {
+            throw new UncheckedIOException("The simulator's /server_info has simulated_faults or simulated_gpu_noise "
+                    + "in a shape this version does not know (" + e.getMessage() + "): use a simulator of the same "
+                    + "version as the framework", e);
+        }
+        root.set("engine", JSON.valueToTree(engine));
         root.set("load", JSON.valueToTree(load));
         try {
             root.set("profileRequest", JSON.readTree(profileRequest.toJson()));
@@ -251,12 +269,10 @@ public final class RunReport {
             root.put("phase", phase);
         }
         if (profiled != null) {
-            ObjectNode node = root.putObject("profiled");
-            node.put("kind", profiled.kind());
-            node.put("url", ReportParameters.safeUrl(profiled.url()));
-            node.put("workers", profiled.workers());
-            node.put("ranks", trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks());
-            node.put("description", profiled.description());
+            root.set("profiled", JSON.valueToTree(new RunHeader.Profiled(profiled.kind(),
+                    ReportParameters.safeUrl(profiled.url()), profiled.workers(),
+                    trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks(),
+                    profiled.description())));
         }
         if (!workers.isEmpty()) {
             root.set("workers", workersJson(trace));
@@ -272,9 +288,18 @@ public final class RunReport {
             root.set("steps", JSON.valueToTree(steps));
         }
         root.put("error", error);
+        return root;
+    }
+
+    /**
+     * Writes {@code summary} ({@link #summary}) as this window's {@code summary.json}.
+     *
+     * @throws UncheckedIOException naming the file when it cannot be written
+     */
+    public void writeSummary(JsonNode summary) {
         try {
             Files.createDirectories(directory);
-            JSON.writeValue(directory.resolve("summary.json").toFile(), root);
+            JSON.writeValue(directory.resolve("summary.json").toFile(), summary);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write " + directory.resolve("summary.json"), e);
         }
@@ -290,15 +315,10 @@ public final class RunReport {
         Path traces = directory.resolve("traces").toAbsolutePath().normalize();
         boolean phased = workerPhases.size() == workers.size() && !workers.isEmpty();
         for (int i = 0; i < workers.size(); i++) {
-            ObjectNode node = JSON.valueToTree(workers.get(i));
-            node.put("url", ReportParameters.safeUrl(workers.get(i).url().toString()));
+            WorkerOutcome w = workers.get(i);
             String label = workerLabels.size() == workers.size() ? workerLabels.get(i) : "worker-" + (i + 1);
-            node.put("label", label);
             String phaseOf = phased ? workerPhases.get(i) : null;
-            if (phaseOf != null) {
-                node.put("phase", phaseOf);
-            }
-            ArrayNode files = node.putArray("traceFiles");
+            List<String> files = new java.util.ArrayList<>();
             if (trace != null) {
                 boolean single = phaseOf == null ? workers.size() == 1
                         : workerPhases.stream().filter(phaseOf::equals).count() == 1;
@@ -314,7 +334,9 @@ public final class RunReport {
                                 : f.getFileName().toString())
                         .distinct().forEach(files::add);
             }
-            array.add(node);
+            array.add(JSON.valueToTree(new RunHeader.Worker(ReportParameters.safeUrl(w.url().toString()),
+                    w.workerType(), w.state() == null ? null : w.state().name(), w.httpStatus(), w.reason(),
+                    w.stopOutcome() == null ? null : w.stopOutcome().name(), label, phaseOf, files)));
         }
         return array;
     }

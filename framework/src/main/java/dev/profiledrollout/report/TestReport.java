@@ -172,16 +172,17 @@ public final class TestReport {
             text.append("  History:\n");
             history.forEach(line -> text.append("    ").append(line).append('\n'));
         }
-        com.fasterxml.jackson.databind.JsonNode workers = data.summary().path("workers");
-        if (workers.isArray() && !workers.isEmpty()) {
+        List<RunHeader.Worker> workers = data.head().workers();
+        if (workers != null && !workers.isEmpty()) {
             text.append("  Workers:\n");
             int i = 0;
-            for (com.fasterxml.jackson.databind.JsonNode w : workers) {
+            for (RunHeader.Worker w : workers) {
                 i++;
                 text.append(String.format(Locale.ROOT, "    %s%-10s %-32s %-8s %-16s %s",
-                        w.hasNonNull("phase") ? w.get("phase").asText() + " " : "", w.path("label").asText("worker-" + i), ReportParameters.safeUrl(w.path("url").asText()),
-                        w.path("workerType").asText(""), w.path("state").asText(""),
-                        w.has("traceFiles") ? w.get("traceFiles").size() + " trace file(s)" : "").stripTrailing()
+                        w.phase() != null ? w.phase() + " " : "", w.label() != null ? w.label() : "worker-" + i,
+                        ReportParameters.safeUrl(w.url() == null ? "" : w.url()),
+                        w.workerType() == null ? "" : w.workerType(), w.state() == null ? "" : w.state(),
+                        w.traceFiles() != null ? w.traceFiles().size() + " trace file(s)" : "").stripTrailing()
                         + "\n");
             }
         }
@@ -197,9 +198,10 @@ public final class TestReport {
     static List<String> historyLines(ReportData data) {
         List<String> lines = new java.util.ArrayList<>();
         data.history().ifPresent(h -> historyLines(h, "", data.verdicts(), lines));
-        for (com.fasterxml.jackson.databind.JsonNode p : data.summary().path("phases")) {
-            ReportData.history(p.path("history")).ifPresent(h -> historyLines(h, p.path("phase").asText(""),
-                    data.verdicts(), lines));
+        for (RunHeader.PhaseEntry p : data.head().phases()) {
+            if (p.history() != null) {
+                historyLines(p.history(), p.phase() == null ? "" : p.phase(), data.verdicts(), lines);
+            }
         }
         return lines;
     }
@@ -221,10 +223,11 @@ public final class TestReport {
     private static void allure(ReportRenderer.Rendered rendered, List<Verdict> verdicts, List<Path> traceFiles,
             Options options) {
         ReportData data = rendered.data();
-        AllureSteps.describe(ReportParameters.of(data.summary()));
+        RunHeader head = data.head();
+        AllureSteps.describe(ReportParameters.of(head));
         budgets("budgets", data.verdicts());
         AllureSteps.attach("summary", "text/html", "html", fragment(data.testName(), HtmlReport.summaryHtml(data)));
-        String workers = HtmlReport.workersTable(data.summary().path("workers"));
+        String workers = HtmlReport.workersTable(head.workers());
         if (!workers.isEmpty()) {
             AllureSteps.attach("workers", "text/html", "html", fragment("workers", workers));
         }
@@ -237,8 +240,8 @@ public final class TestReport {
         try {
             attachCharts("", rendered);
             for (ReportRenderer.Rendered phase : rendered.phases()) {
-                String name = phase.data().summary().path("phase").asText(phase.data().directory().getFileName()
-                        .toString());
+                String phaseName = phase.data().head().phase();
+                String name = phaseName != null ? phaseName : phase.data().directory().getFileName().toString();
                 AllureSteps.step("phase " + name, () -> {
                     budgets("budgets", phase.data().verdicts());
                     AllureSteps.attach(name + ": latency table", "text/html", "html",

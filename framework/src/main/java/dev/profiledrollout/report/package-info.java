@@ -15,12 +15,17 @@
  * shown is the one in {@code summary.json}.
  *
  * <h2>One run model</h2>
- * {@code summary.json} is read back by type, not by key: {@link dev.profiledrollout.report.RunHeader} (engine, load,
- * profile request, latency figures, phases, history blocks, outcome) and {@link dev.profiledrollout.report.ReportData}
- * (trace, verdicts, history records, whose change and direction are {@code history.stats}' enums). The history's run
- * records ({@code dev.profiledrollout.history.RunRecords}) and the CLI's import read the same records; a field renamed
- * in the file must keep reading its old spelling (as {@link dev.profiledrollout.report.RunHeader#numSteps()} does for
- * {@code attempted.numSteps}).
+ * {@code summary.json} is read back by type, not by key: {@link dev.profiledrollout.report.RunHeader} (engine with the
+ * simulator's faults and noise, load, profile request, attempted, profiled, workers, latency, steps, baseline, phases,
+ * history blocks, outcome, error) and {@link dev.profiledrollout.report.ReportData} (trace with its rank labels,
+ * straggler and step timelines, verdicts, history records, whose change and direction are {@code history.stats}'
+ * enums). {@link dev.profiledrollout.report.HtmlReport}, {@link dev.profiledrollout.report.Charts},
+ * {@link dev.profiledrollout.report.TestReport}, {@link dev.profiledrollout.report.ReportRenderer}, the history's run
+ * records ({@code dev.profiledrollout.history.RunRecords}) and the CLI's import read these records; no reader of
+ * {@code summary.json} looks a key up outside the mapping (the writers that add a block to the file set it by name;
+ * a staged load's {@code stages.json} is still read by key, in {@link dev.profiledrollout.report.StageReport}). Each value has one spelling in the file; a field renamed must keep
+ * reading its old spelling (as {@link dev.profiledrollout.report.RunHeader.Attempted#numSteps()} reads
+ * {@code attempted.numSteps} of older files as {@code num_steps}).
  *
  * <h2>One JSON mapping</h2>
  * {@link dev.profiledrollout.report.ResultsModule} is the Jackson mapping of every result record in

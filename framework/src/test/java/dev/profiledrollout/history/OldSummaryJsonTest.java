@@ -100,10 +100,13 @@ class OldSummaryJsonTest {
     void num_steps_is_one_value_whichever_block_spells_it(@TempDir Path dir) throws IOException {
         ObjectMapper json = new ObjectMapper();
         JsonNode sent = json.readTree("{\"profileRequest\":{\"num_steps\":7}}");
-        JsonNode failedEarly = json.readTree("{\"attempted\":{\"numSteps\":7},\"error\":\"engine refused\"}");
+        JsonNode failedEarly = json.readTree("{\"attempted\":{\"num_steps\":7},\"error\":\"engine refused\"}");
+        JsonNode failedEarlyBefore = json.readTree("{\"attempted\":{\"numSteps\":7},\"error\":\"engine refused\"}");
 
         assertThat(RunHeader.of(sent).numSteps()).isEqualTo(7);
+        // the writer spells it num_steps (CaptureAttempt); files written before spelled it numSteps
         assertThat(RunHeader.of(failedEarly).numSteps()).isEqualTo(7);
+        assertThat(RunHeader.of(failedEarlyBefore).numSteps()).isEqualTo(7);
         assertThat(RunHeader.of(json.readTree("{}")).numSteps()).isNull();
         // the history fingerprints both alike
         assertThat(RunRecords.configuration(dir, failedEarly, null).numSteps())

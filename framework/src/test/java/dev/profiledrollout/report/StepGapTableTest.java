@@ -2,7 +2,6 @@ package dev.profiledrollout.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
@@ -31,8 +30,7 @@ class StepGapTableTest {
         new RunReport(run, "StepGapTableTest.ranks", URI.create("http://127.0.0.1:30000"), false,
                 new ServerInfo(2, 1, 1, 1, "m", true, JsonNodeFactory.instance.objectNode()),
                 new LoadSpec(1, 1, 16, 4, 0.0, 0, 0), ProfileRequest.builder().build()).writeSummary(null, trace, null);
-        JsonNode set = ResultsModule.MAPPER.readTree(run.resolve("summary.json").toFile()).path("trace")
-                .path("stepTimeline").get(0);
+        ReportData.StepTimelineSet set = ReportData.read(run).trace().stepTimeline().get(0);
 
         // WHEN
         String html = HtmlReport.stepGapTable(set);

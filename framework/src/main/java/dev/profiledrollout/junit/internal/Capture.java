@@ -71,6 +71,15 @@ final class Capture implements AutoCloseable {
                 settings.shutdownTimeout());
     }
 
+    /**
+     * @return the run model of the {@code summary.json} this capture wrote ({@link CaptureReport#window}), under its
+     *         phase
+     * @throws IllegalStateException when it wrote none
+     */
+    dev.profiledrollout.history.RunRecords.Window runWindow() {
+        return report.window(phase);
+    }
+
     /** @return the {@code /start_profile} body {@code summary.json} shows */
     ProfileRequest request() {
         return profiler.request(0);

@@ -10,7 +10,10 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.engine.SafeUrls;
+import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.report.CapturedSteps;
+import dev.profiledrollout.report.ReportData;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.RunReport;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
@@ -44,6 +47,8 @@ final class CaptureReport {
     private final Object lock = new Object();
     /** A final {@code summary.json} was written; guarded by {@code lock}. */
     private boolean reported;
+    /** What {@link #summarise} wrote last; set on the thread that wrote it, read after the window completed. */
+    private volatile Written written;
     private volatile boolean takenOver;
     /** For the combined report of a phased test: the phase of each engine outcome; empty otherwise. */
     private volatile List<String> workerPhases = List.of();
@@ -159,7 +164,38 @@ final class CaptureReport {
      */
     boolean writeSummary(List<WorkerOutcome> workers, ProfilerCapture.Collected files, LatencyReport latency,
             TraceSet trace, String error) {
-        return publish(true, () -> runReport(workers, files).writeSummary(latency, trace, error));
+        return publish(true, () -> summarise(runReport(workers, files), latency, trace, error));
+    }
+
+    /**
+     * Writes {@code summary.json} and keeps it in memory with the latency it was written from, for the history
+     * recorder ({@link #window}).
+     */
+    private void summarise(RunReport report, LatencyReport latency, TraceSet trace, String error) {
+        com.fasterxml.jackson.databind.node.ObjectNode summary = report.summary(latency, trace, error);
+        report.writeSummary(summary);
+        written = new Written(summary, latency);
+    }
+
+    /** The last {@code summary.json} this report wrote and the latency it was written from. */
+    private record Written(com.fasterxml.jackson.databind.JsonNode summary, LatencyReport latency) {
+    }
+
+    /**
+     * @param phase the window's phase name, or null for a test without phases
+     * @return the run model of the {@code summary.json} this report wrote last (as it was written; blocks added to
+     *         the file later, the baseline, the verdicts, the outcome, are not in it), with its latency histograms
+     * @throws IllegalStateException when it wrote none
+     */
+    RunRecords.Window window(String phase) {
+        Written w = written;
+        if (w == null) {
+            throw new IllegalStateException("no summary.json was written in " + directory);
+        }
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        w.latency().writeHistogramLog(log);
+        return new RunRecords.Window(phase, directory, RunHeader.of(w.summary()), ReportData.Trace.of(w.summary()),
+                RunRecords.histograms(log.toByteArray()));
     }
 
     /**
@@ -181,7 +217,7 @@ final class CaptureReport {
         RunReport report = runReport(workers, ProfilerCapture.Collected.NONE);
         publish(true, () -> {
             report.writeRequests(latency);
-            report.writeSummary(latency, null, reason);
+            summarise(report, latency, null, reason);
         });
     }
 
@@ -214,7 +250,7 @@ final class CaptureReport {
             LatencyReport latency = LatencyReport.of(records, spec.goodput());
             RunReport report = runReport(workers, ProfilerCapture.Collected.NONE);
             report.writeRequests(latency);
-            report.writeSummary(latency, null, error);
+            summarise(report, latency, null, error);
             reported = true;
         }
     }

@@ -23,6 +23,7 @@ import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.verdict.Verdicts;
@@ -34,7 +35,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -102,6 +102,7 @@ public final class HistoryRecorder {
     private final RegressionCheck declared;
     private final RunIdentity identity;
     private final Path outputDirectory;
+    private final java.util.function.Supplier<List<RunRecords.Window>> windows;
 
     private List<RunRecord> records;
     private String engineVersion;
@@ -111,7 +112,7 @@ public final class HistoryRecorder {
     private String storeError;
 
     private HistoryRecorder(Stores stores, Function<String, Optional<String>> lookup, RegressionCheck declared,
-            RunIdentity identity, Path outputDirectory) {
+            RunIdentity identity, Path outputDirectory, java.util.function.Supplier<List<RunRecords.Window>> windows) {
         this.stores = stores;
         this.url = lookup.apply(ProfiledRolloutKeys.HISTORY_URL).filter(s -> !s.isBlank())
                 .orElse(ProfiledRolloutKeys.defaultValue(ProfiledRolloutKeys.HISTORY_URL).orElseThrow());
@@ -142,18 +143,22 @@ public final class HistoryRecorder {
         this.declared = declared;
         this.identity = identity;
         this.outputDirectory = outputDirectory;
+        this.windows = windows;
     }
 
     /**
      * @param lookup          configuration keys
      * @param declared        the test's {@code @RegressionCheck}, or null
      * @param testId          {@code <class name>#<method name>}
-     * @param outputDirectory the test's output directory
+     * @param outputDirectory the test's output directory, where the history blocks are written
+     * @param windows         the run model of what the test's window wrote, in memory
+     *                        ({@code ProfileWindow#runModel}); it throws when nothing was written
      * @return the recorder, or empty when {@link ProfiledRolloutKeys#HISTORY_ENABLED} is false
      * @throws IllegalArgumentException naming the key or attribute of an invalid value
      */
     public static Optional<HistoryRecorder> of(Stores stores, Function<String, Optional<String>> lookup,
-            RegressionCheck declared, String testId, Path outputDirectory) {
+            RegressionCheck declared, String testId, Path outputDirectory,
+            java.util.function.Supplier<List<RunRecords.Window>> windows) {
         String enabled = lookup.apply(ProfiledRolloutKeys.HISTORY_ENABLED).orElse("true").trim();
         if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
             throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_ENABLED + " is \"" + enabled
@@ -164,7 +169,7 @@ public final class HistoryRecorder {
         }
         try {
             return Optional.of(new HistoryRecorder(stores, lookup, declared,
-                    RunIdentities.fromEnvironment(testId, Instant.now()), outputDirectory));
+                    RunIdentities.fromEnvironment(testId, Instant.now()), outputDirectory, windows));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException((declared != null ? "@RegressionCheck / " : "") + e.getMessage(), e);
         }
@@ -174,11 +179,14 @@ public final class HistoryRecorder {
         return stores.open(url, user, password);
     }
 
-    /** The run's records, built once from the output directory, with the engine version the engine reported. */
+    /**
+     * The run's records, built once from the run model the window holds in memory (not from its files), with the
+     * engine version the engine reported.
+     */
     private synchronized List<RunRecord> records() {
         if (records == null) {
             List<RunRecord> built = new ArrayList<>();
-            for (RunRecord r : RunRecords.fromDirectory(outputDirectory, identity)) {
+            for (RunRecord r : RunRecords.fromModel(windows.get(), identity)) {
                 RunConfiguration c = r.configuration();
                 if (c.engineVersion() == null && engineVersion != null) {
                     c = new RunConfiguration(c.backend(), c.engineKind(), engineVersion, c.model(), c.gpu(), c.tp(),
@@ -348,8 +356,7 @@ public final class HistoryRecorder {
             t.put("model", threshold.model().key());
             t.put("window", threshold.window());
             t.putNull("lower");
-            t.put("upper", threshold.boundary());
-            t.put("boundary", threshold.boundary());
+            t.put("upper", threshold.boundary()); // the regression side's boundary: one spelling, as the report reads it
             if (threshold.model() != HistoryThreshold.Model.RELATIVE && Double.isFinite(threshold.relativeLimit())) {
                 t.put("relativeLimit", threshold.relativeLimit());
             } else {
@@ -455,18 +462,22 @@ public final class HistoryRecorder {
         Path top = outputDirectory.resolve("summary.json");
         try {
             ObjectNode root = (ObjectNode) JSON.readTree(top.toFile());
-            if (engineVersion != null && root.path("engine") instanceof ObjectNode engine && !engine.has("version")) {
-                engine.put("version", engineVersion);
+            // what the file holds is read through the run model; the tree is only where the blocks are set
+            RunHeader head = RunHeader.of(root);
+            if (engineVersion != null && head.engine() != null && head.engine().version() == null) {
+                // set in place: fields a later writer added to the block stay
+                ((ObjectNode) root.get("engine")).put("version", engineVersion);
             }
             if (blocks.containsKey("")) {
                 root.set("history", blocks.get(""));
             }
-            for (JsonNode entry : root.path("phases")) {
-                String phase = entry.path("phase").asText();
-                if (blocks.containsKey(phase) && entry instanceof ObjectNode o) {
+            ArrayNode entries = head.phases().isEmpty() ? JSON.createArrayNode() : (ArrayNode) root.get("phases");
+            for (int i = 0; i < head.phases().size(); i++) {
+                RunHeader.PhaseEntry entry = head.phases().get(i);
+                String phase = entry.phase() == null ? "" : entry.phase();
+                if (blocks.containsKey(phase) && entries.get(i) instanceof ObjectNode o) {
                     o.set("history", blocks.get(phase));
-                    Path own = outputDirectory.resolve(entry.path("directory").asText(phase.toLowerCase(Locale.ROOT)))
-                            .resolve("summary.json");
+                    Path own = outputDirectory.resolve(entry.directoryName()).resolve("summary.json");
                     if (Files.isRegularFile(own)) {
                         ObjectNode ofPhase = (ObjectNode) JSON.readTree(own.toFile());
                         ofPhase.set("history", blocks.get(phase));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.report.ReportRenderer;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.verdict.Verdict;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -90,7 +91,8 @@ final class PhaseSummaries {
     static void finish(Path testDirectory, Map<String, Path> phases, List<Verdict> verdicts) {
         Path topFile = testDirectory.resolve(SUMMARY);
         ObjectNode top = Files.isRegularFile(topFile) ? read(topFile) : null;
-        JsonNode entries = top == null ? JSON.missingNode() : top.path("phases");
+        // the phase list read through the run model; the tree is only where the verdicts are set
+        List<RunHeader.PhaseEntry> entries = top == null ? List.of() : RunHeader.of(top).phases();
         for (Map.Entry<String, Path> phase : phases.entrySet()) {
             Path file = phase.getValue().resolve(SUMMARY);
             if (!Files.isRegularFile(file)) {
@@ -100,14 +102,14 @@ final class PhaseSummaries {
             ObjectNode own = read(file);
             own.set("verdicts", ofPhase);
             write(file, own);
-            for (JsonNode entry : entries) {
-                if (entry.path("phase").asText().equals(phase.getKey()) && entry instanceof ObjectNode o) {
+            for (int i = 0; i < entries.size(); i++) {
+                if (phase.getKey().equals(entries.get(i).phase()) && top.get("phases").get(i) instanceof ObjectNode o) {
                     o.set("verdicts", ofPhase);
                 }
             }
             ReportRenderer.render(phase.getValue());
         }
-        if (top != null && entries.isArray()) {
+        if (top != null && top.get("phases") instanceof ArrayNode) {
             write(topFile, top);
         }
     }

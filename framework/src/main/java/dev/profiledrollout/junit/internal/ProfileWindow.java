@@ -50,6 +50,8 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     private final boolean strictSteps;
 
     private final List<Capture> captures = new ArrayList<>();
+    /** Whether the combined {@code summary.json} of a phased test was written. */
+    private volatile boolean combinedWritten;
     private Capture current;
     private RolloutResult result;
     private RuntimeException failure;
@@ -143,6 +145,26 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
                 .trace(phaseResult.trace().withScope(phase.name())).build();
     }
 
+    /**
+     * The run model of what this window wrote, held in memory since it was written, for the history recorder: the
+     * window's {@code summary.json}, or for a phased test each phase's, in the order they ran, once the combined
+     * {@code summary.json} was written (as {@code RunRecords.fromDirectory} would read them from the files).
+     *
+     * @throws IllegalStateException when there is no such summary (the window failed before writing it)
+     */
+    public List<dev.profiledrollout.history.RunRecords.Window> runModel() {
+        if (current == null) {
+            throw new IllegalStateException("the profile window of " + testName + " was never opened");
+        }
+        if (spec.phases().isEmpty()) {
+            return List.of(current.runWindow());
+        }
+        if (!combinedWritten) {
+            throw new IllegalStateException("the combined summary.json of " + testName + " was not written");
+        }
+        return captures.stream().map(Capture::runWindow).toList();
+    }
+
     /** Applied to the completed result before the body sees it (the extension adds the run's history access). */
     public void onCompletion(java.util.function.UnaryOperator<RolloutResult> then) {
         this.completion = java.util.Objects.requireNonNull(then, "then");
@@ -227,6 +249,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         combined.workerPhases(workerPhases);
         if (combined.writeSummary(workers, all, latency, trace, null)) {
             PhaseSummaries.writeCombined(outputDirectory, phaseDirectories());
+            combinedWritten = true;
         }
         return combined.result(latency, trace, all, stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS,
                 workers, phases);
