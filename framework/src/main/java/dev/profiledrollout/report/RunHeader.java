@@ -26,14 +26,37 @@ import org.apiguardian.api.API;
  * @param history        the {@code history} block of a test without phases, or null
  * @param phases         a phased test's {@code phases}, in the order they ran; empty otherwise
  * @param outcome        how the test ended ({@link TestOutcome}), or null before it ended
+ * @param stageWindows   a sweep with a window per stage ({@code @RolloutSweep(windowPerStage = true)}): one entry per
+ *                       stage, in the order they ran; empty otherwise
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
                         String phase, Profiled profiled, Latency latency, ReportData.History history,
-                        List<PhaseEntry> phases, Outcome outcome) {
+                        List<PhaseEntry> phases, Outcome outcome, List<StageWindow> stageWindows) {
 
     public RunHeader {
         phases = phases == null ? List.of() : List.copyOf(phases);
+        stageWindows = stageWindows == null ? List.of() : List.copyOf(stageWindows);
+    }
+
+    /**
+     * One element of {@code summary.json}'s {@code stageWindows} (and of the stage's row in {@code stages.json}): what
+     * one stage's own profile window captured.
+     *
+     * @param stage       the stage's label, e.g. {@code "concurrency 16"} or {@code "rate 40.0/s"}
+     * @param directory   the stage's output directory relative to the test's ({@code "stage-2-concurrency-16"}),
+     *                    holding its own {@code summary.json}, {@code report.html} and {@code traces/}
+     * @param traceFiles  rank traces read from the window
+     * @param steps       engine steps per rank trace against {@code numSteps} ({@link CapturedSteps}), or null when
+     *                    the traces carry no steps
+     * @param kernelMs    GPU kernel time over every rank of the window, ms
+     * @param topKernel   the kernel with the most GPU time, or null without kernels
+     * @param noData      why the window holds nothing to judge (no trace file, no kernel, no step), which failed the
+     *                    test; null when it captured data
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record StageWindow(String stage, String directory, int traceFiles, CapturedSteps steps, double kernelMs,
+                              String topKernel, String noData) {
     }
 
     /**

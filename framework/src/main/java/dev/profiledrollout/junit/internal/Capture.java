@@ -42,6 +42,8 @@ final class Capture implements AutoCloseable {
     private final EmergencyStop emergencyStop;
     private final String testName;
     private final String phase;
+    /** The scope of the capture's own verdicts: its phase, its stage's label, or null for a whole window. */
+    private final String scope;
     private final boolean strictSteps;
     private final Settings settings;
     /**
@@ -49,6 +51,10 @@ final class Capture implements AutoCloseable {
      * {@link CaptureEvidence}), null while there is none.
      */
     private Verdict captureFailed;
+    /** The engine steps the completed capture holds, null before or when the traces carry none. */
+    private CapturedSteps capturedSteps;
+    /** The completed capture's missing evidence ({@link CaptureEvidence}), null when it captured data. */
+    private Verdict noData;
 
     /**
      * @param phase       the {@code @RolloutPhase} the capture is of, null for a whole window
@@ -56,9 +62,20 @@ final class Capture implements AutoCloseable {
      */
     Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName, String phase, boolean strictSteps) {
+        this(engine, workers, spec, settings, outputDirectory, testName, phase, phase, strictSteps);
+    }
+
+    /**
+     * @param scope the scope of the capture's own verdicts (steps captured, missing evidence, load fidelity): the
+     *              phase, or the stage's label for a stage's own window ({@code "concurrency 16"}); null for a whole
+     *              window
+     */
+    Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
+            String testName, String phase, String scope, boolean strictSteps) {
         this.spec = spec;
         this.testName = testName;
         this.phase = phase;
+        this.scope = scope;
         this.strictSteps = strictSteps;
         this.settings = settings;
         this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedTraceDir());
@@ -126,7 +143,9 @@ final class Capture implements AutoCloseable {
         }
         Optional<CapturedSteps> steps = CaptureSteps.count(spec, trace, strictSteps);
         report.steps(steps.orElse(null));
-        Optional<Verdict> missing = CaptureEvidence.missing(spec, settings, files, trace, steps, phase);
+        capturedSteps = steps.orElse(null);
+        Optional<Verdict> missing = CaptureEvidence.missing(spec, settings, files, trace, steps, scope);
+        noData = missing.orElse(null);
         if (missing.isPresent()) {
             outcomes = noData(outcomes, missing.get().measure() + ": " + missing.get().detail());
         }
@@ -140,10 +159,10 @@ final class Capture implements AutoCloseable {
         if (missing.isPresent()) {
             recordCapture(missing.get());
         } else {
-            steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordCapture);
+            steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), scope)).ifPresent(this::recordCapture);
         }
         RolloutResult result = report.result(latency, trace, files, stopped, outcomes, Map.of());
-        load.fidelityVerdict().ifPresent(this::recordCapture);
+        load.fidelityVerdict().map(v -> scope == null ? v : v.withScope(scope)).ifPresent(this::recordCapture);
         return load.stages().map(st -> result.toBuilder().stages(st).capacity(load.capacity().orElse(null)).build())
                 .orElse(result);
     }
@@ -176,6 +195,16 @@ final class Capture implements AutoCloseable {
      */
     Optional<Verdict> captureFailed() {
         return Optional.ofNullable(captureFailed);
+    }
+
+    /** @return the engine steps the completed capture holds; empty before, or when its traces carry none */
+    Optional<CapturedSteps> capturedSteps() {
+        return Optional.ofNullable(capturedSteps);
+    }
+
+    /** @return why the completed capture holds nothing to judge (its failed {@code CAPTURE} verdict); empty otherwise */
+    Optional<Verdict> noData() {
+        return Optional.ofNullable(noData);
     }
 
     /** The final {@code summary.json} is written: the shutdown hook has nothing left to write. */

@@ -78,6 +78,20 @@ final class PhaseSummaries {
     }
 
     /**
+     * Adds {@code stageWindows} (one {@link dev.profiledrollout.report.RunHeader.StageWindow} per stage, in the order
+     * they ran) to the combined {@code summary.json} of a sweep with a window per stage; its latency and trace stay,
+     * over every stage, as for a sweep in one window.
+     *
+     * @throws UncheckedIOException when the file cannot be read or written
+     */
+    static void writeStageWindows(Path testDirectory, List<dev.profiledrollout.report.RunHeader.StageWindow> windows) {
+        Path file = testDirectory.resolve(SUMMARY);
+        ObjectNode root = read(file);
+        root.set("stageWindows", JSON.valueToTree(windows));
+        write(file, root);
+    }
+
+    /**
      * After the test body: gives each phase's {@code summary.json}, and its element of the top-level {@code phases}
      * (when the combined summary was written), the verdicts of that phase's scope, and renders each phase's own
      * report ({@link ReportRenderer#render(Path)}) so that one phase's page can be opened by itself.
