@@ -28,15 +28,42 @@ import org.apiguardian.api.API;
  * @param outcome        how the test ended ({@link TestOutcome}), or null before it ended
  * @param stageWindows   a sweep with a window per stage ({@code @RolloutSweep(windowPerStage = true)}): one entry per
  *                       stage, in the order they ran; empty otherwise
+ * @param stagePlacement a window over a staged load (an srtctl benchmark sweep, {@code @RolloutSweep}): per rank trace
+ *                       with step timestamps, which stages its captured steps fell in; empty otherwise
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
                         String phase, Profiled profiled, Latency latency, ReportData.History history,
-                        List<PhaseEntry> phases, Outcome outcome, List<StageWindow> stageWindows) {
+                        List<PhaseEntry> phases, Outcome outcome, List<StageWindow> stageWindows,
+                        List<StagePlacement> stagePlacement) {
 
     public RunHeader {
         phases = phases == null ? List.of() : List.copyOf(phases);
         stageWindows = stageWindows == null ? List.of() : List.copyOf(stageWindows);
+        stagePlacement = stagePlacement == null ? List.of() : List.copyOf(stagePlacement);
+    }
+
+    /**
+     * One element of {@code summary.json}'s {@code stagePlacement}: where one rank trace's captured steps fell in the
+     * staged load. A step belongs to the last stage that had started (its first request sent) when the step began
+     * (the trace's {@code baseTimeNanoseconds} + the step span's start, {@code docs/TRACES.md}), on the wall clock.
+     *
+     * @param trace       the rank trace's label ({@code TP-0}, {@code worker-2/TP-1})
+     * @param beforeSweep steps that began before the first stage's first request (e.g. the tail of the warm-up)
+     * @param stages      the stages with at least one step, in run order
+     */
+    public record StagePlacement(String trace, int beforeSweep, List<StageSteps> stages) {
+
+        public StagePlacement {
+            stages = stages == null ? List.of() : List.copyOf(stages);
+        }
+    }
+
+    /**
+     * @param stage the stage's label, e.g. {@code "concurrency 16"}
+     * @param steps the trace's steps that fell in it
+     */
+    public record StageSteps(String stage, int steps) {
     }
 
     /**

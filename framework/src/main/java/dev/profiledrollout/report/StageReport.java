@@ -67,10 +67,35 @@ public final class StageReport {
      */
     public static void write(Path directory, SweepResult sweep, Capacity capacity,
             List<RunHeader.StageWindow> windows) {
+        write(directory, sweep, capacity, windows, List.of());
+    }
+
+    /**
+     * Writes {@code stages.json} into {@code directory}, each stage's row with its own profile window and the steps of
+     * the window's traces that fell in it.
+     *
+     * @param capacity  the search's result, or null for a plain sweep
+     * @param windows   one per stage, in order, for a sweep with a window per stage; empty otherwise
+     * @param placement where the captured steps of one window over the stages fell (summary.json's
+     *                  {@code stagePlacement}); empty when there is none
+     * @throws UncheckedIOException when the file cannot be written
+     */
+    public static void write(Path directory, SweepResult sweep, Capacity capacity,
+            List<RunHeader.StageWindow> windows, List<RunHeader.StagePlacement> placement) {
         ObjectNode root = toJson(sweep, capacity);
         ArrayNode rows = (ArrayNode) root.path("stages");
         for (int i = 0; i < Math.min(windows.size(), rows.size()); i++) {
             ((ObjectNode) rows.get(i)).set("window", ResultsModule.MAPPER.valueToTree(windows.get(i)));
+        }
+        if (!placement.isEmpty()) {
+            root.put("stepsBeforeSweep", placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max()
+                    .orElse(0));
+            for (JsonNode row : rows) {
+                String label = row.path("label").asText();
+                ((ObjectNode) row).put("capturedSteps", placement.stream().mapToInt(p -> p.stages().stream()
+                        .filter(s -> s.stage().equals(label)).mapToInt(RunHeader.StageSteps::steps).sum()).max()
+                        .orElse(0));
+            }
         }
         try {
             Files.createDirectories(directory);
@@ -87,7 +112,9 @@ public final class StageReport {
      *         ttftP99Ms, tpotP50Ms, tpotP99Ms, e2eP50Ms, lagP99Ms, gapBeforeMs in ms; fidelity, fidelityMessage, knee;
      *         with a capacity metSlos and sloChecks; with a window per stage, written by
      *         {@link #write(Path, SweepResult, Capacity, List)}, {@code window}: the stage's
-     *         {@link RunHeader.StageWindow}), and with a capacity {@code capacity} (mode, status, lower, upper,
+     *         {@link RunHeader.StageWindow}; with a window over the stages whose steps were placed,
+     *         {@code capturedSteps}: the most steps any rank trace had in that stage, and at the top level
+     *         {@code stepsBeforeSweep}), and with a capacity {@code capacity} (mode, status, lower, upper,
      *         requestRate, precision, message) and {@code slos[]} (text, metric, percentile, budgetMs); a figure that
      *         does not exist is null
      */
@@ -262,8 +289,10 @@ public final class StageReport {
         }
         JsonNode root = read.get();
         boolean windows = false;
+        boolean placed = false;
         for (JsonNode s : root.path("stages")) {
             windows |= s.path("window").isObject();
+            placed |= s.path("capturedSteps").isNumber();
         }
         StringBuilder h = new StringBuilder("<h2 id=\"stages\">Stages</h2>");
         if (root.path("capacity").isObject()) {
@@ -275,7 +304,8 @@ public final class StageReport {
         h.append("<div class=\"scroll\"><table id=\"stage-table\" class=\"stages\"><thead><tr><th>stage</th><th>requested req/s</th><th>sent req/s</th>"
                 + "<th>done req/s</th><th>goodput req/s</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p50</th>"
                 + "<th>TPOT p99</th><th>lag p99</th><th>failed</th><th>load</th><th>SLOs</th>"
-                + (windows ? "<th>stage window</th>" : "") + "</tr></thead><tbody>");
+                + (placed ? "<th title=\"the most steps of any rank trace that began in the stage\">captured steps</th>"
+                        : "") + (windows ? "<th>stage window</th>" : "") + "</tr></thead><tbody>");
         for (JsonNode s : root.path("stages")) {
             h.append("<tr").append(s.path("knee").asBoolean() ? " class=\"knee\" title=\"saturation knee\"" : "")
                     .append("><td>").append(HtmlReport.escape(s.path("label").asText()))
@@ -289,9 +319,16 @@ public final class StageReport {
                     .append("\">").append("NONE".equals(s.path("fidelity").asText()) ? "driven"
                             : HtmlReport.escape(s.path("fidelity").asText().toLowerCase(Locale.ROOT)) + "-limited")
                     .append("</td><td>").append(s.has("metSlos") ? (s.path("metSlos").asBoolean() ? "met" : "not met")
-                            : "").append("</td>").append(windows ? windowCell(s.path("window")) : "").append("</tr>");
+                            : "").append("</td>")
+                    .append(placed ? "<td class=\"captured-steps\">" + s.path("capturedSteps").asInt() + "</td>" : "")
+                    .append(windows ? windowCell(s.path("window")) : "").append("</tr>");
         }
-        return h.append("</tbody></table></div>").toString();
+        h.append("</tbody></table></div>");
+        if (placed) {
+            h.append("<p class=\"steps-before-sweep\">Captured steps that began before the first stage: ")
+                    .append(root.path("stepsBeforeSweep").asInt()).append(".</p>");
+        }
+        return h.toString();
     }
 
     /** The stage's own window: a link to its report, its ranks, steps and kernel time, or why it holds nothing. */

@@ -9,6 +9,7 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.StageReport;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.verdict.Verdict;
@@ -149,13 +150,17 @@ final class Capture implements AutoCloseable {
         if (missing.isPresent()) {
             outcomes = noData(outcomes, missing.get().measure() + ": " + missing.get().detail());
         }
-        load.stages().ifPresent(st -> StageReport.write(report.directory(), st, load.capacity().orElse(null)));
+        List<RunHeader.StagePlacement> placement = load.stages()
+                .map(st -> StagePlacement.place(st, load.startMillis(), load.sweepStartNanos(), trace))
+                .orElse(List.of());
+        report.stagePlacement(placement);
+        load.stages().ifPresent(st -> StageReport.write(report.directory(), st, load.capacity().orElse(null),
+                List.of(), placement));
         if (!report.writeSummary(outcomes, files, latency, trace, missing.map(Verdict::describe).orElse(null))) {
             throw report.jvmShuttingDown();
         }
         report.printConsoleSummary(outcomes, files, latency, trace);
-        load.stages().flatMap(st -> StagePlacement.describe(st, load.startMillis(), load.sweepStartNanos(), trace))
-                .ifPresent(placed -> System.out.println("=== " + placed));
+        StagePlacement.describe(placement).ifPresent(placed -> System.out.println("=== " + placed));
         if (missing.isPresent()) {
             recordCapture(missing.get());
         } else {
