@@ -246,6 +246,35 @@ class UpstreamRecipesExtensionTest {
         }
     }
 
+    /**
+     * A disaggregated recipe with a benchmark sweep arms prefill and decode at once over one load through the PD
+     * router, as srtctl arms every worker before its one benchmark (src/srtctl/benchmarks/scripts/lib/profiling.sh):
+     * both phases hold the same requests, the combined result counts them once, and both windows' steps fall in the
+     * sweep's first stage.
+     */
+    @Test
+    void should_arm_prefill_and_decode_at_once_over_one_sweep() throws Exception {
+        EngineExecutionResults results;
+        try (SimulatedCluster cluster = SimulatedCluster.prefillDecode(
+                SimulatorConfig.builder().profilerDir(traces).build(), RouterShape.SGL_MODEL_GATEWAY)) {
+            results = attachRouter(Disagg1p1dTp4.class, output, cluster.router().baseUri());
+        }
+        results.testEvents().assertStatistics(stats -> stats.succeeded(1));
+        RolloutResult result = RESULTS.get(Disagg1p1dTp4.class);
+        RolloutResult prefill = result.phase(Phase.PREFILL);
+        RolloutResult decode = result.phase(Phase.DECODE);
+        assertThat(prefill.latency().records()).isNotEmpty().isEqualTo(decode.latency().records());
+        assertThat(result.latency().completed()).isEqualTo(prefill.latency().completed());
+        assertThat(prefill.stages().stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2, 4);
+        for (RolloutResult phase : List.of(prefill, decode)) {
+            assertThat(phase.trace().kernels()).isNotEmpty();
+            dev.profiledrollout.report.RunHeader header = dev.profiledrollout.report.RunHeader.of(
+                    ProfiledTestKit.summary(phase.outputDirectory()));
+            assertThat(header.stagePlacement()).isNotEmpty().allSatisfy(p -> assertThat(p.stages())
+                    .extracting(x -> x.stage()).contains("concurrency 1"));
+        }
+    }
+
     static Stream<Arguments> recipes() {
         return Stream.of(
                 Arguments.of(AggDep4.class, false, false, true),

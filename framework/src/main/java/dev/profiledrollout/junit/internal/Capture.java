@@ -39,6 +39,8 @@ final class Capture implements AutoCloseable {
     private final TraceLocation traces;
     private final GuardedProfiler profiler;
     private final WindowLoad load;
+    /** Whether {@link #load} is this capture's own (else another capture's, which warms it up, starts and closes it). */
+    private final boolean ownsLoad;
     private final CaptureReport report;
     private final EmergencyStop emergencyStop;
     private final String testName;
@@ -73,6 +75,16 @@ final class Capture implements AutoCloseable {
      */
     Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName, String phase, String scope, boolean strictSteps) {
+        this(engine, workers, spec, settings, outputDirectory, testName, phase, scope, strictSteps, null);
+    }
+
+    /**
+     * @param sharedLoad another capture's load that this one rides (a recipe's prefill and decode windows armed at
+     *                   once, as srtctl arms its workers); null for the capture's own load. A capture that shares a
+     *                   load neither warms up nor starts it, and leaves closing it to its owner
+     */
+    Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
+            String testName, String phase, String scope, boolean strictSteps, Capture sharedLoad) {
         this.spec = spec;
         this.testName = testName;
         this.phase = phase;
@@ -84,7 +96,8 @@ final class Capture implements AutoCloseable {
         this.report = new CaptureReport(engine, spec, outputDirectory, testName, phase, capture.request(0),
                 this::reported);
         this.profiler = new GuardedProfiler(capture, report);
-        this.load = new WindowLoad(engine, spec, settings);
+        this.ownsLoad = sharedLoad == null;
+        this.load = sharedLoad == null ? new WindowLoad(engine, spec, settings) : sharedLoad.load;
         this.emergencyStop = new EmergencyStop(testName, engine.baseUri(), report, load, profiler,
                 settings.shutdownTimeout());
     }
@@ -96,18 +109,46 @@ final class Capture implements AutoCloseable {
 
     /** Warm-up, then the profiler's start and the load. */
     void open() {
+        prepare();
+        startProfiler();
+        startLoad();
+    }
+
+    /** Empties the output directory; with its own load, sends the warm-up (outside every window). */
+    void prepare() {
         report.prepare(traces);
-        load.warmUp();
+        if (ownsLoad) {
+            load.warmUp();
+        }
+    }
+
+    /** Starts the profiler, known to the shutdown guard from here on. */
+    void startProfiler() {
         ShutdownGuard.register(emergencyStop);
         AllureSteps.step("start profile", () -> {
             profiler.start();
             return null;
         });
-        load.start();
+    }
+
+    /** Starts the load (when it is this capture's own). */
+    void startLoad() {
+        if (ownsLoad) {
+            load.start();
+        }
         if (report.takenOver()) {
             load.cancel();
             throw report.jvmShuttingDown();
         }
+    }
+
+    /**
+     * Waits for the load to end, then stops this capture's profiler (nothing more: {@link #complete()} collects).
+     * For windows sharing one load, so that every profiler stops when the load ends, before any trace is collected.
+     */
+    void awaitLoadAndStop() {
+        load.await(this::endEarly, report.directory());
+        profiler.stop();
     }
 
     /** Waits for the load, then stop, collection, analysis and report. */
@@ -249,7 +290,9 @@ final class Capture implements AutoCloseable {
             profiler.stop();
         } finally {
             ShutdownGuard.deregister(emergencyStop);
-            load.close();
+            if (ownsLoad) {
+                load.close();
+            }
             profiler.close();
         }
     }

@@ -34,7 +34,9 @@ import org.opentest4j.AssertionFailedError;
  * body, the others run in {@link #awaitResult()}), each in {@code <test output>/<phase>/}, combined into one result.
  * Each phase's result is scoped to its phase ({@code "PREFILL"}), the combined one to {@code "all phases"}; the
  * combined {@code summary.json} lists the phases in {@code phases[]} instead of a merged latency (see
- * {@code PhaseSummaries}).
+ * {@code PhaseSummaries}). An srtctl recipe's benchmark sweep over prefill and decode arms both phases at once over one
+ * load instead (see {@code phasesTogether}); a {@code @RolloutSweep(windowPerStage = true)} runs one capture per stage,
+ * each in {@code <test output>/stage-<n>-<label>/}.
  *
  * <p>Whatever happens in the body, {@link #close()} leaves the profiler stopped, the load stopped and its threads
  * joined, and the partial results written. When the JVM is stopped mid-window, {@link ShutdownGuard} does the same
@@ -104,7 +106,11 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
                 : phaseCapture(spec.phases().get(0));
         captures.add(current);
         try {
-            current.open();
+            if (phasesTogether()) {
+                openPhasesTogether();
+            } else {
+                current.open();
+            }
         } catch (RuntimeException e) {
             if (!ShutdownGuard.shutdownStarted()) {
                 CaptureAttempt.of(spec, settings, engine).write(outputDirectory, testName, e,
@@ -115,10 +121,44 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     }
 
     private Capture phaseCapture(WindowSpec.PhaseSpec phase) {
+        return phaseCapture(phase, null);
+    }
+
+    /** @param sharedLoad the capture whose load this phase rides (phases armed together), or null for its own */
+    private Capture phaseCapture(WindowSpec.PhaseSpec phase, Capture sharedLoad) {
         List<Worker> ofPhase = engine.workers().stream()
                 .filter(w -> w.workerType().equals(phase.phase().workerType())).toList();
+        String name = phase.phase().name();
         return new Capture(engine, ofPhase.isEmpty() ? engine.workers() : ofPhase, spec.forPhase(phase), settings,
-                phaseDirectory(phase), testName + "[" + phase.phase() + "]", phase.phase().name(), strictSteps);
+                phaseDirectory(phase), testName + "[" + phase.phase() + "]", name, name, strictSteps, sharedLoad);
+    }
+
+    /**
+     * Whether the phases are armed at once over one load: an srtctl recipe's benchmark sweep over a disaggregated
+     * deployment, which srtctl profiles by arming every prefill and decode worker before the one benchmark runs
+     * through the router (NVIDIA/srt-slurm {@code src/srtctl/benchmarks/scripts/lib/profiling.sh}). Phases with their
+     * own loads ({@code @RolloutPhase}, a recipe without a sweep) run one after the other.
+     */
+    private boolean phasesTogether() {
+        return spec.sweep() != null && spec.phases().size() > 1 && !spec.windowPerStage();
+    }
+
+    /**
+     * The first phase's warm-up, then every phase's profiler started, then the first phase's load (the sweep, shaped
+     * by the first phase's window) through the router, which every other phase's capture rides.
+     */
+    private void openPhasesTogether() {
+        Capture first = current;
+        first.prepare();
+        for (int i = 1; i < spec.phases().size(); i++) {
+            Capture other = phaseCapture(spec.phases().get(i), first);
+            captures.add(other);
+            other.prepare();
+        }
+        for (Capture c : captures) {
+            c.startProfiler();
+        }
+        first.startLoad();
     }
 
     /** The window of stage {@code index} of a {@code windowPerStage} sweep, in its own directory and scope. */
@@ -216,13 +256,25 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     private RolloutResult completePhases() {
         Map<Phase, RolloutResult> phases = new LinkedHashMap<>();
         List<WindowSpec.PhaseSpec> specs = spec.phases();
-        phases.put(specs.get(0).phase(), scoped(current.complete(), specs.get(0).phase()));
-        for (int i = 1; i < specs.size(); i++) {
-            current.close();
-            current = phaseCapture(specs.get(i));
-            captures.add(current);
-            current.open();
-            phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
+        boolean together = phasesTogether();
+        if (together) {
+            // one load: every profiler stops when it ends, then each phase collects and reads its traces
+            for (Capture c : captures) {
+                c.awaitLoadAndStop();
+            }
+            for (int i = 0; i < specs.size(); i++) {
+                current = captures.get(i);
+                phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
+            }
+        } else {
+            phases.put(specs.get(0).phase(), scoped(current.complete(), specs.get(0).phase()));
+            for (int i = 1; i < specs.size(); i++) {
+                current.close();
+                current = phaseCapture(specs.get(i));
+                captures.add(current);
+                current.open();
+                phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
+            }
         }
         List<RequestRecord> records = new ArrayList<>();
         List<TraceSet> traceSets = new ArrayList<>();
@@ -234,7 +286,9 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         for (Map.Entry<Phase, RolloutResult> entry : phases.entrySet()) {
             RolloutResult r = entry.getValue();
             r.workers().forEach(w -> workerPhases.add(entry.getKey().name()));
-            records.addAll(r.latency().records());
+            if (!together || records.isEmpty()) {
+                records.addAll(r.latency().records()); // phases armed together share one load's requests
+            }
             traceSets.add(r.trace());
             files.addAll(r.traceFiles());
             frontend.addAll(r.frontendTraceFiles());
