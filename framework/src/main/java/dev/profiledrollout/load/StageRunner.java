@@ -93,11 +93,19 @@ public final class StageRunner implements AutoCloseable {
             if (previous != null) {
                 results.add(finish(previous));
             }
-            current.await(stageTimeout);
+            try {
+                current.await(stageTimeout);
+            } catch (TimeoutException | InterruptedException e) {
+                if (next != null) {
+                    next.run.cancel(); // started by the cancelled stage's end, it ends at once without sending
+                }
+                throw e;
+            }
             previous = current;
             if (i + 1 < stages.size()) {
                 current = next != null ? next : begin(stages.get(i + 1));
                 this.current = current.run;
+                upcoming = null;
                 if (cancelled) {
                     current.run.cancel();
                 }
@@ -253,6 +261,10 @@ public final class StageRunner implements AutoCloseable {
         LoadRun run = current;
         if (run != null && !run.isDone()) {
             all.addAll(run.recordsSoFar());
+        }
+        LoadRun next = upcoming;
+        if (next != null && next != run && next.startNanos() > 0) {
+            all.addAll(next.recordsSoFar()); // started by the current stage's end, not yet taken up by the sweep
         }
         return all;
     }
