@@ -190,6 +190,6 @@ class WindowPerStageTest {
     @Test
     void a_launch_range_backend_is_refused_with_the_reason() {
         Assertions.assertThat(failure(run(TrtllmTestCase.class, output)).getMessage())
-                .contains("@RolloutSweep(windowPerStage = true) with backend TRTLLM", "launched with");
+                .contains("@RolloutSweep(windowPerStage = true) with backend TRTLLM", "launched with", "windowPerStage = false");
     }
 }

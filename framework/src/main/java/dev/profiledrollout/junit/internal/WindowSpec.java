@@ -335,9 +335,9 @@ public record WindowSpec(
                 + " a ramp)", "leave the arrival to the sweep's stages: remove requestRate and the ramp");
         problems.check(!annotation.windowPerStage()
                         || BackendSupport.of(backend).control() != BackendSupport.Control.LAUNCH_RANGE,
-                "@RolloutSweep(windowPerStage = true) with backend " + backend, "windowPerStage = false: this server"
-                        + " captures the one iteration range it was launched with and has no profile routes to start"
-                        + " a window per stage, so one window must span the stages");
+                "@RolloutSweep(windowPerStage = true) with backend " + backend, "windowPerStage = false (one window"
+                        + " over the stages): a " + backend + " server captures only the iteration range it was"
+                        + " launched with and has no profile routes to open a window per stage (docs/PROTOCOLS.md §6)");
         problems.throwIfAny();
         LoadSpec base = load.withMaxDuration(annotation.secondsPerStage() > 0
                 ? Duration.ofNanos(Math.round(annotation.secondsPerStage() * 1e9)) : null);
