@@ -39,6 +39,7 @@ public final class RolloutResult {
     private final RunHistory history;
     private final dev.profiledrollout.load.SweepResult stages;
     private final dev.profiledrollout.capacity.Capacity capacity;
+    private final List<RolloutResult> stageWindows;
 
     private RolloutResult(Builder b) {
         this.latency = require(b.latency, "latency");
@@ -54,6 +55,12 @@ public final class RolloutResult {
         this.history = b.history;
         this.stages = b.stages;
         this.capacity = b.capacity;
+        this.stageWindows = List.copyOf(b.stageWindows);
+        if (!stageWindows.isEmpty() && (stages == null || stages.stages().size() != stageWindows.size())) {
+            throw new IllegalStateException("RolloutResult has " + stageWindows.size() + " stage windows but "
+                    + (stages == null ? "no stages" : stages.stages().size() + " stages") + "; give one window per"
+                    + " stage, in the stages' order");
+        }
     }
 
     private static <T> T require(T value, String name) {
@@ -75,7 +82,8 @@ public final class RolloutResult {
     public Builder toBuilder() {
         return new Builder().latency(latency).trace(trace).traceFiles(traceFiles).outputDirectory(outputDirectory)
                 .serverInfo(serverInfo).stopOutcome(stopOutcome).workers(workers)
-                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history).stages(stages).capacity(capacity);
+                .frontendTraceFiles(frontendTraceFiles).phases(phases).baseline(baselineDiff).history(history).stages(stages).capacity(capacity)
+                .stageWindows(stageWindows);
     }
 
     /**
@@ -172,6 +180,50 @@ public final class RolloutResult {
     }
 
     /**
+     * One stage's own profile window ({@code @RolloutSweep(windowPerStage = true)}): its latency and its trace, both
+     * {@linkplain LatencyReport#scope() scoped} to the stage's label ({@code "concurrency 16"}) so that a failed budget
+     * names the stage, e.g. {@code assertThat(result.stage(16).trace()).kernels(matching(".*gemm.*")).share()…}. Its
+     * {@link #stages()} holds that one stage and its {@link #outputDirectory()} is
+     * {@code <test output>/stage-<n>-<label>/}.
+     *
+     * @param concurrency a closed-loop stage's concurrency
+     * @return the first closed-loop stage at that concurrency
+     * @throws IllegalStateException  when the stages shared one window (no {@code windowPerStage}), or the load had no
+     *                                stages; {@code stages().stage(c)} gives a stage's latency then
+     * @throws java.util.NoSuchElementException naming the stages that ran, when none is at that concurrency
+     */
+    @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public RolloutResult stage(int concurrency) {
+        return stageWindow(stages().stage(concurrency));
+    }
+
+    /**
+     * @param rate an open-loop stage's requested rate in requests/s
+     * @return that stage's own profile window, as {@link #stage(int)}
+     * @throws IllegalStateException  as {@link #stage(int)}
+     * @throws java.util.NoSuchElementException naming the stages that ran, when none is at that rate
+     */
+    @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public RolloutResult stageAtRate(double rate) {
+        return stageWindow(stages().stageAtRate(rate));
+    }
+
+    /** @return each stage's own window in run order ({@link #stage(int)}); empty when one window spanned them */
+    @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+    public List<RolloutResult> stageWindows() {
+        return stageWindows;
+    }
+
+    private RolloutResult stageWindow(dev.profiledrollout.load.StageResult stage) {
+        if (stageWindows.isEmpty()) {
+            throw new IllegalStateException("the stages of this test shared one profile window, so no trace belongs to "
+                    + stage.label() + " alone: set @RolloutSweep(windowPerStage = true) (or LoadSweep.Builder"
+                    + ".windowPerStage(true)) for a window per stage, or use stages().stage(…) for its latency");
+        }
+        return stageWindows.get(stages.stages().indexOf(stage));
+    }
+
+    /**
      * The highest load at which every SLO of {@link RolloutCapacity} held, with its interval, the stages tried and the
      * saturation knee: {@code assertThat(result.capacity()).requestRate().isGreaterThan(40)}.
      *
@@ -250,6 +302,7 @@ public final class RolloutResult {
         private dev.profiledrollout.capacity.Capacity capacity;
         private BaselineDiff baselineDiff;
         private RunHistory history;
+        private List<RolloutResult> stageWindows = List.of();
 
         private Builder() {
         }
@@ -319,6 +372,16 @@ public final class RolloutResult {
         @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
         public Builder capacity(dev.profiledrollout.capacity.Capacity found) {
             this.capacity = found;
+            return this;
+        }
+
+        /**
+         * @param windows each stage's own window, in the order of {@link #stages}' stages; default none (one window
+         *                spanned the stages). See {@link RolloutResult#stage(int)}
+         */
+        @API(status = org.apiguardian.api.API.Status.EXPERIMENTAL, since = "0.2")
+        public Builder stageWindows(List<RolloutResult> windows) {
+            this.stageWindows = List.copyOf(windows);
             return this;
         }
 

@@ -58,4 +58,14 @@ public @interface RolloutSweep {
 
     /** Each stage stops issuing after this many seconds as well; 0 (default) for no bound. */
     double secondsPerStage() default 0;
+
+    /**
+     * {@code false} (default): one profile window spans every stage. {@code true}: each stage gets its own window, in
+     * {@code <test output>/stage-<n>-<label>/} with its own traces, {@code summary.json} and {@code report.html};
+     * {@code result.stage(16).trace()} is that stage's trace, so kernel budgets can be asserted per stage. The load's
+     * warm-up runs once, before the first stage's window. A stage whose window captured nothing fails the test, naming
+     * the stage. See {@link dev.profiledrollout.load.LoadSweep#windowPerStage()}.
+     */
+    @API(status = EXPERIMENTAL, since = "0.2")
+    boolean windowPerStage() default false;
 }

@@ -179,6 +179,16 @@ public final class LoadGenerator implements AutoCloseable {
      * @throws IllegalStateException    after {@link #close()}
      */
     public LoadRun startStage(LoadSpec stage, int firstIndex) {
+        LoadRun run = prepareStage(stage, firstIndex);
+        run.startThreads();
+        return run;
+    }
+
+    /**
+     * {@link #startStage} without the start: the run is registered (closed with this generator) and started later,
+     * by {@link LoadRun#startNextWhenDone} on the thread that ends the previous stage.
+     */
+    LoadRun prepareStage(LoadSpec stage, int firstIndex) {
         Objects.requireNonNull(stage, "stage");
         if (stage.inputTokens() != spec.inputTokens() || stage.outputTokens() != spec.outputTokens()
                 || stage.rangeRatio() != spec.rangeRatio() || stage.prefixTokens() != spec.prefixTokens()
@@ -195,7 +205,7 @@ public final class LoadGenerator implements AutoCloseable {
         }
         ArrivalSchedule schedule = stage.arrival().isClosedLoop() ? null
                 : stage.arrival().schedule(stage.requests(), stage.seed() + firstIndex);
-        return launch(stage.requests(), slot -> workload.request(firstIndex + slot), stage.lanes(), schedule,
+        return register(stage.requests(), slot -> workload.request(firstIndex + slot), stage.lanes(), schedule,
                 stage.maxInFlight(), stage.maxDuration());
     }
 
@@ -224,6 +234,15 @@ public final class LoadGenerator implements AutoCloseable {
     private synchronized LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
                                         int workers, ArrivalSchedule schedule, int maxInFlight,
                                         Duration maxDuration) {
+        LoadRun run = register(size, requests, workers, schedule, maxInFlight, maxDuration);
+        run.startThreads();
+        return run;
+    }
+
+    /** A run, not started, that {@link #close()} will cancel. */
+    private synchronized LoadRun register(int size, java.util.function.IntFunction<CompletionRequest> requests,
+                                          int workers, ArrivalSchedule schedule, int maxInFlight,
+                                          Duration maxDuration) {
         if (closed) {
             throw new IllegalStateException("LoadGenerator is closed");
         }
@@ -231,7 +250,6 @@ public final class LoadGenerator implements AutoCloseable {
                 maxInFlight, maxDuration);
         runs.removeIf(LoadRun::isDone); // a long-lived generator must not keep every finished run's records
         runs.add(run);
-        run.startThreads();
         return run;
     }
 

@@ -82,6 +82,16 @@ public final class LoadRun {
     private volatile boolean pacingDone;
     private volatile long t0Nanos;
     private volatile boolean cancelled;
+    // stage hand-over (StageRunner): the run started on the thread that ends this one, and the connections it inherits
+    /** Workers not yet finished; the one that finishes last starts {@link #next}. */
+    private final AtomicInteger workersLeft;
+    /** Guards {@link #next} and {@link #finished}. */
+    private final Object handOver = new Object();
+    private LoadRun next;
+    private boolean finished;
+    /** Idle keep-alive connections a previous run's lanes left to this run's lanes. */
+    private final Queue<StreamConnection> inherited = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean started = new AtomicBoolean();
 
     /** A closed loop of {@code lanes} connections, bounded by the request count. */
     LoadRun(int size, IntFunction<CompletionRequest> requestAtSlot, StreamTransport transport, int lanes,
@@ -105,6 +115,7 @@ public final class LoadRun {
         this.maxDurationNanos = maxDuration == null ? Long.MAX_VALUE : maxDuration.toNanos();
         this.lanes = schedule == null ? lanes : 0;
         this.workersDone = new CountDownLatch(schedule == null ? lanes : 1);
+        this.workersLeft = new AtomicInteger(schedule == null ? lanes : 1);
         if (schedule != null) {
             pacer = new Thread(this::pace, "profiledrollout-load-" + threadNumbers.incrementAndGet());
             pacer.setDaemon(false);
@@ -114,12 +125,76 @@ public final class LoadRun {
     }
 
     void startThreads() {
+        if (!started.compareAndSet(false, true)) {
+            return;
+        }
         t0Nanos = System.nanoTime();
         if (pacer != null) {
             pacer.start();
         }
         for (int i = 0; i < lanes; i++) {
-            nextInLane(null);
+            StreamConnection connection = inherited.poll();
+            if (connection != null && connection.channel().eventLoop().inEventLoop()) {
+                // a stage hand-over on this connection's own loop (see startNextWhenDone): its decoding is done, so
+                // the first request goes out now rather than after a task hop
+                firstInLane(connection);
+            } else {
+                nextInLane(connection);
+            }
+        }
+        for (StreamConnection left; (left = inherited.poll()) != null; ) {
+            left.channel().close();
+        }
+    }
+
+    /**
+     * Starts {@code following} (not yet started) on the thread that finishes this run's last worker, right after its
+     * last request ended, with no thread hand-off in between; at once when this run has already finished. Until then,
+     * the idle keep-alive connections of this closed loop's lanes are handed to {@code following}'s lanes instead of
+     * being closed, so that its first requests need no new connection. {@link StageRunner} chains its stages so.
+     */
+    void startNextWhenDone(LoadRun following) {
+        boolean now;
+        synchronized (handOver) {
+            now = finished;
+            if (!now) {
+                next = following;
+            }
+        }
+        if (now) {
+            following.startThreads();
+        }
+    }
+
+    /** A lane or the pacer finished; the last one starts the chained run, then the waiters are released. */
+    private void workerDone() {
+        if (workersLeft.decrementAndGet() == 0) {
+            LoadRun following;
+            synchronized (handOver) {
+                finished = true;
+                following = next;
+                next = null;
+            }
+            if (following != null) {
+                try {
+                    following.startThreads();
+                } catch (RuntimeException e) {
+                    System.getLogger(LoadRun.class.getName()).log(System.Logger.Level.WARNING,
+                            "the next stage could not be started: " + e);
+                }
+            }
+        }
+        workersDone.countDown();
+    }
+
+    /** Hands an idle connection of an ending lane to the chained closed-loop run; false when there is none. */
+    private boolean handOver(StreamConnection connection) {
+        synchronized (handOver) {
+            if (next == null || next.schedule != null || cancelled || next.cancelled) {
+                return false;
+            }
+            next.inherited.add(connection);
+            return true;
         }
     }
 
@@ -127,13 +202,24 @@ public final class LoadRun {
     private void nextInLane(StreamConnection connection) {
         int slot = cancelled ? size : nextSlot.getAndIncrement();
         if (slot >= size || System.nanoTime() - t0Nanos > maxDurationNanos) {
-            if (connection != null) {
+            if (connection != null && !handOver(connection)) {
                 connection.channel().close();
             }
-            workersDone.countDown();
+            workerDone();
             return;
         }
         issue(slot, requestAtSlot.apply(slot), 0, connection, this::nextInLane);
+    }
+
+    /** Closed loop: a lane's first request, sent at once on an inherited connection of this thread's loop. */
+    private void firstInLane(StreamConnection connection) {
+        int slot = cancelled ? size : nextSlot.getAndIncrement();
+        if (slot >= size) {
+            connection.channel().close();
+            workerDone();
+            return;
+        }
+        sendOrConnect(slot, requestAtSlot.apply(slot), 0, connection, this::nextInLane);
     }
 
     /**
@@ -235,7 +321,7 @@ public final class LoadRun {
     /** Open loop: one dispatched request ended or was dropped; the run is done when pacing is and none remain. */
     private void settled() {
         if (outstanding.decrementAndGet() == 0 && pacingDone && drained.compareAndSet(false, true)) {
-            workersDone.countDown();
+            workerDone();
         }
     }
 
@@ -428,6 +514,8 @@ public final class LoadRun {
      */
     void cancelAndJoin() {
         cancel();
+        startThreads(); // a chained run that was never started ends at once, cancelled
+
         boolean interrupted = false;
         long deadline = System.nanoTime() + JOIN_BOUND.toNanos();
         while (workersDone.getCount() > 0 && System.nanoTime() < deadline) {

@@ -17,18 +17,34 @@ import org.apiguardian.api.API;
  * LoadSpec base = LoadSpec.closedLoop(1, 64, 512, 64, 0, 0, 0);
  * LoadSweep sweep = LoadSweep.concurrencies(base, 1, 4, 16, 64);
  * LoadSweep rates = LoadSweep.builder(base).rate(10).rate(20).poissonRate(40).build();
+ * LoadSweep windows = LoadSweep.builder(base).concurrency(1).concurrency(16).windowPerStage(true).build();
  * }</pre>
  *
- * @param stages the stages in the order they run, at least one
+ * @param stages         the stages in the order they run, at least one
+ * @param windowPerStage how a profile window takes the sweep: {@code false} (the default) one window spans every
+ *                       stage; {@code true} each stage gets its own window (profiler started before the stage's first
+ *                       request, stopped after its last response, its traces read on their own), so that kernel
+ *                       budgets can be asserted per stage. Ignored where no profiler runs ({@link StageRunner} alone)
  */
 @API(status = EXPERIMENTAL, since = "0.2")
-public record LoadSweep(List<LoadStage> stages) {
+public record LoadSweep(List<LoadStage> stages, boolean windowPerStage) {
 
     public LoadSweep {
         stages = List.copyOf(Objects.requireNonNull(stages, "stages"));
         if (stages.isEmpty()) {
             throw new IllegalArgumentException("a sweep needs at least one stage");
         }
+    }
+
+    /** @param stages the stages in the order they run, at least one; one profile window spans them */
+    public LoadSweep(List<LoadStage> stages) {
+        this(stages, false);
+    }
+
+    /** @return this sweep with each stage in its own profile window ({@code true}) or one window over all */
+    @API(status = EXPERIMENTAL, since = "0.2")
+    public LoadSweep withWindowPerStage(boolean perStage) {
+        return new LoadSweep(stages, perStage);
     }
 
     /**
@@ -70,6 +86,7 @@ public record LoadSweep(List<LoadStage> stages) {
     public static final class Builder {
         private final LoadSpec base;
         private final List<LoadStage> stages = new ArrayList<>();
+        private boolean windowPerStage;
 
         private Builder(LoadSpec base) {
             this.base = Objects.requireNonNull(base, "base");
@@ -112,9 +129,15 @@ public record LoadSweep(List<LoadStage> stages) {
             return this;
         }
 
+        /** @param perStage each stage in its own profile window; see {@link LoadSweep#windowPerStage()} */
+        public Builder windowPerStage(boolean perStage) {
+            this.windowPerStage = perStage;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when no stage was added */
         public LoadSweep build() {
-            return new LoadSweep(stages);
+            return new LoadSweep(stages, windowPerStage);
         }
     }
 }

@@ -18,10 +18,12 @@ import org.apiguardian.api.API;
  * Runs the stages of a staged load back to back on one {@link LoadGenerator} (one event loop, one keep-alive
  * connection pool), measuring each stage on its own.
  *
- * <p><b>No gap between stages.</b> A stage ends when its last response has been read; the next stage's run is started
- * by the same thread right after, so in a closed loop its first request goes out as soon as the previous stage's
- * last one ended (the measured gap is {@link StageResult#gapBefore()}), and an open loop's schedule starts then.
- * A stage's warm-up, when it has one, runs in that gap and is excluded from every metric. Stages never share a
+ * <p><b>No gap between stages.</b> A stage ends when its last response has been read. In {@link #run(LoadSweep)} the
+ * next stage is prepared while the current one runs and started by the event-loop thread that read that last
+ * response, right after it, with no hand-off to another thread; a closed loop's lanes take over the previous stage's
+ * idle keep-alive connections, so its first requests need no new connection. The measured gap is
+ * {@link StageResult#gapBefore()}; an open loop's schedule starts then. A stage with a warm-up of its own is started
+ * by the sweep's thread after that warm-up instead; the warm-up runs in the gap and is excluded from every metric. Stages never share a
  * workload index, so no prompt is sent twice.
  *
  * <p>Not thread-safe: one sweep at a time. {@link #close()} closes the generator.
@@ -39,6 +41,8 @@ public final class StageRunner implements AutoCloseable {
     private long lastEndNanos;
     private int stagesRun;
     private volatile LoadRun current;
+    /** The next stage's run, chained to start when {@link #current} ends; null when none is. */
+    private volatile LoadRun upcoming;
     private volatile boolean cancelled;
     private final List<RequestRecord> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -77,18 +81,54 @@ public final class StageRunner implements AutoCloseable {
      */
     public SweepResult run(LoadSweep sweep) throws InterruptedException, TimeoutException {
         List<StageResult> results = new ArrayList<>();
+        List<LoadStage> stages = sweep.stages();
         Pending previous = null;
-        for (LoadStage stage : sweep.stages()) {
-            Pending current = begin(stage);
+        Pending current = begin(stages.get(0));
+        for (int i = 0; i < stages.size(); i++) {
+            // the next stage (without a warm-up of its own) is chained to this one: the event-loop thread that reads
+            // this stage's last response starts it, on this stage's idle connections (see LoadRun#startNextWhenDone)
+            Pending next = i + 1 < stages.size() && stages.get(i + 1).spec().warmupRequests() == 0
+                    ? chain(current, stages.get(i + 1)) : null;
             // the previous stage is measured while this one runs, so that nothing but the hand-over lies between
             if (previous != null) {
                 results.add(finish(previous));
             }
-            current.await(stageTimeout);
+            try {
+                current.await(stageTimeout);
+            } catch (TimeoutException | InterruptedException e) {
+                if (next != null) {
+                    next.run.cancel(); // started by the cancelled stage's end, it ends at once without sending
+                }
+                throw e;
+            }
             previous = current;
+            if (i + 1 < stages.size()) {
+                current = next != null ? next : begin(stages.get(i + 1));
+                this.current = current.run;
+                upcoming = null;
+                if (cancelled) {
+                    current.run.cancel();
+                }
+            }
         }
         results.add(finish(previous));
         return new SweepResult(results);
+    }
+
+    /** Prepares {@code stage} to start on the thread that ends {@code running}'s last request. */
+    private Pending chain(Pending running, LoadStage stage) {
+        if (cancelled) {
+            throw new java.util.concurrent.CancellationException("the staged load was cancelled");
+        }
+        LoadSpec s = stage.spec();
+        LoadRun run = generator.prepareStage(s, nextIndex);
+        nextIndex += s.requests();
+        upcoming = run;
+        running.run.startNextWhenDone(run);
+        if (cancelled) {
+            run.cancel();
+        }
+        return new Pending(stage, List.of(), run);
     }
 
     /**
@@ -206,6 +246,10 @@ public final class StageRunner implements AutoCloseable {
         if (run != null) {
             run.cancel();
         }
+        LoadRun next = upcoming;
+        if (next != null) {
+            next.cancel();
+        }
     }
 
     /**
@@ -217,6 +261,10 @@ public final class StageRunner implements AutoCloseable {
         LoadRun run = current;
         if (run != null && !run.isDone()) {
             all.addAll(run.recordsSoFar());
+        }
+        LoadRun next = upcoming;
+        if (next != null && next != run && next.startNanos() > 0) {
+            all.addAll(next.recordsSoFar()); // started by the current stage's end, not yet taken up by the sweep
         }
         return all;
     }

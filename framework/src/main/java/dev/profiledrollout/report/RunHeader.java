@@ -37,15 +37,65 @@ import org.apiguardian.api.API;
  * @param steps          the engine steps each rank trace holds ({@link CapturedSteps}), or null
  * @param error          why the window did not complete, or null
  * @param baseline       the kernel-baseline comparison the extension added, or null
+ * @param stageWindows   a sweep with a window per stage ({@code @RolloutSweep(windowPerStage = true)}): one entry per
+ *                       stage, in the order they ran; empty otherwise
+ * @param stagePlacement a window over a staged load (an srtctl benchmark sweep, {@code @RolloutSweep}): per rank trace
+ *                       with step timestamps, which stages its captured steps fell in; empty otherwise
  */
 @API(status = INTERNAL, since = "0.1")
 public record RunHeader(String test, Engine engine, Load load, ProfileRequest profileRequest, Attempted attempted,
                         String phase, Profiled profiled, Latency latency, ReportData.History history,
                         List<PhaseEntry> phases, Outcome outcome, List<Worker> workers, CapturedSteps steps,
-                        String error, Baseline baseline) {
+                        String error, Baseline baseline, List<StageWindow> stageWindows,
+                        List<StagePlacement> stagePlacement) {
 
     public RunHeader {
         phases = phases == null ? List.of() : List.copyOf(phases);
+        stageWindows = stageWindows == null ? List.of() : List.copyOf(stageWindows);
+        stagePlacement = stagePlacement == null ? List.of() : List.copyOf(stagePlacement);
+    }
+
+    /**
+     * One element of {@code summary.json}'s {@code stagePlacement}: where one rank trace's captured steps fell in the
+     * staged load. A step belongs to the last stage that had started (its first request sent) when the step began
+     * (the trace's {@code baseTimeNanoseconds} + the step span's start, {@code docs/TRACES.md}), on the wall clock.
+     *
+     * @param trace       the rank trace's label ({@code TP-0}, {@code worker-2/TP-1})
+     * @param beforeSweep steps that began before the first stage's first request (e.g. the tail of the warm-up)
+     * @param stages      the stages with at least one step, in run order
+     */
+    public record StagePlacement(String trace, int beforeSweep, List<StageSteps> stages) {
+
+        public StagePlacement {
+            stages = stages == null ? List.of() : List.copyOf(stages);
+        }
+    }
+
+    /**
+     * @param stage the stage's label, e.g. {@code "concurrency 16"}
+     * @param steps the trace's steps that fell in it
+     */
+    public record StageSteps(String stage, int steps) {
+    }
+
+    /**
+     * One element of {@code summary.json}'s {@code stageWindows} (and of the stage's row in {@code stages.json}): what
+     * one stage's own profile window captured.
+     *
+     * @param stage       the stage's label, e.g. {@code "concurrency 16"} or {@code "rate 40.0/s"}
+     * @param directory   the stage's output directory relative to the test's ({@code "stage-2-concurrency-16"}),
+     *                    holding its own {@code summary.json}, {@code report.html} and {@code traces/}
+     * @param traceFiles  rank traces read from the window
+     * @param steps       engine steps per rank trace against {@code numSteps} ({@link CapturedSteps}), or null when
+     *                    the traces carry no steps
+     * @param kernelMs    GPU kernel time over every rank of the window, ms
+     * @param topKernel   the kernel with the most GPU time, or null without kernels
+     * @param noData      why the window holds nothing to judge (no trace file, no kernel, no step), which failed the
+     *                    test; null when it captured data
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record StageWindow(String stage, String directory, int traceFiles, CapturedSteps steps, double kernelMs,
+                              String topKernel, String noData) {
     }
 
     /**
@@ -361,7 +411,7 @@ public record RunHeader(String test, Engine engine, Load load, ProfileRequest pr
                     e.simulatedFaults(), e.simulatedGpuNoise(), combined.engine().version());
         }
         return new RunHeader(test, e, load, profileRequest, attempted, phase, profiled, latency, history, phases,
-                ended, workers, steps, error, baseline);
+                ended, workers, steps, error, baseline, stageWindows, stagePlacement);
     }
 
     /**

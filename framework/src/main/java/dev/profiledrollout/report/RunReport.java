@@ -92,6 +92,7 @@ public final class RunReport {
     private String phase;
     private String backend;
     private CapturedSteps steps;
+    private List<RunHeader.StagePlacement> stagePlacement = List.of();
 
     public RunReport(Path directory, String testName, URI engineUri, boolean simulator, ServerInfo serverInfo,
             LoadSpec load, ProfileRequest profileRequest) {
@@ -202,6 +203,18 @@ public final class RunReport {
         return this;
     }
 
+    /**
+     * Adds where the captured steps fell in a staged load ({@code stagePlacement} in {@code summary.json}, left out
+     * when empty).
+     *
+     * @param placement per rank trace, not null
+     * @return this report
+     */
+    public RunReport withStagePlacement(List<RunHeader.StagePlacement> placement) {
+        this.stagePlacement = List.copyOf(placement);
+        return this;
+    }
+
     /** Writes {@code requests.jsonl}, {@code timeseries.csv} and {@code latency.hlog}. */
     public void writeRequests(LatencyReport latency) {
         try {
@@ -286,6 +299,9 @@ public final class RunReport {
         }
         if (steps != null) {
             root.set("steps", JSON.valueToTree(steps));
+        }
+        if (!stagePlacement.isEmpty()) {
+            root.set("stagePlacement", JSON.valueToTree(stagePlacement));
         }
         root.put("error", error);
         return root;

@@ -55,7 +55,48 @@ public final class StageReport {
      * @throws UncheckedIOException when the file cannot be written
      */
     public static void write(Path directory, SweepResult sweep, Capacity capacity) {
+        write(directory, sweep, capacity, List.of());
+    }
+
+    /**
+     * Writes {@code stages.json} into {@code directory}, each stage's row with its own profile window.
+     *
+     * @param capacity the search's result, or null for a plain sweep
+     * @param windows  one per stage, in order, for a sweep with a window per stage; empty otherwise
+     * @throws UncheckedIOException when the file cannot be written
+     */
+    public static void write(Path directory, SweepResult sweep, Capacity capacity,
+            List<RunHeader.StageWindow> windows) {
+        write(directory, sweep, capacity, windows, List.of());
+    }
+
+    /**
+     * Writes {@code stages.json} into {@code directory}, each stage's row with its own profile window and the steps of
+     * the window's traces that fell in it.
+     *
+     * @param capacity  the search's result, or null for a plain sweep
+     * @param windows   one per stage, in order, for a sweep with a window per stage; empty otherwise
+     * @param placement where the captured steps of one window over the stages fell (summary.json's
+     *                  {@code stagePlacement}); empty when there is none
+     * @throws UncheckedIOException when the file cannot be written
+     */
+    public static void write(Path directory, SweepResult sweep, Capacity capacity,
+            List<RunHeader.StageWindow> windows, List<RunHeader.StagePlacement> placement) {
         ObjectNode root = toJson(sweep, capacity);
+        ArrayNode rows = (ArrayNode) root.path("stages");
+        for (int i = 0; i < Math.min(windows.size(), rows.size()); i++) {
+            ((ObjectNode) rows.get(i)).set("window", ResultsModule.MAPPER.valueToTree(windows.get(i)));
+        }
+        if (!placement.isEmpty()) {
+            root.put("stepsBeforeSweep", placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max()
+                    .orElse(0));
+            for (JsonNode row : rows) {
+                String label = row.path("label").asText();
+                ((ObjectNode) row).put("capturedSteps", placement.stream().mapToInt(p -> p.stages().stream()
+                        .filter(s -> s.stage().equals(label)).mapToInt(RunHeader.StageSteps::steps).sum()).max()
+                        .orElse(0));
+            }
+        }
         try {
             Files.createDirectories(directory);
             Files.writeString(directory.resolve(FILE), root.toPrettyString(), StandardCharsets.UTF_8);
@@ -69,7 +110,11 @@ public final class StageReport {
      * @return the {@code stages.json} document: {@code stages[]} (label, closedLoop, level, requestedRate,
      *         achievedRate, throughput, outputThroughput, goodput in req/s or tok/s; completed, failed; ttftP50Ms,
      *         ttftP99Ms, tpotP50Ms, tpotP99Ms, e2eP50Ms, lagP99Ms, gapBeforeMs in ms; fidelity, fidelityMessage, knee;
-     *         with a capacity metSlos and sloChecks), and with a capacity {@code capacity} (mode, status, lower, upper,
+     *         with a capacity metSlos and sloChecks; with a window per stage, written by
+     *         {@link #write(Path, SweepResult, Capacity, List)}, {@code window}: the stage's
+     *         {@link RunHeader.StageWindow}; with a window over the stages whose steps were placed,
+     *         {@code capturedSteps}: the most steps any rank trace had in that stage, and at the top level
+     *         {@code stepsBeforeSweep}), and with a capacity {@code capacity} (mode, status, lower, upper,
      *         requestRate, precision, message) and {@code slos[]} (text, metric, percentile, budgetMs); a figure that
      *         does not exist is null
      */
@@ -243,6 +288,12 @@ public final class StageReport {
             return "";
         }
         JsonNode root = read.get();
+        boolean windows = false;
+        boolean placed = false;
+        for (JsonNode s : root.path("stages")) {
+            windows |= s.path("window").isObject();
+            placed |= s.path("capturedSteps").isNumber();
+        }
         StringBuilder h = new StringBuilder("<h2 id=\"stages\">Stages</h2>");
         if (root.path("capacity").isObject()) {
             h.append("<p class=\"capacity\">").append(HtmlReport.escape(root.path("capacity").path("message")
@@ -252,7 +303,9 @@ public final class StageReport {
                 .append(CHART).append(".png\" alt=\"throughput against latency, one point per stage\"></a>");
         h.append("<div class=\"scroll\"><table id=\"stage-table\" class=\"stages\"><thead><tr><th>stage</th><th>requested req/s</th><th>sent req/s</th>"
                 + "<th>done req/s</th><th>goodput req/s</th><th>TTFT p50</th><th>TTFT p99</th><th>TPOT p50</th>"
-                + "<th>TPOT p99</th><th>lag p99</th><th>failed</th><th>load</th><th>SLOs</th></tr></thead><tbody>");
+                + "<th>TPOT p99</th><th>lag p99</th><th>failed</th><th>load</th><th>SLOs</th>"
+                + (placed ? "<th title=\"the most steps of any rank trace that began in the stage\">captured steps</th>"
+                        : "") + (windows ? "<th>stage window</th>" : "") + "</tr></thead><tbody>");
         for (JsonNode s : root.path("stages")) {
             h.append("<tr").append(s.path("knee").asBoolean() ? " class=\"knee\" title=\"saturation knee\"" : "")
                     .append("><td>").append(HtmlReport.escape(s.path("label").asText()))
@@ -266,9 +319,42 @@ public final class StageReport {
                     .append("\">").append("NONE".equals(s.path("fidelity").asText()) ? "driven"
                             : HtmlReport.escape(s.path("fidelity").asText().toLowerCase(Locale.ROOT)) + "-limited")
                     .append("</td><td>").append(s.has("metSlos") ? (s.path("metSlos").asBoolean() ? "met" : "not met")
-                            : "").append("</td></tr>");
+                            : "").append("</td>")
+                    .append(placed ? "<td class=\"captured-steps\">" + s.path("capturedSteps").asInt() + "</td>" : "")
+                    .append(windows ? windowCell(s.path("window")) : "").append("</tr>");
         }
-        return h.append("</tbody></table></div>").toString();
+        h.append("</tbody></table></div>");
+        if (placed) {
+            h.append("<p class=\"steps-before-sweep\">Captured steps that began before the first stage: ")
+                    .append(root.path("stepsBeforeSweep").asInt()).append(".</p>");
+        }
+        return h.toString();
+    }
+
+    /** The stage's own window: a link to its report, its ranks, steps and kernel time, or why it holds nothing. */
+    private static String windowCell(JsonNode w) {
+        if (!w.isObject()) {
+            return "<td>–</td>";
+        }
+        String dir = HtmlReport.escape(w.path("directory").asText());
+        StringBuilder c = new StringBuilder("<td class=\"stage-window\"><a href=\"").append(dir)
+                .append("/report.html\">").append(dir).append("</a>: ");
+        if (w.path("noData").isTextual()) {
+            return c.append("<span class=\"fail\">").append(HtmlReport.escape(w.path("noData").asText()))
+                    .append("</span></td>").toString();
+        }
+        c.append(w.path("traceFiles").asInt()).append(" trace(s)");
+        JsonNode steps = w.path("steps");
+        if (steps.isObject()) {
+            int min = steps.path("min").asInt();
+            int max = steps.path("max").asInt();
+            c.append(", ").append(min == max ? String.valueOf(min) : min + "–" + max).append(" steps");
+        }
+        c.append(String.format(Locale.ROOT, ", %.1f ms kernel time", w.path("kernelMs").asDouble()));
+        if (w.path("topKernel").isTextual()) {
+            c.append(", top: <code>").append(HtmlReport.escape(w.path("topKernel").asText())).append("</code>");
+        }
+        return c.append("</td>").toString();
     }
 
     private static String cell(JsonNode s, String key, String format) {

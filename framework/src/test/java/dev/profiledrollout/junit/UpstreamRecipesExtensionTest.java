@@ -211,6 +211,70 @@ class UpstreamRecipesExtensionTest {
         assertThat(m.group(1)).contains("stage concurrency 1");
     }
 
+    /**
+     * The same placement is in summary.json ({@code stagePlacement}, read through {@code RunHeader}), per rank trace
+     * adding up to its steps, in stages.json per stage, and in the stage table of report.html.
+     */
+    @Test
+    void should_write_where_the_captured_steps_fell_into_summary_json_and_the_stage_table() throws Exception {
+        run(AggTp4.class, output).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        RolloutResult result = RESULTS.get(AggTp4.class);
+        RolloutResult window = result.phases().isEmpty() ? result : result.phases().values().iterator().next();
+        Path dir = window.outputDirectory();
+        dev.profiledrollout.report.RunHeader header = dev.profiledrollout.report.RunHeader.of(
+                ProfiledTestKit.summary(dir));
+        assertThat(header.stagePlacement()).hasSize(window.trace().traces().size());
+        for (int i = 0; i < header.stagePlacement().size(); i++) {
+            dev.profiledrollout.report.RunHeader.StagePlacement p = header.stagePlacement().get(i);
+            assertThat(p.trace()).isEqualTo(window.trace().rankLabel(window.trace().traces().get(i)));
+            assertThat(p.beforeSweep() + p.stages().stream().mapToInt(s -> s.steps()).sum())
+                    .isEqualTo(window.trace().traces().get(i).details().steps().size());
+            assertThat(p.stages()).extracting(s -> s.stage()).isSubsetOf(result.stages().stages().stream()
+                    .map(s -> s.label()).toList()).contains("concurrency 1");
+        }
+        com.fasterxml.jackson.databind.JsonNode stages = dev.profiledrollout.report.ResultsModule.newMapper()
+                .readTree(dir.resolve("stages.json").toFile());
+        int firstTrace = header.stagePlacement().get(0).stages().stream()
+                .filter(s -> s.stage().equals("concurrency 1")).mapToInt(s -> s.steps()).sum();
+        assertThat(stages.path("stages").get(0).path("capturedSteps").asInt()).isGreaterThanOrEqualTo(firstTrace)
+                .isPositive();
+        String html = java.nio.file.Files.readString(dir.resolve("report.html"));
+        assertThat(html).contains(">captured steps</th>").contains("<td class=\"captured-steps\">");
+        if (!result.phases().isEmpty()) {
+            assertThat(ProfiledTestKit.summary(result.outputDirectory()).path("phases").get(0)
+                    .path("stagePlacement")).hasSize(header.stagePlacement().size());
+        }
+    }
+
+    /**
+     * A disaggregated recipe with a benchmark sweep arms prefill and decode at once over one load through the PD
+     * router, as srtctl arms every worker before its one benchmark (src/srtctl/benchmarks/scripts/lib/profiling.sh):
+     * both phases hold the same requests, the combined result counts them once, and both windows' steps fall in the
+     * sweep's first stage.
+     */
+    @Test
+    void should_arm_prefill_and_decode_at_once_over_one_sweep() throws Exception {
+        EngineExecutionResults results;
+        try (SimulatedCluster cluster = SimulatedCluster.prefillDecode(
+                SimulatorConfig.builder().profilerDir(traces).build(), RouterShape.SGL_MODEL_GATEWAY)) {
+            results = attachRouter(Disagg1p1dTp4.class, output, cluster.router().baseUri());
+        }
+        results.testEvents().assertStatistics(stats -> stats.succeeded(1));
+        RolloutResult result = RESULTS.get(Disagg1p1dTp4.class);
+        RolloutResult prefill = result.phase(Phase.PREFILL);
+        RolloutResult decode = result.phase(Phase.DECODE);
+        assertThat(prefill.latency().records()).isNotEmpty().isEqualTo(decode.latency().records());
+        assertThat(result.latency().completed()).isEqualTo(prefill.latency().completed());
+        assertThat(prefill.stages().stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2, 4);
+        for (RolloutResult phase : List.of(prefill, decode)) {
+            assertThat(phase.trace().kernels()).isNotEmpty();
+            dev.profiledrollout.report.RunHeader header = dev.profiledrollout.report.RunHeader.of(
+                    ProfiledTestKit.summary(phase.outputDirectory()));
+            assertThat(header.stagePlacement()).isNotEmpty().allSatisfy(p -> assertThat(p.stages())
+                    .extracting(x -> x.stage()).contains("concurrency 1"));
+        }
+    }
+
     static Stream<Arguments> recipes() {
         return Stream.of(
                 Arguments.of(AggDep4.class, false, false, true),

@@ -23,6 +23,8 @@ final class SseTestServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
     final AtomicInteger requests = new AtomicInteger();
+    /** The client port of every request: one per TCP connection the client opened. */
+    final java.util.Set<Integer> clientPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Responses arriving while {@code stallUntilNanos} is in the future wait for it. */
     final AtomicLong stallUntilNanos = new AtomicLong();
     private final int stallAtRequest;
@@ -46,6 +48,7 @@ final class SseTestServer implements AutoCloseable {
 
     private void respond(HttpExchange ex, String body) throws IOException {
         ex.getRequestBody().readAllBytes();
+        clientPorts.add(ex.getRemoteAddress().getPort());
         int n = requests.incrementAndGet();
         if (n == stallAtRequest) {
             stallUntilNanos.set(System.nanoTime() + stallNanos);

@@ -9,6 +9,7 @@ import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.report.AllureSteps;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.StageReport;
 import dev.profiledrollout.report.CapturedSteps;
 import dev.profiledrollout.verdict.Verdict;
@@ -38,10 +39,14 @@ final class Capture implements AutoCloseable {
     private final TraceLocation traces;
     private final GuardedProfiler profiler;
     private final WindowLoad load;
+    /** Whether {@link #load} is this capture's own (else another capture's, which warms it up, starts and closes it). */
+    private final boolean ownsLoad;
     private final CaptureReport report;
     private final EmergencyStop emergencyStop;
     private final String testName;
     private final String phase;
+    /** The scope of the capture's own verdicts: its phase, its stage's label, or null for a whole window. */
+    private final String scope;
     private final boolean strictSteps;
     private final Settings settings;
     /**
@@ -49,6 +54,10 @@ final class Capture implements AutoCloseable {
      * {@link CaptureEvidence}), null while there is none.
      */
     private Verdict captureFailed;
+    /** The engine steps the completed capture holds, null before or when the traces carry none. */
+    private CapturedSteps capturedSteps;
+    /** The completed capture's missing evidence ({@link CaptureEvidence}), null when it captured data. */
+    private Verdict noData;
 
     /**
      * @param phase       the {@code @RolloutPhase} the capture is of, null for a whole window
@@ -56,9 +65,30 @@ final class Capture implements AutoCloseable {
      */
     Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
             String testName, String phase, boolean strictSteps) {
+        this(engine, workers, spec, settings, outputDirectory, testName, phase, phase, strictSteps);
+    }
+
+    /**
+     * @param scope the scope of the capture's own verdicts (steps captured, missing evidence, load fidelity): the
+     *              phase, or the stage's label for a stage's own window ({@code "concurrency 16"}); null for a whole
+     *              window
+     */
+    Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
+            String testName, String phase, String scope, boolean strictSteps) {
+        this(engine, workers, spec, settings, outputDirectory, testName, phase, scope, strictSteps, null);
+    }
+
+    /**
+     * @param sharedLoad another capture's load that this one rides (a recipe's prefill and decode windows armed at
+     *                   once, as srtctl arms its workers); null for the capture's own load. A capture that shares a
+     *                   load neither warms up nor starts it, and leaves closing it to its owner
+     */
+    Capture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings, Path outputDirectory,
+            String testName, String phase, String scope, boolean strictSteps, Capture sharedLoad) {
         this.spec = spec;
         this.testName = testName;
         this.phase = phase;
+        this.scope = scope;
         this.strictSteps = strictSteps;
         this.settings = settings;
         this.traces = TraceLocation.resolve(spec, settings, outputDirectory, engine.embeddedTraceDir());
@@ -66,7 +96,8 @@ final class Capture implements AutoCloseable {
         this.report = new CaptureReport(engine, spec, outputDirectory, testName, phase, capture.request(0),
                 this::reported);
         this.profiler = new GuardedProfiler(capture, report);
-        this.load = new WindowLoad(engine, spec, settings);
+        this.ownsLoad = sharedLoad == null;
+        this.load = sharedLoad == null ? new WindowLoad(engine, spec, settings) : sharedLoad.load;
         this.emergencyStop = new EmergencyStop(testName, engine.baseUri(), report, load, profiler,
                 settings.shutdownTimeout());
     }
@@ -87,18 +118,46 @@ final class Capture implements AutoCloseable {
 
     /** Warm-up, then the profiler's start and the load. */
     void open() {
+        prepare();
+        startProfiler();
+        startLoad();
+    }
+
+    /** Empties the output directory; with its own load, sends the warm-up (outside every window). */
+    void prepare() {
         report.prepare(traces);
-        load.warmUp();
+        if (ownsLoad) {
+            load.warmUp();
+        }
+    }
+
+    /** Starts the profiler, known to the shutdown guard from here on. */
+    void startProfiler() {
         ShutdownGuard.register(emergencyStop);
         AllureSteps.step("start profile", () -> {
             profiler.start();
             return null;
         });
-        load.start();
+    }
+
+    /** Starts the load (when it is this capture's own). */
+    void startLoad() {
+        if (ownsLoad) {
+            load.start();
+        }
         if (report.takenOver()) {
             load.cancel();
             throw report.jvmShuttingDown();
         }
+    }
+
+    /**
+     * Waits for the load to end, then stops this capture's profiler (nothing more: {@link #complete()} collects).
+     * For windows sharing one load, so that every profiler stops when the load ends, before any trace is collected.
+     */
+    void awaitLoadAndStop() {
+        load.await(this::endEarly, report.directory());
+        profiler.stop();
     }
 
     /** Waits for the load, then stop, collection, analysis and report. */
@@ -135,24 +194,30 @@ final class Capture implements AutoCloseable {
         }
         Optional<CapturedSteps> steps = CaptureSteps.count(spec, trace, strictSteps);
         report.steps(steps.orElse(null));
-        Optional<Verdict> missing = CaptureEvidence.missing(spec, settings, files, trace, steps, phase);
+        capturedSteps = steps.orElse(null);
+        Optional<Verdict> missing = CaptureEvidence.missing(spec, settings, files, trace, steps, scope);
+        noData = missing.orElse(null);
         if (missing.isPresent()) {
             outcomes = noData(outcomes, missing.get().measure() + ": " + missing.get().detail());
         }
-        load.stages().ifPresent(st -> StageReport.write(report.directory(), st, load.capacity().orElse(null)));
+        List<RunHeader.StagePlacement> placement = load.stages()
+                .map(st -> StagePlacement.place(st, load.startMillis(), load.sweepStartNanos(), trace))
+                .orElse(List.of());
+        report.stagePlacement(placement);
+        load.stages().ifPresent(st -> StageReport.write(report.directory(), st, load.capacity().orElse(null),
+                List.of(), placement));
         if (!report.writeSummary(outcomes, files, latency, trace, missing.map(Verdict::describe).orElse(null))) {
             throw report.jvmShuttingDown();
         }
         report.printConsoleSummary(outcomes, files, latency, trace);
-        load.stages().flatMap(st -> StagePlacement.describe(st, load.startMillis(), load.sweepStartNanos(), trace))
-                .ifPresent(placed -> System.out.println("=== " + placed));
+        StagePlacement.describe(placement).ifPresent(placed -> System.out.println("=== " + placed));
         if (missing.isPresent()) {
             recordCapture(missing.get());
         } else {
-            steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), phase)).ifPresent(this::recordCapture);
+            steps.flatMap(s -> CaptureSteps.verdict(s, spec.backend(), scope)).ifPresent(this::recordCapture);
         }
         RolloutResult result = report.result(latency, trace, files, stopped, outcomes, Map.of());
-        load.fidelityVerdict().ifPresent(this::recordCapture);
+        load.fidelityVerdict().map(v -> scope == null ? v : v.withScope(scope)).ifPresent(this::recordCapture);
         return load.stages().map(st -> result.toBuilder().stages(st).capacity(load.capacity().orElse(null)).build())
                 .orElse(result);
     }
@@ -185,6 +250,16 @@ final class Capture implements AutoCloseable {
      */
     Optional<Verdict> captureFailed() {
         return Optional.ofNullable(captureFailed);
+    }
+
+    /** @return the engine steps the completed capture holds; empty before, or when its traces carry none */
+    Optional<CapturedSteps> capturedSteps() {
+        return Optional.ofNullable(capturedSteps);
+    }
+
+    /** @return why the completed capture holds nothing to judge (its failed {@code CAPTURE} verdict); empty otherwise */
+    Optional<Verdict> noData() {
+        return Optional.ofNullable(noData);
     }
 
     /** The final {@code summary.json} is written: the shutdown hook has nothing left to write. */
@@ -224,7 +299,9 @@ final class Capture implements AutoCloseable {
             profiler.stop();
         } finally {
             ShutdownGuard.deregister(emergencyStop);
-            load.close();
+            if (ownsLoad) {
+                load.close();
+            }
             profiler.close();
         }
     }

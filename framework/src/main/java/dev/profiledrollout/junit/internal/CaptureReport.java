@@ -54,6 +54,8 @@ final class CaptureReport {
     private volatile List<String> workerPhases = List.of();
     /** The steps the capture holds, null until counted. */
     private volatile CapturedSteps steps;
+    /** Where the captured steps fell in a staged load, empty for a single load or until placed. */
+    private volatile List<dev.profiledrollout.report.RunHeader.StagePlacement> stagePlacement = List.of();
 
     /**
      * @param phase     the {@code @RolloutPhase} the capture is of, null for a whole window
@@ -95,12 +97,18 @@ final class CaptureReport {
                 spec.load(), request).withBackend(spec.backend().name())
                 .withFanOut(workers, files.frontendNames(), phase)
                 .withWorkerLabels(workers.stream().map(w -> engine.workerLabel(w.url())).toList())
-                .withWorkerPhases(workerPhases).withProfiled(profiled(workers)).withSteps(steps);
+                .withWorkerPhases(workerPhases).withProfiled(profiled(workers)).withSteps(steps)
+                .withStagePlacement(stagePlacement);
     }
 
     /** Sets the phase of each engine outcome, for the combined {@code summary.json} of a phased test. */
     void workerPhases(List<String> phases) {
         this.workerPhases = List.copyOf(phases);
+    }
+
+    /** Sets where the captured steps fell in the staged load, for the {@code summary.json} written next. */
+    void stagePlacement(List<dev.profiledrollout.report.RunHeader.StagePlacement> placed) {
+        this.stagePlacement = List.copyOf(placed);
     }
 
     /** Sets the steps the capture holds, for the {@code summary.json} written next. */

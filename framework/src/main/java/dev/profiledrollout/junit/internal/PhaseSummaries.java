@@ -24,8 +24,8 @@ import java.util.Map;
  *   <li>{@code phases}: one object per phase, in the order they ran: {@code phase} ({@code "PREFILL"}),
  *       {@code directory} (the phase's directory relative to the test's, {@code "prefill"}, holding that phase's own
  *       {@code summary.json} and {@code report.html}), and copied from the phase's own {@code summary.json}:
- *       {@code load}, {@code profileRequest}, {@code latency}, {@code workers}, {@code steps} (when the phase has
- *       them); after the test body {@code verdicts}: the verdicts whose scope is that phase.</li>
+ *       {@code load}, {@code profileRequest}, {@code latency}, {@code workers}, {@code steps} and
+ *       {@code stagePlacement} (when the phase has them); after the test body {@code verdicts}: the verdicts whose scope is that phase.</li>
  *   <li>{@code load} and {@code profileRequest} are null: each phase sent its own load and its own
  *       {@code /start_profile} body, and the test-level {@code @RolloutLoad} defaults were only a fallback for the
  *       phases' unset values.</li>
@@ -44,7 +44,8 @@ final class PhaseSummaries {
     private static final ObjectMapper JSON = ResultsModule.newMapper();
     private static final String SUMMARY = "summary.json";
     /** Copied from each phase's {@code summary.json} into its {@code phases[]} element, when present. */
-    private static final List<String> PHASE_FIELDS = List.of("load", "profileRequest", "latency", "workers", "steps");
+    private static final List<String> PHASE_FIELDS = List.of("load", "profileRequest", "latency", "workers", "steps",
+            "stagePlacement");
 
     private PhaseSummaries() {
     }
@@ -75,6 +76,20 @@ final class PhaseSummaries {
             }
             entry.putArray("verdicts");
         }
+        write(file, root);
+    }
+
+    /**
+     * Adds {@code stageWindows} (one {@link dev.profiledrollout.report.RunHeader.StageWindow} per stage, in the order
+     * they ran) to the combined {@code summary.json} of a sweep with a window per stage; its latency and trace stay,
+     * over every stage, as for a sweep in one window.
+     *
+     * @throws UncheckedIOException when the file cannot be read or written
+     */
+    static void writeStageWindows(Path testDirectory, List<dev.profiledrollout.report.RunHeader.StageWindow> windows) {
+        Path file = testDirectory.resolve(SUMMARY);
+        ObjectNode root = read(file);
+        root.set("stageWindows", JSON.valueToTree(windows));
         write(file, root);
     }
 

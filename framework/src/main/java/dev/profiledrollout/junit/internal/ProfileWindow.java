@@ -10,6 +10,9 @@ import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.load.StageResult;
+import dev.profiledrollout.load.SweepResult;
+import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.TestReport;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.verdict.Verdict;
@@ -31,7 +34,9 @@ import org.opentest4j.AssertionFailedError;
  * body, the others run in {@link #awaitResult()}), each in {@code <test output>/<phase>/}, combined into one result.
  * Each phase's result is scoped to its phase ({@code "PREFILL"}), the combined one to {@code "all phases"}; the
  * combined {@code summary.json} lists the phases in {@code phases[]} instead of a merged latency (see
- * {@code PhaseSummaries}).
+ * {@code PhaseSummaries}). An srtctl recipe's benchmark sweep over prefill and decode arms both phases at once over one
+ * load instead (see {@code phasesTogether}); a {@code @RolloutSweep(windowPerStage = true)} runs one capture per stage,
+ * each in {@code <test output>/stage-<n>-<label>/}.
  *
  * <p>Whatever happens in the body, {@link #close()} leaves the profiler stopped, the load stopped and its threads
  * joined, and the partial results written. When the JVM is stopped mid-window, {@link ShutdownGuard} does the same
@@ -98,12 +103,16 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         if (current != null) {
             return;
         }
-        current = spec.phases().isEmpty()
+        current = spec.windowPerStage() ? stageCapture(0) : spec.phases().isEmpty()
                 ? new Capture(engine, engine.workers(), spec, settings, outputDirectory, testName, null, strictSteps)
                 : phaseCapture(spec.phases().get(0));
         captures.add(current);
         try {
-            current.open();
+            if (phasesTogether()) {
+                openPhasesTogether();
+            } else {
+                current.open();
+            }
         } catch (RuntimeException e) {
             if (!ShutdownGuard.shutdownStarted()) {
                 CaptureAttempt.of(spec, settings, engine).write(outputDirectory, testName, e,
@@ -114,10 +123,63 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     }
 
     private Capture phaseCapture(WindowSpec.PhaseSpec phase) {
+        return phaseCapture(phase, null);
+    }
+
+    /** @param sharedLoad the capture whose load this phase rides (phases armed together), or null for its own */
+    private Capture phaseCapture(WindowSpec.PhaseSpec phase, Capture sharedLoad) {
         List<Worker> ofPhase = engine.workers().stream()
                 .filter(w -> w.workerType().equals(phase.phase().workerType())).toList();
+        String name = phase.phase().name();
         return new Capture(engine, ofPhase.isEmpty() ? engine.workers() : ofPhase, spec.forPhase(phase), settings,
-                phaseDirectory(phase), testName + "[" + phase.phase() + "]", phase.phase().name(), strictSteps);
+                phaseDirectory(phase), testName + "[" + phase.phase() + "]", name, name, strictSteps, sharedLoad);
+    }
+
+    /**
+     * Whether the phases are armed at once over one load: an srtctl recipe's benchmark sweep over a disaggregated
+     * deployment, which srtctl profiles by arming every prefill and decode worker before the one benchmark runs
+     * through the router (NVIDIA/srt-slurm {@code src/srtctl/benchmarks/scripts/lib/profiling.sh}). Phases with their
+     * own loads ({@code @RolloutPhase}, a recipe without a sweep) run one after the other.
+     */
+    private boolean phasesTogether() {
+        return spec.sweep() != null && spec.phases().size() > 1 && !spec.windowPerStage();
+    }
+
+    /**
+     * The first phase's warm-up, then every phase's profiler started, then the first phase's load (the sweep, shaped
+     * by the first phase's window) through the router, which every other phase's capture rides.
+     */
+    private void openPhasesTogether() {
+        Capture first = current;
+        first.prepare();
+        for (int i = 1; i < spec.phases().size(); i++) {
+            Capture other = phaseCapture(spec.phases().get(i), first);
+            captures.add(other);
+            other.prepare();
+        }
+        for (Capture c : captures) {
+            c.startProfiler();
+        }
+        first.startLoad();
+    }
+
+    /** The window of stage {@code index} of a {@code windowPerStage} sweep, in its own directory and scope. */
+    private Capture stageCapture(int index) {
+        String label = spec.sweep().stages().get(index).label();
+        return new Capture(engine, engine.workers(), spec.forStage(index), settings, stageDirectory(index),
+                testName + "[stage " + label + "]", null, stageScope(index), strictSteps);
+    }
+
+    /** @return the verdict scope of stage {@code index}'s own window, e.g. {@code "stage concurrency 16"} */
+    private String stageScope(int index) {
+        return "stage " + spec.sweep().stages().get(index).label();
+    }
+
+    /** @return {@code <test output>/stage-<n>-<label>}, n from 1, e.g. {@code stage-2-concurrency-16} */
+    private Path stageDirectory(int index) {
+        String slug = spec.sweep().stages().get(index).label().toLowerCase(Locale.ROOT)
+                .replaceAll("[^a-z0-9.]+", "-").replaceAll("-+$", "");
+        return outputDirectory.resolve("stage-" + (index + 1) + "-" + slug);
     }
 
     private Path phaseDirectory(WindowSpec.PhaseSpec phase) {
@@ -132,6 +194,12 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     /** @return phase name → directory of the phases whose capture was created, in the order they ran */
     private Map<String, Path> phaseDirectories() {
         Map<String, Path> dirs = new LinkedHashMap<>();
+        if (spec.windowPerStage()) {
+            for (int i = 0; i < captures.size(); i++) {
+                dirs.put(stageScope(i), stageDirectory(i));
+            }
+            return dirs;
+        }
         List<WindowSpec.PhaseSpec> specs = spec.phases();
         for (int i = 0; i < Math.min(specs.size(), captures.size()); i++) {
             dirs.put(specs.get(i).phase().name(), phaseDirectory(specs.get(i)));
@@ -190,7 +258,8 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             throw new IllegalStateException("The profile window of " + testName + " was never opened");
         }
         try {
-            RolloutResult completed = spec.phases().isEmpty() ? current.complete() : completePhases();
+            RolloutResult completed = spec.windowPerStage() ? completeStages()
+                    : spec.phases().isEmpty() ? current.complete() : completePhases();
             result = completion.apply(Baselines.apply(completed, settings, testName));
         } catch (RuntimeException e) {
             failure = e;
@@ -209,13 +278,25 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     private RolloutResult completePhases() {
         Map<Phase, RolloutResult> phases = new LinkedHashMap<>();
         List<WindowSpec.PhaseSpec> specs = spec.phases();
-        phases.put(specs.get(0).phase(), scoped(current.complete(), specs.get(0).phase()));
-        for (int i = 1; i < specs.size(); i++) {
-            current.close();
-            current = phaseCapture(specs.get(i));
-            captures.add(current);
-            current.open();
-            phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
+        boolean together = phasesTogether();
+        if (together) {
+            // one load: every profiler stops when it ends, then each phase collects and reads its traces
+            for (Capture c : captures) {
+                c.awaitLoadAndStop();
+            }
+            for (int i = 0; i < specs.size(); i++) {
+                current = captures.get(i);
+                phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
+            }
+        } else {
+            phases.put(specs.get(0).phase(), scoped(current.complete(), specs.get(0).phase()));
+            for (int i = 1; i < specs.size(); i++) {
+                current.close();
+                current = phaseCapture(specs.get(i));
+                captures.add(current);
+                current.open();
+                phases.put(specs.get(i).phase(), scoped(current.complete(), specs.get(i).phase()));
+            }
         }
         List<RequestRecord> records = new ArrayList<>();
         List<TraceSet> traceSets = new ArrayList<>();
@@ -227,7 +308,9 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         for (Map.Entry<Phase, RolloutResult> entry : phases.entrySet()) {
             RolloutResult r = entry.getValue();
             r.workers().forEach(w -> workerPhases.add(entry.getKey().name()));
-            records.addAll(r.latency().records());
+            if (!together || records.isEmpty()) {
+                records.addAll(r.latency().records()); // phases armed together share one load's requests
+            }
             traceSets.add(r.trace());
             files.addAll(r.traceFiles());
             frontend.addAll(r.frontendTraceFiles());
@@ -256,6 +339,92 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     }
 
     /**
+     * A sweep with a window per stage: each stage's capture in turn (warm-up before the first only), then the combined
+     * result: every stage's requests and traces, the stages as run, and each stage's own result for
+     * {@link RolloutResult#stage(int)}. The combined {@code summary.json} lists the stage windows in
+     * {@code stageWindows[]} and {@code stages.json} gives each stage's row its window.
+     */
+    private RolloutResult completeStages() {
+        int count = spec.sweep().size();
+        List<RolloutResult> windows = new ArrayList<>();
+        List<RunHeader.StageWindow> entries = new ArrayList<>();
+        List<StageResult> stageResults = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                current.close();
+                current = stageCapture(i);
+                captures.add(current);
+                current.open();
+            }
+            String scope = stageScope(i);
+            RolloutResult r;
+            try {
+                r = current.complete();
+            } catch (RuntimeException e) {
+                throw new dev.profiledrollout.ProfiledRolloutException("The window of " + scope + " (" + (i + 1)
+                        + " of " + count + ") failed" + (i + 1 < count ? " and the later stages did not run" : "")
+                        + ": " + e.getMessage(), e);
+            }
+            StageResult own = r.stages().stages().get(0);
+            stageResults.add(new StageResult(i, own.stage(), own.warmup(), own.latency(), own.schedule(),
+                    own.fidelity(), own.gapBefore()));
+            windows.add(r.toBuilder().latency(r.latency().withScope(scope)).trace(r.trace().withScope(scope))
+                    .build());
+            entries.add(stageWindow(i, r, current));
+        }
+        List<RequestRecord> records = new ArrayList<>();
+        List<TraceSet> traceSets = new ArrayList<>();
+        List<Path> files = new ArrayList<>();
+        List<Path> frontend = new ArrayList<>();
+        List<WorkerOutcome> workers = new ArrayList<>();
+        // each engine outcome's window, by directory name, so that summary.json's workers[] find their trace files
+        List<String> workerWindows = new ArrayList<>();
+        boolean stopped = false;
+        for (int i = 0; i < windows.size(); i++) {
+            RolloutResult r = windows.get(i);
+            String dir = stageDirectory(i).getFileName().toString();
+            r.workers().forEach(w -> workerWindows.add(dir));
+            records.addAll(r.latency().records());
+            traceSets.add(r.trace());
+            files.addAll(r.traceFiles());
+            frontend.addAll(r.frontendTraceFiles());
+            workers.addAll(r.workers());
+            stopped |= r.stopOutcome() == StopOutcome.STOPPED;
+        }
+        SweepResult sweep = new SweepResult(stageResults);
+        LatencyReport latency = LatencyReport.of(records, spec.goodput());
+        TraceSet trace = TraceSet.merge(traceSets).withScope(ALL_STAGES);
+        if (ShutdownGuard.shutdownStarted()) {
+            throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
+                    + testName + " is not written");
+        }
+        CaptureReport combined = new CaptureReport(engine, spec, outputDirectory, testName, null, current.request(),
+                () -> { });
+        ProfilerCapture.Collected all = new ProfilerCapture.Collected(files, frontend);
+        combined.writeRequests(latency);
+        combined.workerPhases(workerWindows);
+        dev.profiledrollout.report.StageReport.write(outputDirectory, sweep, null, entries);
+        if (combined.writeSummary(workers, all, latency, trace, null)) {
+            PhaseSummaries.writeStageWindows(outputDirectory, entries);
+        }
+        return combined.result(latency, trace, all, stopped ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS,
+                workers, Map.of()).toBuilder().stages(sweep).stageWindows(windows).build();
+    }
+
+    /** The scope of the combined result of a sweep with a window per stage. */
+    static final String ALL_STAGES = "all stages";
+
+    /** {@code summary.json}'s {@code stageWindows[]} element of stage {@code index}'s window. */
+    private RunHeader.StageWindow stageWindow(int index, RolloutResult r, Capture capture) {
+        TraceSet t = r.trace();
+        return new RunHeader.StageWindow(spec.sweep().stages().get(index).label(),
+                outputDirectory.relativize(stageDirectory(index)).toString().replace('\\', '/'), t.traces().size(),
+                capture.capturedSteps().orElse(null), t.kernelTotalNs() / 1e6,
+                t.kernels().isEmpty() ? null : t.kernels().get(0).name(),
+                capture.noData().map(Verdict::describe).orElse(null));
+    }
+
+    /**
      * Ends the window after a test body that threw: cancels the load, stops the profiler and writes what was
      * measured. Never throws; problems are added to {@code cause} as suppressed exceptions.
      */
@@ -279,7 +448,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             return; // while the JVM exits, the shutdown hook owns summary.json
         }
         try {
-            if (!spec.phases().isEmpty()) {
+            if (!spec.phases().isEmpty() || spec.windowPerStage()) {
                 PhaseSummaries.finish(outputDirectory, phaseDirectories(), verdicts);
             }
             TestReport.finish(outputDirectory, verdicts, result == null ? List.of() : result.traceFiles(), options,

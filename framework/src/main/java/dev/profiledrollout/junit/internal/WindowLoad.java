@@ -43,6 +43,8 @@ final class WindowLoad implements AutoCloseable {
     private volatile Capacity capacity;
     private volatile Exception sweepFailure;
     private long sweepStartNanos;
+    // the records of a run that ended, kept for the other windows that share this load (a recipe's phases armed at once)
+    private volatile List<RequestRecord> awaited;
 
     WindowLoad(EngineHandle engine, WindowSpec spec, Settings settings) {
         this.engine = engine;
@@ -143,7 +145,8 @@ final class WindowLoad implements AutoCloseable {
     }
 
     /**
-     * Waits for the run to end, within {@code profiledrollout.load.timeout}.
+     * Waits for the run to end, within {@code profiledrollout.load.timeout}; once it ended, returns the same records
+     * at once (the windows of a recipe's phases armed together share one load).
      *
      * @param endEarly  when the run did not end: given the reason, cancels it, stops the profiler, writes what was
      *                  measured to {@code written} and returns the records
@@ -153,11 +156,17 @@ final class WindowLoad implements AutoCloseable {
      *                                  (the interrupt stays set)
      */
     List<RequestRecord> await(Function<String, List<RequestRecord>> endEarly, Path written) {
+        List<RequestRecord> done = awaited;
+        if (done != null) {
+            return done;
+        }
         if (sweepThread != null) {
-            return awaitStages(endEarly, written);
+            awaited = awaitStages(endEarly, written);
+            return awaited;
         }
         try {
-            return run.await(settings.loadTimeout());
+            awaited = run.await(settings.loadTimeout());
+            return awaited;
         } catch (TimeoutException e) {
             endEarly.apply("load did not finish within " + settings.loadTimeout());
             throw new ProfiledRolloutException("The load of " + spec.load().requests() + " requests did not finish "

@@ -118,7 +118,28 @@ public record WindowSpec(
             b.stage(new dev.profiledrollout.load.LoadStage(phaseLoad.withArrival(s.arrival(), s.concurrency())
                     .withMaxDuration(s.maxDuration())));
         }
-        return b.build();
+        return b.windowPerStage(sweep.windowPerStage()).build();
+    }
+
+    /** @return whether each stage of the sweep runs in its own profile window ({@code windowPerStage}) */
+    public boolean windowPerStage() {
+        return sweep != null && sweep.windowPerStage();
+    }
+
+    /**
+     * The window of one stage of a {@link #windowPerStage()} sweep: a sweep of that stage alone, the load's warm-up
+     * only before the first stage (the engine is warm after it).
+     *
+     * @param index the stage's position, from 0
+     */
+    public WindowSpec forStage(int index) {
+        dev.profiledrollout.load.LoadStage stage = sweep.stages().get(index);
+        LoadSpec stageLoad = index == 0 ? load : new LoadSpec(load.concurrency(), load.requests(), load.inputTokens(),
+                load.outputTokens(), load.rangeRatio(), 0, load.seed(), load.arrival(), load.prefixTokens(),
+                load.maxDuration(), load.endpoint());
+        return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
+                recordShapes, outputDir, profilePrefix, stageLoad, phases, goodput, dataset, profileId, mergeProfiles,
+                profileStages, shapeDiscovery, new LoadSweep(List.of(stage)), null, strictFidelity, stageLagBound);
     }
 
     /**
@@ -312,6 +333,11 @@ public record WindowSpec(
                 + " has its own load");
         problems.check(load.arrival().isClosedLoop(), "@RolloutSweep with an open-loop @RolloutLoad (requestRate or"
                 + " a ramp)", "leave the arrival to the sweep's stages: remove requestRate and the ramp");
+        problems.check(!annotation.windowPerStage()
+                        || BackendSupport.of(backend).control() != BackendSupport.Control.LAUNCH_RANGE,
+                "@RolloutSweep(windowPerStage = true) with backend " + backend, "windowPerStage = false (one window"
+                        + " over the stages): a " + backend + " server captures only the iteration range it was"
+                        + " launched with and has no profile routes to open a window per stage (docs/PROTOCOLS.md §6)");
         problems.throwIfAny();
         LoadSpec base = load.withMaxDuration(annotation.secondsPerStage() > 0
                 ? Duration.ofNanos(Math.round(annotation.secondsPerStage() * 1e9)) : null);
@@ -324,6 +350,7 @@ public record WindowSpec(
             b.stage(LoadStage.atRate(base, ArrivalProcess.gamma(r, annotation.burstiness()),
                     annotation.maxConcurrency()).sized(perStage, base.maxDuration()).withWarmup(0));
         }
+        b.windowPerStage(annotation.windowPerStage());
         return new WindowSpec(backend, profiler, numSteps, startStep, activities, profileByStage, withStack,
                 recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset, profileId, mergeProfiles,
                 profileStages, shapeDiscovery, b.build(), null, false, null);
