@@ -55,15 +55,17 @@ public final class HistoryMetrics {
             "throughput.output_tokens");
 
     /**
-     * The metrics a {@code @RegressionCheck} checks when none are named: mean TPOT and mean E2E latency, and, when the
-     * run has a trace, the GPU time per decode step in each batch-size bucket ({@link #DECODE_BUCKETS}) and per prefill
-     * token ({@link #PREFILL_US_PER_TOKEN}). The detection study (bench/README.md, "History: detection study") found the
-     * latency means far steadier from run to run than the p99s on a shared machine; the trace's kernel times do not
-     * carry the machine's CPU noise at all, only the GPU's own, and are normalised so that another batch mix does not
-     * read as a change. Name the p99s explicitly to check the tail.
+     * The metrics a {@code @RegressionCheck} checks when none are named, chosen by the detection study (bench/README.md,
+     * "History: detection study"; {@code bench/history-study} and its {@code replay}): mean TPOT and mean E2E latency
+     * (the client's view, by the relative floor alone by default, {@link HistoryThreshold#FLOOR_ONLY}), and, when the run
+     * has a trace, the GPU time per decode step in each batch-size bucket ({@link #DECODE_BUCKETS}), the GPU time per
+     * prefill token in a 1,024-token step ({@link #PREFILL_US_PER_TOKEN_FIT}) and the engine's decode step interval in
+     * each bucket ({@link #DECODE_INTERVAL_BUCKETS}), which sees host time between steps that kernel times do not. The
+     * trace's figures carry the GPU's and the engine host's noise, not the load generator's machine's, and are
+     * normalised so that another batch mix does not read as a change. Name the p99s explicitly to check the tail.
      */
     public static final List<String> CHECKED_METRICS = List.of("tpot.mean", "e2e.mean",
-            "kernel.decode.ms_per_step.bs*", "kernel.extend.us_per_token");
+            "kernel.decode.ms_per_step.bs*", "kernel.extend.us_per_token.at1k", "step.decode.interval_ms.bs*");
 
     /**
      * GPU µs per prefill token at a fixed step size, so that another mix of small and large prefill steps does not

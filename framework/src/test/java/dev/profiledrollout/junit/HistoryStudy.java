@@ -83,10 +83,11 @@ public final class HistoryStudy {
             for (Case kase : CASES) {
                 Path copy = Files.copy(baseCopy, dir.resolve(kase.name().replaceAll("\\W+", "_") + ".db"));
                 int first = 0;
-                for (int i = 1; i <= shifted && first == 0; i++) {
+                // every shifted run is made, flagged or not, so that a replay under another gate sees all of them
+                for (int i = 1; i <= shifted; i++) {
                     Map<String, String> c = GateStudy.run(copy, dir.resolve("out"),
                             kase.apply().apply(SimulatorConfig.builder()), kase.name());
-                    first = flagged(c) ? i : 0;
+                    first = first == 0 && flagged(c) ? i : first;
                 }
                 int[] n = caught.computeIfAbsent(kase.name(), k -> new int[3]);
                 n[0] += first == 1 ? 1 : 0;
