@@ -66,7 +66,7 @@ class TraceMetricsTest {
         SortedMap<String, Double> m = RunRecords.metrics(summary(3));
         assertThat(HistoryMetrics.expand(HistoryMetrics.CHECKED_METRICS, m.keySet())).containsExactly("tpot.mean",
                 "e2e.mean", "kernel.decode.ms_per_step.bs1", "kernel.decode.ms_per_step.bs4-7",
-                "kernel.extend.us_per_token");
+                "kernel.extend.us_per_token.at1k");
         assertThat(HistoryMetrics.batchBucket(1)).isEqualTo(1);
         assertThat(HistoryMetrics.batchBucket(7)).isEqualTo(4);
         assertThat(HistoryMetrics.batchBucket(64)).isEqualTo(64);
