@@ -1,9 +1,7 @@
 package dev.profiledrollout.cli;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.profiledrollout.cli.internal.AnalysisViews;
 import dev.profiledrollout.cli.internal.SummaryTable;
 import dev.profiledrollout.cli.internal.ViewPrinter;
@@ -12,7 +10,9 @@ import dev.profiledrollout.report.ResultsModule;
 import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelSpread;
 import dev.profiledrollout.trace.StepTimeline;
+import dev.profiledrollout.trace.TraceDetails;
 import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -33,31 +33,28 @@ final class AnalyzeOutput {
 
     static void json(PrintWriter out, List<AnalyzeCommand.Labeled> traces, List<AnalyzeCommand.Labeled> frontends,
                      TraceSet ranks, BaselineDiff diff) throws IOException {
-        JsonNode tree = JSON.valueToTree(new JsonOutput(labeled(traces), labeled(frontends),
+        // Written straight from the records: a JsonNode tree in between (to reorder the categories) cost a copy of the
+        // output and Jackson's deserialization classes (bench/README.md, issue 27).
+        JSON.writeValue(out, new JsonOutput(labeled(traces), labeled(frontends),
                 ranks == null ? null : AllRanks.of(ranks), diff));
-        for (String list : List.of("traces", "frontendTraces")) {
-            tree.path(list).forEach(AnalyzeOutput::categoriesByShare);
-        }
-        JSON.writeValue(out, tree);
         out.println();
     }
 
     private static List<LabeledTrace> labeled(List<AnalyzeCommand.Labeled> traces) {
-        return traces.stream().map(t -> new LabeledTrace(t.label(), t.summary())).toList();
+        return traces.stream().map(t -> new LabeledTrace(t.label(), categoriesByShare(t.summary()))).toList();
     }
 
     /**
-     * Orders a trace's {@code categories} as the table and CSV do ({@link AnalysisViews#byShare}); the stored
-     * {@code summary.json} keeps {@link dev.profiledrollout.trace.TraceDetails}' enum order.
+     * The summary with its {@code categories} ordered as the table and CSV order them ({@link AnalysisViews#byShare});
+     * the stored {@code summary.json} keeps {@link TraceDetails}' enum order.
      */
-    private static void categoriesByShare(JsonNode trace) {
-        if (trace.get("categories") instanceof ArrayNode categories) {
-            List<JsonNode> sorted = new ArrayList<>();
-            categories.forEach(sorted::add);
-            sorted.sort(Comparator.comparingLong((JsonNode c) -> c.path("totalNs").asLong()).reversed());
-            categories.removeAll();
-            categories.addAll(sorted);
-        }
+    private static TraceSummary categoriesByShare(TraceSummary s) {
+        TraceDetails d = s.details();
+        TraceDetails details = new TraceDetails(d.distributedRank(), d.baseTimeNs(),
+                AnalysisViews.byShare(d.categories()), d.exact(), d.htaCompatible(), d.idleGaps(), d.steps(), d.launches(), d.operators(), d.gpuTimeline(),
+                d.deviceName(), d.roofline(), d.stageKernels(), d.streamIdle(), d.streamQueues());
+        return new TraceSummary(s.file(), s.rank(), s.kernelEvents(), s.memoryEvents(), s.distinctKernels(),
+                s.kernelTotalNs(), s.devices(), s.kernels(), s.warnings(), details);
     }
 
     /** What {@code --format json} prints; the records inside have the shapes {@link ResultsModule} gives them. */

@@ -28,7 +28,7 @@ class BenchCommandTest {
     private static Run bench(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         String[] all = new String[args.length + 1];
@@ -205,7 +205,7 @@ class BenchCommandTest {
         try (EngineSimulator sim = EngineSimulator.start(SimulatorConfig.builder().build())) {
             // GIVEN
             StringWriter out = new StringWriter();
-            CommandLine cli = new CommandLine(new Main());
+            CommandLine cli = Main.commandLine();
             cli.setOut(new PrintWriter(out));
             // WHEN
             int code = cli.execute("bench", "--base-url", sim.baseUri().toString(), "--backend", "sglang",
@@ -258,7 +258,7 @@ class BenchCommandTest {
     @Test
     void bad_flags_name_the_fix() {
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setErr(new PrintWriter(err));
         int code = cli.execute("bench", "--base-url", "http://127.0.0.1:9", "--goodput", "itl:5", "--model", "m");
         assertThat(code).isEqualTo(2);

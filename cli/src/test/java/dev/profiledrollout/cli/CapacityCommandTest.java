@@ -19,7 +19,7 @@ class CapacityCommandTest {
     private static Run capacity(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         String[] all = new String[args.length + 1];

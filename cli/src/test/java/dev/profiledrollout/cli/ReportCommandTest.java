@@ -23,7 +23,7 @@ class ReportCommandTest {
     Path dir;
 
     private int run(String... args) {
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         return cli.execute(args);

@@ -43,8 +43,27 @@ final class RooflineAccumulator {
         }
     }
 
-    /** A group's identity; the scanner hands out one String per recent distinct shape, so equals is mostly ==. */
+    /**
+     * A group's identity; the scanner hands out one String per recent distinct shape, so equals is mostly ==.
+     * equals and hashCode are written out: a record's generated ones bootstrap through {@code ObjectMethods} method
+     * handles, which on this per-op path cost JIT work (C2 compiled the method-handle forms) for the same answer.
+     */
     private record GroupKey(String name, String dims, String types, String strides, String concrete) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof GroupKey k && same(name, k.name) && same(dims, k.dims) && same(types, k.types)
+                    && same(strides, k.strides) && same(concrete, k.concrete);
+        }
+
+        @Override
+        public int hashCode() {
+            return (((name.hashCode() * 31 + dims.hashCode()) * 31 + types.hashCode()) * 31 + strides.hashCode()) * 31
+                    + concrete.hashCode();
+        }
+
+        private static boolean same(String a, String b) {
+            return a == b || a.equals(b);
+        }
     }
 
     private final Map<GroupKey, Integer> groupIndex = new HashMap<>();

@@ -230,14 +230,21 @@ final class TimelineSweep {
         addEach(exactUnions, 1 | (isComp ? 2 : 0) | (isComm ? 4 : 0) | (isComm || isComp ? 8 : 0), start, end);
         int launch = corr == RawEvent.NONE ? -1 : acc.launches.find(corr);
         if (htaKeeps(launch)) {
-            long s = htaStart(start);
-            long e = htaEnd(start, end);
+            // µs as HTA reads them: each conversion once per event (the start serves both ends, the launch both the
+            // idle category and the queue when the queue's launch is the same call, as it is unless a correlation
+            // id repeats)
+            double startUs = micros(start);
+            long s = (long) Math.ceil(startUs) * 1000;
+            long e = htaEnd(startUs, end - start);
             hta(s, e, htaType);
             if (laneStream[lane] != -1) { // HTA's per-stream analyses take GPU events on a stream
-                streamIdle(lane, s, e, launch);
+                long launchTs = launch >= 0 ? acc.launches.a(launch) : 0;
+                long launchStart = launch >= 0 ? htaStart(launchTs) : 0;
+                streamIdle(lane, s, e, launch >= 0, launchStart);
                 int q = corr == RawEvent.NONE ? -1 : acc.queueLaunches.find(corr);
                 if (q >= 0) {
-                    queue(lane, htaStart(acc.queueLaunches.a(q)), s);
+                    long queued = acc.queueLaunches.a(q);
+                    queue(lane, launch >= 0 && queued == launchTs ? launchStart : htaStart(queued), s);
                 }
             }
         }
@@ -317,7 +324,7 @@ final class TimelineSweep {
      * HTA's per-stream idle categories ({@link StreamIdle}): events of a lane arrive in start order, so the previous
      * event of the lane is the one HTA compares with.
      */
-    private void streamIdle(int lane, long start, long end, int launch) {
+    private void streamIdle(int lane, long start, long end, boolean launched, long launchStart) {
         long[] idle = laneIdle[lane];
         // The lane's first event has no gap before it: the mask (0 for it, all ones after) makes its gap 0 without a
         // first-event branch, so whichever category it falls in gains nothing (see run() on first-event branches).
@@ -325,7 +332,7 @@ final class TimelineSweep {
         long notFirst = -((seen | -seen) >>> 63);
         long prevEnd = lanePrevEnd[lane];
         long gap = (start - prevEnd) & notFirst;
-        if (launch >= 0 && htaStart(acc.launches.a(launch)) > prevEnd) {
+        if (launched && launchStart > prevEnd) {
             idle[1] += gap;
         } else if (gap < StreamIdle.CONSECUTIVE_KERNEL_DELAY_NS) {
             idle[2] += gap;
@@ -487,8 +494,13 @@ final class TimelineSweep {
 
     /** HTA's end of an event, in ns: {@code floor(ts + dur)} with both in float64 µs (same source). */
     static long htaEnd(long start, long end) {
+        return htaEnd(micros(start), end - start);
+    }
+
+    /** {@link #htaEnd(long, long)} of an event starting at {@code startUs} ({@link #micros} of its start). */
+    private static long htaEnd(double startUs, long durationNs) {
         // at epoch µs (≈1.7e15) a double resolves 0.25 µs, so floor(ts + dur) can differ from the exact value
-        return (long) Math.floor(micros(start) + micros(end - start)) * 1000;
+        return (long) Math.floor(startUs + micros(durationNs)) * 1000;
     }
 
     /** One GPU row of HTA's temporal breakdown, in HTA's rounded ns. */
