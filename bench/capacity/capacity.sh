@@ -8,6 +8,7 @@
 #   nginx is absent). Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/lib/sse-nginx.sh
 slos=("$@")
 [ ${#slos[@]} -gt 0 ] || slos=('ttft.p99<500ms' 'tpot.p99<50ms')
 slo_args=()
@@ -33,35 +34,9 @@ java -jar "$jar" simulate --port "$sim_port" > "$work/sim.log" 2>&1 &
 sim_pid=$!
 for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$sim_port/health" && break; sleep 0.1; done
 
-# the static completion: 128 chunks of one token, the usage chunk, [DONE]
-{
-  for i in $(seq 128); do
-    printf 'data: {"id":"cmpl-b","object":"text_completion","created":1,"model":"bench","choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],"usage":null}\n\n'
-  done
-  printf 'data: {"id":"cmpl-b","object":"text_completion","created":1,"model":"bench","choices":[],"usage":{"prompt_tokens":1024,"completion_tokens":128,"total_tokens":1152}}\n\n'
-  printf 'data: [DONE]\n\n'
-} > "$work/body.sse"
-mkdir -p "$work/logs"
-cat > "$work/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/body_temp;
-  keepalive_requests 10000000;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    location /v1/completions { root $work; try_files /body.sse =404; default_type text/event-stream; error_page 405 =200 \$uri; }
-    location = /body.sse { internal; root $work; default_type text/event-stream; }
-  }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
-for _ in $(seq 50); do curl -fs -o /dev/null -X POST "http://127.0.0.1:$nginx_port/v1/completions" -d '{}' && break; sleep 0.1; done
+sse_body "$work/body.sse" 1024
+sse_nginx_start "$work" "$nginx_port" 1
+nginx_pid=$SSE_NGINX_PID
 
 # one search, timed as a whole process (wall seconds); its JSON goes to $2
 search() {

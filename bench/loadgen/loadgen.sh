@@ -9,6 +9,7 @@
 #   (needs root for apt-get when nginx, wrk or gcc are absent)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. bench/lib/sse-nginx.sh
 closed_s=${1:-10}
 poisson_s=${2:-5}
 port=${PORT:-18080}
@@ -29,38 +30,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# the body: 128 completion chunks of one token, the usage chunk, [DONE]
 body=$work/body.sse
-{
-  for i in $(seq 128); do
-    printf 'data: {"id":"cmpl-b","object":"text_completion","created":1,"model":"bench","choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],"usage":null}\n\n'
-  done
-  printf 'data: {"id":"cmpl-b","object":"text_completion","created":1,"model":"bench","choices":[],"usage":{"prompt_tokens":16,"completion_tokens":128,"total_tokens":144}}\n\n'
-  printf 'data: [DONE]\n\n'
-} > "$body"
-mkdir -p "$work/logs"
-cat > "$work/nginx.conf" <<CONF
-daemon off;
-worker_processes auto;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/body_temp;
-  keepalive_requests 10000000;
-  keepalive_timeout 300s;
-  server {
-    listen 127.0.0.1:$port;
-    # POST to a static file is a 405 in nginx; answer it with the file instead
-    location /v1/completions { root $work; try_files /body.sse =404; default_type text/event-stream; error_page 405 =200 \$uri; }
-    location = /body.sse { internal; root $work; default_type text/event-stream; }
-  }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
-for _ in $(seq 50); do curl -fs -o /dev/null -X POST "http://127.0.0.1:$port/v1/completions" -d '{}' && break; sleep 0.1; done
+sse_body "$body" 16
+sse_nginx_start "$work" "$port" auto
+nginx_pid=$SSE_NGINX_PID
 gcc -O2 -o "$work/sse-server" bench/loadgen/sse-server.c
 "$work/sse-server" "$stamp_port" "$body" &
 stamp_pid=$!

@@ -320,12 +320,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         // Merged for the API only (see RolloutResult#latency()); summary.json keeps each phase's latency instead.
         LatencyReport latency = LatencyReport.of(records, spec.goodput()).withScope(PhaseSummaries.ALL_PHASES);
         TraceSet trace = TraceSet.merge(traceSets).withScope(PhaseSummaries.ALL_PHASES);
-        if (ShutdownGuard.shutdownStarted()) {
-            throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
-                    + testName + " is not written");
-        }
-        CaptureReport combined = new CaptureReport(engine, spec, outputDirectory, testName, null, current.request(),
-                () -> { });
+        CaptureReport combined = combinedReport();
         ProfilerCapture.Collected all = new ProfilerCapture.Collected(files, frontend);
         // The test's own report charts latency from these files, as for a single window.
         combined.writeRequests(latency);
@@ -394,12 +389,7 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
         SweepResult sweep = new SweepResult(stageResults);
         LatencyReport latency = LatencyReport.of(records, spec.goodput());
         TraceSet trace = TraceSet.merge(traceSets).withScope(ALL_STAGES);
-        if (ShutdownGuard.shutdownStarted()) {
-            throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
-                    + testName + " is not written");
-        }
-        CaptureReport combined = new CaptureReport(engine, spec, outputDirectory, testName, null, current.request(),
-                () -> { });
+        CaptureReport combined = combinedReport();
         ProfilerCapture.Collected all = new ProfilerCapture.Collected(files, frontend);
         combined.writeRequests(latency);
         combined.workerPhases(workerWindows);
@@ -479,5 +469,19 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
     @Override
     public Path outputDirectory() {
         return outputDirectory;
+    }
+
+    /**
+     * The report of the combined result of several windows (phases or stages), written into the test's own output
+     * directory.
+     *
+     * @throws dev.profiledrollout.ProfiledRolloutException when the JVM is shutting down: nothing combined is written
+     */
+    private CaptureReport combinedReport() {
+        if (ShutdownGuard.shutdownStarted()) {
+            throw new dev.profiledrollout.ProfiledRolloutException("The JVM is shutting down; the combined result of "
+                    + testName + " is not written");
+        }
+        return new CaptureReport(engine, spec, outputDirectory, testName, null, current.request(), () -> { });
     }
 }
