@@ -71,15 +71,16 @@ class HistoryCommandPostgresTest {
                 String.valueOf(ids.get(1)), String.valueOf(ids.get(0)));
         assertThat(list.path("store").asText()).doesNotContain(String.valueOf(POSTGRES.password()));
         // AND the trend's third run has the two before it as history
-        exit = run(login(url, "trend", "ttft.p99", "--test", HistoryCommandTest.TEST).toArray(String[]::new));
+        exit = run(login(url, "trend", "ttft.p99", "--test", HistoryCommandTest.TEST, "--threshold", "t-test")
+                .toArray(String[]::new));
         assertThat(exit).as(err.toString()).isZero();
         List<String> lines = out.toString().lines().toList();
         assertThat(lines).last().isEqualTo("E-Divisive change points (p <= 0.05): none");
         assertThat(lines).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
         assertThat(lines.get(3)).startsWith(ids.get(2) + " ").contains("NO_CHANGE", "vs mean");
         // AND whole in CSV
-        exit = run(login(url, "--format", "csv", "trend", "ttft.p99", "--test", HistoryCommandTest.TEST)
-                .toArray(String[]::new));
+        exit = run(login(url, "--format", "csv", "trend", "ttft.p99", "--test", HistoryCommandTest.TEST,
+                "--threshold", "t-test").toArray(String[]::new));
         assertThat(exit).as(err.toString()).isZero();
         assertThat(out.toString().lines().toList().get(3)).startsWith(ids.get(2) + ",").contains("NO_CHANGE",
                 "of last 2 runs");

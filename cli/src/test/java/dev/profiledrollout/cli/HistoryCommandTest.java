@@ -317,8 +317,9 @@ class HistoryCommandTest {
         assertThat(out.toString()).contains("\"fingerprint\" : \"" + configuration(16).fingerprint() + "\"");
         assertThat(out.toString()).contains("2 configuration fingerprints");
         // WHEN the concurrency-8 series is named
+        // (the t-test named: by default a client metric such as p99 TTFT is judged by the relative floor alone)
         exit = run("history", "--db", db, "--format", "json", "trend", "ttft.p99", "--test", TEST,
-                "--fingerprint", configuration(8).fingerprint());
+                "--fingerprint", configuration(8).fingerprint(), "--threshold", "t-test");
         // THEN the first run has no history, the t-test flags the jump at run 9 and takes it as history at run 10
         assertThat(exit).as(err.toString()).isZero();
         ObjectNode trend = (ObjectNode) json.readTree(out.toString());
