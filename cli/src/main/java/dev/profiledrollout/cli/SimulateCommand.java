@@ -103,9 +103,10 @@ public final class SimulateCommand implements Callable<Integer> {
             + " alone means 0.03, measured on real traces (docs/TRACES.md §8). Default 0.")
     double kernelJitter;
 
-    @Option(names = "--clock-spread", paramLabel = "SIGMA", arity = "0..1", fallbackValue = "0.03",
+    @Option(names = "--clock-spread", paramLabel = "SIGMA", arity = "0..1", fallbackValue = "0.01",
             defaultValue = "0", description = "GPU noise: log-normal sigma of the per-start clock factor applied to every"
-            + " kernel; the flag alone means 0.03 (docs/TRACES.md §8). Default 0.")
+            + " kernel; the flag alone means 0.01, one GPU against itself (0.08: runs landing on different GPUs;"
+            + " docs/TRACES.md §8). Default 0.")
     double clockSpread;
 
     @Option(names = "--noise-seed", paramLabel = "N", description = "Seed of the GPU noise (default: a fresh one per"
