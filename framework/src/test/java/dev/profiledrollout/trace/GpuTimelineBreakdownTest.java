@@ -1,14 +1,15 @@
 package dev.profiledrollout.trace;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** TraceLens' GPU timeline rows ({@code docs/TRACES.md} §4). */
 class GpuTimelineBreakdownTest {

@@ -2,6 +2,7 @@ package dev.profiledrollout.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.trace.files.TraceFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;

@@ -1,10 +1,10 @@
 package dev.profiledrollout.trace;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.OptionalInt;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.profiledrollout.trace.files.RankIdentity;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
 
 class RankIdentityVllmTest {
 

@@ -4,9 +4,17 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.profiledrollout.trace.StepStats.Stage;
+import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
+import dev.profiledrollout.trace.analysis.LaunchStats;
+import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.StageDelta;
+import dev.profiledrollout.trace.baselines.StageKernels;
+import dev.profiledrollout.trace.baselines.TraceBaseline;
+import dev.profiledrollout.trace.reading.TraceFormatException;
 import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.verdict.Verdicts;
-import dev.profiledrollout.trace.StepStats.Stage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,7 +1,12 @@
 package dev.profiledrollout.trace;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
+import dev.profiledrollout.trace.analysis.LaunchStats;
+import dev.profiledrollout.trace.analysis.StepTimeline;
+import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.trace.files.RankIdentity;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * Steps × ranks on hand-built rank traces whose step figures are known: matching by ProfilerStep number or by order,

@@ -1,10 +1,11 @@
 package dev.profiledrollout.trace;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import dev.profiledrollout.trace.analysis.StepTimeline;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -18,8 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Steps × ranks: per-step GPU busy time, span, gap to the straggler and clock alignment. */
 class StepTimelineTest {

@@ -2,7 +2,6 @@ package dev.profiledrollout.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -40,7 +39,7 @@ public final class TestTraces {
     }
 
     /** Every JSON trace under the root (not {@code expected/}), sorted. */
-    static List<Path> jsonTraces() {
+    public static List<Path> jsonTraces() {
         try (Stream<Path> files = Files.walk(root())) {
             return files.filter(p -> p.getFileName().toString().endsWith(".json.gz")).sorted().toList();
         } catch (IOException e) {

@@ -2,6 +2,9 @@ package dev.profiledrollout.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.trace.files.TraceFileName;
+import dev.profiledrollout.trace.files.TraceFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
