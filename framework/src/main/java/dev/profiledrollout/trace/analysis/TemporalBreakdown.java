@@ -2,7 +2,6 @@ package dev.profiledrollout.trace.analysis;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import org.apiguardian.api.API;
 
 /**
@@ -16,7 +15,7 @@ import org.apiguardian.api.API;
  * kernels only; {@code nonComputeNs} = {@code kernelTimeNs − computeNs − idleNs}; {@code overlapNs} = time during which
  * a communication and a computation kernel both run; {@code communicationNs} = Σ merged communication intervals.
  *
- * <p>Two modes, both computed by {@link KinetoTraceReader}:
+ * <p>Two modes, both computed by {@link dev.profiledrollout.trace.reading.KinetoTraceReader}:
  * <ul>
  *   <li><b>exact</b> ({@code htaCompatible = false}): ns as written, every GPU event (kernel, memcpy, memset), no step
  *       dropped; communication = {@link KernelCategory#COMMUNICATION} kernels (so {@code ncclDevKernel_*}, RCCL and
