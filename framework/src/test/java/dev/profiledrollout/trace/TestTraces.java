@@ -52,7 +52,7 @@ public final class TestTraces {
     }
 
     /** The expected summary whose {@code "file"} is this trace's file name. */
-    static JsonNode expectedFor(Path trace) {
+    public static JsonNode expectedFor(Path trace) {
         Map<String, JsonNode> byFile = new HashMap<>();
         ObjectMapper mapper = new ObjectMapper();
         try (Stream<Path> files = Files.list(root().resolve("expected"))) {

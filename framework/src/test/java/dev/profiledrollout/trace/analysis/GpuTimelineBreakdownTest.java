@@ -1,9 +1,10 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.nio.file.Files;

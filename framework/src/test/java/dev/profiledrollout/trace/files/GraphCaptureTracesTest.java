@@ -1,8 +1,7 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.profiledrollout.trace.files.TraceFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;

@@ -1,10 +1,12 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.baselines;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.profiledrollout.trace.baselines.StageKernels;
-import dev.profiledrollout.trace.baselines.TraceBaseline;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import dev.profiledrollout.trace.reading.TraceFormatException;
 import java.io.IOException;

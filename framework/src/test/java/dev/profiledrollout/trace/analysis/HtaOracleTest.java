@@ -1,13 +1,12 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.profiledrollout.trace.analysis.StreamIdle;
-import dev.profiledrollout.trace.analysis.StreamQueue;
-import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.nio.file.Files;

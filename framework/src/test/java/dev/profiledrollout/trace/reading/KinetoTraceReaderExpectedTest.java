@@ -1,10 +1,12 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.reading;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSummary;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,17 +1,16 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.baselines;
 
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.StepStats.Stage;
+import dev.profiledrollout.trace.TraceDetails;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
 import dev.profiledrollout.trace.analysis.LaunchStats;
 import dev.profiledrollout.trace.analysis.TemporalBreakdown;
-import dev.profiledrollout.trace.baselines.BaselineDiff;
-import dev.profiledrollout.trace.baselines.StageDelta;
-import dev.profiledrollout.trace.baselines.StageKernels;
-import dev.profiledrollout.trace.baselines.TraceBaseline;
 import dev.profiledrollout.trace.reading.TraceFormatException;
 import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.verdict.Verdicts;

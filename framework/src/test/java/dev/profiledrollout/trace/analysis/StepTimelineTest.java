@@ -1,10 +1,12 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
-import dev.profiledrollout.trace.analysis.StepTimeline;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.io.OutputStream;

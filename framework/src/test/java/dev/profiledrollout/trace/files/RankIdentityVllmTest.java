@@ -1,8 +1,7 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.profiledrollout.trace.files.RankIdentity;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 

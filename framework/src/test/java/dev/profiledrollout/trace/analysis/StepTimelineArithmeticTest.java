@@ -1,11 +1,11 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
-import dev.profiledrollout.trace.analysis.LaunchStats;
-import dev.profiledrollout.trace.analysis.StepTimeline;
-import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.trace.StepStats;
+import dev.profiledrollout.trace.TraceDetails;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.files.RankIdentity;
 import java.nio.file.Path;
 import java.util.ArrayList;

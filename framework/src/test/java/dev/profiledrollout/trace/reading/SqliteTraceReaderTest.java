@@ -1,13 +1,15 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.reading;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.profiledrollout.trace.DeviceStats;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.analysis.KernelCategory;
-import dev.profiledrollout.trace.reading.SqliteTraceReader;
-import dev.profiledrollout.trace.reading.TraceFormatException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,11 +1,12 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.analysis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.profiledrollout.trace.analysis.CategoryStats;
-import dev.profiledrollout.trace.analysis.KernelCategories;
-import dev.profiledrollout.trace.analysis.KernelCategory;
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceDetails;
+import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.reading;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.profiledrollout.trace.reading.KinetoTraceReader;
-import dev.profiledrollout.trace.reading.TraceFormatException;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSummary;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,10 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.reading;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.TestTraces;
+import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.TraceSummary;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,10 +1,7 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.profiledrollout.trace.files.RankIdentity;
-import dev.profiledrollout.trace.files.TraceFileName;
-import dev.profiledrollout.trace.files.TraceFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,7 @@
-package dev.profiledrollout.trace;
+package dev.profiledrollout.trace.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.profiledrollout.trace.files.TraceFileName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
