@@ -345,7 +345,7 @@ public final class ProfiledRolloutKeys {
     public static final String LOAD_THREADS = "profiledrollout.load.threads";
 
     /**
-     * A GPU peaks table (JSON, format in {@code dev.profiledrollout.trace.GpuPeaks}) whose entries are looked up
+     * A GPU peaks table (JSON, format in {@code dev.profiledrollout.trace.roofline.GpuPeaks}) whose entries are looked up
      * before the built-in datasheet table: for other parts or clocks. Default: the built-in table only.
      */
     public static final String GPU_PEAKS_FILE = "profiledrollout.gpu.peaks.file";

@@ -4,23 +4,16 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.cli.internal.AnalysisViews;
 import dev.profiledrollout.cli.internal.TraceMerger;
-import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.KernelCategories;
-import dev.profiledrollout.trace.KinetoTraceReader;
-import dev.profiledrollout.trace.SqliteTraceReader;
-import dev.profiledrollout.trace.TraceBaseline;
-import dev.profiledrollout.trace.TraceFileName;
-import dev.profiledrollout.trace.TraceFiles;
 import dev.profiledrollout.trace.TraceSet;
-import dev.profiledrollout.trace.TraceFormatException;
 import dev.profiledrollout.trace.TraceSummary;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-
+import dev.profiledrollout.trace.analysis.KernelCategories;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.TraceBaseline;
+import dev.profiledrollout.trace.files.TraceFileName;
+import dev.profiledrollout.trace.files.TraceFiles;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.reading.SqliteTraceReader;
+import dev.profiledrollout.trace.reading.TraceFormatException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -34,6 +27,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apiguardian.api.API;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code analyze [--format table|json|csv] [--by kernel|category|operator|roofline|step|stage|idle|queue|queue-series]
@@ -62,7 +61,7 @@ import org.apiguardian.api.API;
  * "straggler","ranks":[{"rank","file","kernelTotalNs","busyNs","spanNs"}],"kernelSpread":[…],"rankSets":[{"directory",
  * "ranks","busyImbalance","straggler","stepTimeline"}]}} (ranks of files from several directories are labelled with
  * their directory, e.g. {@code worker-1/TP-0}, and each directory is a rank set; straggler and imbalance are null with
- * fewer than two ranks; {@code stepTimeline} is the set's {@link dev.profiledrollout.trace.StepTimeline}, absent
+ * fewer than two ranks; {@code stepTimeline} is the set's {@link dev.profiledrollout.trace.analysis.StepTimeline}, absent
  * without two ranks with steps; the table prints one line of it per set), with {@code --baseline} also
  * {@code "baselineDiff"}: the {@link BaselineDiff} with every kernel (shapes in
  * {@link dev.profiledrollout.report.ResultsModule}). Fields are added in later versions, never renamed or removed.
@@ -71,7 +70,7 @@ import org.apiguardian.api.API;
  * frontend traces' names. {@code --format csv} prints one CSV table: the baseline diff with
  * {@code --baseline}, else the cross-rank table with {@code --all-ranks}, else the {@code --by} view of every file
  * (first column {@code file}). {@code --write-baseline FILE} writes the kernels of all inputs as a baseline
- * ({@link dev.profiledrollout.trace.TraceBaseline}).
+ * ({@link dev.profiledrollout.trace.baselines.TraceBaseline}).
  *
  * <h2>Exit codes</h2>
  * 0 when every file was summarised; 1 when a file named on the command line is not a trace or cannot be

@@ -7,13 +7,12 @@ import dev.profiledrollout.cli.internal.SummaryTable;
 import dev.profiledrollout.cli.internal.ViewPrinter;
 import dev.profiledrollout.report.LabeledTrace;
 import dev.profiledrollout.report.ResultsModule;
-import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.KernelSpread;
-import dev.profiledrollout.trace.StepTimeline;
 import dev.profiledrollout.trace.TraceDetails;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
-
+import dev.profiledrollout.trace.analysis.StepTimeline;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;

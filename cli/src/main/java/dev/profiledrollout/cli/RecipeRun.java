@@ -1,15 +1,15 @@
 package dev.profiledrollout.cli;
 
-import dev.profiledrollout.backend.BackendSupport;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.Profiler;
+import dev.profiledrollout.backend.BackendSupport;
+import dev.profiledrollout.cli.bench.LoadTest;
+import dev.profiledrollout.cli.bench.LoadTestResult;
 import dev.profiledrollout.engine.EngineClient;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
-import dev.profiledrollout.cli.bench.LoadTest;
-import dev.profiledrollout.cli.bench.LoadTestResult;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.recipe.SrtctlRecipe;
 import java.io.PrintWriter;
@@ -230,7 +230,7 @@ final class RecipeRun {
 
     private static java.util.Set<String> snapshot(String serverDir) {
         java.nio.file.Path p = java.nio.file.Path.of(serverDir);
-        return p.isAbsolute() ? dev.profiledrollout.trace.TraceFiles.snapshot(p) : java.util.Set.of();
+        return p.isAbsolute() ? dev.profiledrollout.trace.files.TraceFiles.snapshot(p) : java.util.Set.of();
     }
 
     private ProfileRequest request(SrtctlRecipe.Window w, String windowOutputDir) {

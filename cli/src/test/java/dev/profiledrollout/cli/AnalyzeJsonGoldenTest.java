@@ -4,18 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.profiledrollout.report.GoldenJson;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.KinetoTraceReader;
-import dev.profiledrollout.trace.TraceBaseline;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-
+import dev.profiledrollout.trace.baselines.TraceBaseline;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code analyze --format json} on the real traces in {@code testdata/traces} against golden files. The traces'

@@ -11,8 +11,8 @@ import dev.profiledrollout.RegressionCheck;
 import dev.profiledrollout.RolloutLoad;
 import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
-import dev.profiledrollout.trace.BaselineDiff;
 import dev.profiledrollout.trace.StepStats.Stage;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,11 +2,11 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.KernelDelta;
+import dev.profiledrollout.trace.baselines.StageDelta;
 import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.verdict.Verdicts;
-import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.KernelDelta;
-import dev.profiledrollout.trace.StageDelta;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -16,7 +16,7 @@ import org.apiguardian.api.API;
 import org.assertj.core.api.AbstractAssert;
 
 /**
- * Assertions that a run stays within a baseline ({@link dev.profiledrollout.trace.TraceBaseline#diff}): per-kernel
+ * Assertions that a run stays within a baseline ({@link dev.profiledrollout.trace.baselines.TraceBaseline#diff}): per-kernel
  * time within ± a relative tolerance, total kernel time within ± a tolerance, no new or vanished kernels. With
  * per-step-kind figures on both sides ({@link BaselineDiff#byStage()}) times are compared per step of each kind
  * (prefill/EXTEND, decode, mixed), so a window that captured a different step mix is not taken for a change, and a

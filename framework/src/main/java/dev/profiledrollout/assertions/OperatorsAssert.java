@@ -2,12 +2,12 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.verdict.Verdict;
-import dev.profiledrollout.verdict.Verdicts;
-import dev.profiledrollout.trace.GpuPeaks;
-import dev.profiledrollout.trace.OperatorRoofline;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.trace.roofline.GpuPeaks;
+import dev.profiledrollout.trace.roofline.OperatorRoofline;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;

@@ -62,8 +62,8 @@ public class ProfiledRolloutAssertions extends Assertions {
         return new SweepAssert(actual);
     }
 
-    /** A run compared with a baseline; see {@link dev.profiledrollout.trace.TraceBaseline#diff}. */
-    public static BaselineDiffAssert assertThat(dev.profiledrollout.trace.BaselineDiff actual) {
+    /** A run compared with a baseline; see {@link dev.profiledrollout.trace.baselines.TraceBaseline#diff}. */
+    public static BaselineDiffAssert assertThat(dev.profiledrollout.trace.baselines.BaselineDiff actual) {
         return new BaselineDiffAssert(actual);
     }
 

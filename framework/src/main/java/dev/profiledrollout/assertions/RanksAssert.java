@@ -2,10 +2,10 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.verdict.Verdict;
-import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -88,7 +88,7 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
     }
 
     /**
-     * The largest gap to a step's straggler ({@link dev.profiledrollout.trace.StepTimeline}): over every engine step
+     * The largest gap to a step's straggler ({@link dev.profiledrollout.trace.analysis.StepTimeline}): over every engine step
      * matched across the ranks of each {@linkplain TraceSet#rankSets() rank set}, the straggler's GPU busy time minus
      * another rank's. Zero without steps or with one rank per set (the detail says so). The message names the step,
      * the straggler and the rank furthest behind it.
@@ -97,7 +97,7 @@ public final class RanksAssert extends AbstractAssert<RanksAssert, TraceSet> {
         long worstGap = 0;
         String detail = "no step matched on two or more ranks";
         for (TraceSet set : actual.rankSets().values()) {
-            dev.profiledrollout.trace.StepTimeline timeline = set.stepTimeline();
+            dev.profiledrollout.trace.analysis.StepTimeline timeline = set.stepTimeline();
             var step = timeline.worstStep().orElse(null);
             if (step != null && step.maxGapNs() > worstGap) {
                 worstGap = step.maxGapNs();

@@ -2,15 +2,15 @@ package dev.profiledrollout.assertions;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import dev.profiledrollout.verdict.Verdict;
-import dev.profiledrollout.verdict.Verdicts;
-import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.DeviceStats;
-import dev.profiledrollout.trace.KernelCategory;
 import dev.profiledrollout.trace.StepStats;
-import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.trace.analysis.CategoryStats;
+import dev.profiledrollout.trace.analysis.KernelCategory;
+import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
@@ -63,7 +63,7 @@ public final class TraceSummaryAssert extends AbstractAssert<TraceSummaryAssert,
     }
 
     /**
-     * Share of GPU event time in one {@link KernelCategory} ({@link dev.profiledrollout.trace.CategoryStats}: kernels by
+     * Share of GPU event time in one {@link KernelCategory} ({@link dev.profiledrollout.trace.analysis.CategoryStats}: kernels by
      * the default rules, memcpy/memset as MEMORY; of all GPU event time).
      */
     public NumberBudgetAssert category(KernelCategory category) {

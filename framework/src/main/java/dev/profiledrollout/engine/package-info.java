@@ -19,7 +19,7 @@
  * {@link dev.profiledrollout.engine.RouterClient} lists the {@link dev.profiledrollout.engine.Worker}s behind an
  * sgl-model-gateway or vllm-router; {@link dev.profiledrollout.engine.FanOut} starts and stops many engines at once
  * and records a {@link dev.profiledrollout.engine.WorkerOutcome} per engine. What the files a profiler writes are is
- * {@link dev.profiledrollout.trace.TraceFileName}'s to say.
+ * {@link dev.profiledrollout.trace.files.TraceFileName}'s to say.
  *
  * <pre>{@code
  * List<Worker> workers = new RouterClient(router, http).workers();

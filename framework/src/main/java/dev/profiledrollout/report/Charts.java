@@ -738,8 +738,8 @@ public final class Charts {
         points.forEach(p -> timeByPrecision.merge(p.precision(), p.kernelNs(), Double::sum));
         String precision = timeByPrecision.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow()
                 .getKey();
-        java.util.Optional<dev.profiledrollout.trace.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
-                : dev.profiledrollout.trace.GpuPeaks.defaults().find(device);
+        java.util.Optional<dev.profiledrollout.trace.roofline.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
+                : dev.profiledrollout.trace.roofline.GpuPeaks.defaults().find(device);
         java.util.OptionalDouble peak = gpu.map(g -> g.peakTflops(precision)).orElse(java.util.OptionalDouble.empty());
         XYChart chart = xy(peak.isPresent() ? "Roofline: " + gpu.get().id() + ", " + precision
                         : "Roofline (no peak known for " + (device == null ? "this device" : device) + ")",

@@ -439,7 +439,7 @@ final class HtmlReport {
      *         has timed rows
      */
     static String rooflineTable(ReportData data) {
-        record Row(dev.profiledrollout.trace.OperatorRoofline op, double kernelNs) {
+        record Row(dev.profiledrollout.trace.roofline.OperatorRoofline op, double kernelNs) {
         }
         List<Row> rows = new ArrayList<>();
         String device = null;
@@ -458,8 +458,8 @@ final class HtmlReport {
             return "";
         }
         rows.sort(Comparator.comparingDouble(Row::kernelNs).reversed());
-        java.util.Optional<dev.profiledrollout.trace.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
-                : dev.profiledrollout.trace.GpuPeaks.defaults().find(device);
+        java.util.Optional<dev.profiledrollout.trace.roofline.GpuPeaks.Gpu> gpu = device == null ? java.util.Optional.empty()
+                : dev.profiledrollout.trace.roofline.GpuPeaks.defaults().find(device);
         StringBuilder html = new StringBuilder("<h2>Roofline</h2><p class=\"roofline-device\">")
                 .append(gpu.isPresent() ? "Peaks of " + escape(gpu.get().id()) + " (" + escape(device) + ")"
                         : "No peaks known for " + escape(device == null ? "this device" : device)

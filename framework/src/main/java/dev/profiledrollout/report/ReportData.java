@@ -2,18 +2,18 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.history.stats.Direction;
 import dev.profiledrollout.metrics.TimeSeries;
-import dev.profiledrollout.trace.CategoryStats;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TraceSet;
+import dev.profiledrollout.trace.analysis.CategoryStats;
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.verdict.Verdict;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

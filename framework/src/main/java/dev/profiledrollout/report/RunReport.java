@@ -3,7 +3,6 @@ package dev.profiledrollout.report;
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,6 +18,7 @@ import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.verdict.Verdict;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -28,8 +28,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -401,7 +401,7 @@ public final class RunReport {
                 text.append(String.format(Locale.ROOT, "  busy imbalance (max/mean over %s ranks): %.3f, straggler %s%n",
                         set.getKey().isEmpty() ? "the" : set.getKey() + "'s", ranks.busyImbalance(),
                         ranks.straggler().map(trace::rankLabel).orElse("none")));
-                dev.profiledrollout.trace.StepTimeline timeline = ranks.stepTimeline();
+                dev.profiledrollout.trace.analysis.StepTimeline timeline = ranks.stepTimeline();
                 if (!timeline.steps().isEmpty()) {
                     text.append(String.format(Locale.ROOT, "  step timeline: %d steps matched by %s, largest gap to a"
                                     + " step's straggler %.3f ms%s%n", timeline.matchedSteps(), timeline.matching(),

@@ -4,18 +4,17 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializerProvider;
-import dev.profiledrollout.trace.CategoryStats;
-import dev.profiledrollout.trace.GpuTimelineBreakdown;
-import dev.profiledrollout.trace.IdleGap;
-import dev.profiledrollout.trace.LaunchStats;
-import dev.profiledrollout.trace.OperatorRoofline;
-import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
-import dev.profiledrollout.trace.StreamIdle;
-import dev.profiledrollout.trace.StreamQueue;
-import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceDetails;
-
+import dev.profiledrollout.trace.analysis.CategoryStats;
+import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
+import dev.profiledrollout.trace.analysis.IdleGap;
+import dev.profiledrollout.trace.analysis.LaunchStats;
+import dev.profiledrollout.trace.analysis.OperatorStats;
+import dev.profiledrollout.trace.analysis.StreamIdle;
+import dev.profiledrollout.trace.analysis.StreamQueue;
+import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.trace.roofline.OperatorRoofline;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +43,7 @@ import java.util.OptionalLong;
  *   <li>{@code launches}: the {@link LaunchStats} components plus {@code graphKernelsMissing};</li>
  *   <li>{@code operators}: the first {@value #MAX_OPERATORS} {@code {"name","inputDims","count","cpuNs","gpuEvents","gpuNs"}};</li>
  *   <li>{@code deviceName}: {@code deviceProperties[0].name} or null;</li>
- *   <li>{@code roofline}: the first {@value #MAX_ROOFLINE} {@link dev.profiledrollout.trace.OperatorRoofline}s
+ *   <li>{@code roofline}: the first {@value #MAX_ROOFLINE} {@link dev.profiledrollout.trace.roofline.OperatorRoofline}s
  *       {@code {"name","inputDims","inputTypes","inputStrides","concreteInputs","precision","flops","bytes","calls",
  *       "count","kernelNs","tflops","tbps"}}, the last three {@code {"mean","median","min","max"}} ("NaN" when
  *       undefined); per-call times are not written, so read back they are empty.</li>

@@ -12,9 +12,8 @@ import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TraceSummary;
-
+import dev.profiledrollout.trace.files.RankIdentity;
 import java.io.IOException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package dev.profiledrollout.trace;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import java.util.Comparator;
 import java.util.Objects;
@@ -24,7 +25,8 @@ import org.apiguardian.api.API;
 public record KernelStats(String name, long count, long totalNs, long minNs, long maxNs, long p50Ns, long p99Ns) {
 
     /** {@code totalNs} descending, ties by name: the order of every kernel list in this package. */
-    static final Comparator<KernelStats> BY_TOTAL_DESCENDING =
+    @API(status = INTERNAL, since = "0.9")
+    public static final Comparator<KernelStats> BY_TOTAL_DESCENDING =
             Comparator.comparingLong(KernelStats::totalNs).reversed().thenComparing(KernelStats::name);
 
     public KernelStats {

@@ -1,6 +1,7 @@
 package dev.profiledrollout.trace;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
+import static org.apiguardian.api.API.Status.INTERNAL;
 
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -106,7 +107,8 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
     }
 
     /** A step with no kernels yet, parsed from its annotation name. */
-    static StepStats parse(String name, long startNs, long durationNs) {
+    @API(status = INTERNAL, since = "0.9")
+    public static StepStats parse(String name, long startNs, long durationNs) {
         Stage stage = Stage.UNKNOWN;
         OptionalInt bs = OptionalInt.empty();
         OptionalInt toks = OptionalInt.empty();
@@ -156,12 +158,14 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
         return parseInt(name.substring("ProfilerStep#".length()));
     }
 
-    StepStats withGpu(long gpuDurationNs, long kernels, long kernelNs) {
+    @API(status = INTERNAL, since = "0.9")
+    public StepStats withGpu(long gpuDurationNs, long kernels, long kernelNs) {
         return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs,
                 gpuStartNs, gpuSpanNs, gpuBusyNs);
     }
 
-    StepStats withGpuSpan(long gpuStartNs, long gpuSpanNs, long gpuBusyNs) {
+    @API(status = INTERNAL, since = "0.9")
+    public StepStats withGpuSpan(long gpuStartNs, long gpuSpanNs, long gpuBusyNs) {
         return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs,
                 gpuStartNs, gpuSpanNs, gpuBusyNs);
     }

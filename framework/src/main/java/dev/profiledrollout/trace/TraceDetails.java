@@ -2,6 +2,19 @@ package dev.profiledrollout.trace;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.trace.analysis.CategoryStats;
+import dev.profiledrollout.trace.analysis.GpuTimelineBreakdown;
+import dev.profiledrollout.trace.analysis.IdleGap;
+import dev.profiledrollout.trace.analysis.KernelCategory;
+import dev.profiledrollout.trace.analysis.LaunchStats;
+import dev.profiledrollout.trace.analysis.OperatorStats;
+import dev.profiledrollout.trace.analysis.StreamIdle;
+import dev.profiledrollout.trace.analysis.StreamQueue;
+import dev.profiledrollout.trace.analysis.TemporalBreakdown;
+import dev.profiledrollout.trace.baselines.StageKernels;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.roofline.GpuPeaks;
+import dev.profiledrollout.trace.roofline.OperatorRoofline;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,13 @@ package dev.profiledrollout.trace;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.trace.analysis.KernelCategories;
+import dev.profiledrollout.trace.analysis.StepTimeline;
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.trace.files.TraceFileName;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.reading.SqliteTraceReader;
+import dev.profiledrollout.trace.reading.TraceFormatException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

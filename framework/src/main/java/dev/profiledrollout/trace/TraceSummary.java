@@ -2,6 +2,8 @@ package dev.profiledrollout.trace;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,19 @@
 /**
  * Kernel and GPU-time analysis of PyTorch profiler (Kineto) trace files, as written by SGLang's and vLLM's
- * {@code /start_profile} … {@code /stop_profile}.
+ * {@code /start_profile} … {@code /stop_profile}. This package holds the results the assertions, the reports and the
+ * CLI hand out ({@link dev.profiledrollout.trace.TraceSummary}, {@link dev.profiledrollout.trace.TraceSet},
+ * {@link dev.profiledrollout.trace.TraceDetails}, {@link dev.profiledrollout.trace.KernelStats},
+ * {@link dev.profiledrollout.trace.KernelSelection}, {@link dev.profiledrollout.trace.StepStats}, …); its
+ * sub-packages hold the rest:
+ * <ul>
+ *   <li>{@link dev.profiledrollout.trace.reading}: the Kineto, RPD and nsys readers;</li>
+ *   <li>{@link dev.profiledrollout.trace.files}: trace-file names, rank identity and discovery;</li>
+ *   <li>{@link dev.profiledrollout.trace.analysis}: categories, temporal and GPU-timeline breakdowns, stream idle and
+ *       queue length, idle gaps, launches, operators, steps × ranks;</li>
+ *   <li>{@link dev.profiledrollout.trace.roofline}: the operator roofline and GPU peaks;</li>
+ *   <li>{@link dev.profiledrollout.trace.baselines}: kernel baselines and their comparison;</li>
+ *   <li>{@code internal}: the byte-level parser, not public API.</li>
+ * </ul>
  *
  * <h2>Usage</h2>
  * <pre>{@code
@@ -25,7 +38,7 @@
  *       span = last GPU event end − first GPU event start.</li>
  * </ul>
  * Unlike HTA ({@code docs/TRACES.md} §3.1) nothing is rounded to µs and no profiler step is dropped (except in the
- * HTA-compatible {@link dev.profiledrollout.trace.TemporalBreakdown}); unlike TraceLens
+ * HTA-compatible {@link dev.profiledrollout.trace.analysis.TemporalBreakdown}); unlike TraceLens
  * (§4) GPU events without a CPU launch, such as CUDA-graph replays, are counted.
  *
  * <h2>Units</h2>
@@ -37,22 +50,22 @@
  * Readers stream the file (gzip or plain) and keep no events in memory: the GPU timeline is held in a bounded chunk
  * (about 5 MiB) and sorted runs in temporary files; what grows is one entry per distinct kernel name and the
  * correlation / External id join tables (about 48 bytes per launch and per CPU op). See
- * {@link dev.profiledrollout.trace.KinetoTraceReader}.
+ * {@link dev.profiledrollout.trace.reading.KinetoTraceReader}.
  *
  * <h2>More analyses</h2>
- * {@link dev.profiledrollout.trace.TraceSummary#details()} holds categories ({@link dev.profiledrollout.trace.KernelCategories}),
- * HTA's temporal breakdown in exact and HTA-compatible modes ({@link dev.profiledrollout.trace.TemporalBreakdown}),
+ * {@link dev.profiledrollout.trace.TraceSummary#details()} holds categories ({@link dev.profiledrollout.trace.analysis.KernelCategories}),
+ * HTA's temporal breakdown in exact and HTA-compatible modes ({@link dev.profiledrollout.trace.analysis.TemporalBreakdown}),
  * idle gaps, steps and stages ({@link dev.profiledrollout.trace.StepStats}), launches and CUDA-graph coverage
- * ({@link dev.profiledrollout.trace.LaunchStats}) and operators ({@link dev.profiledrollout.trace.OperatorStats}).
+ * ({@link dev.profiledrollout.trace.analysis.LaunchStats}) and operators ({@link dev.profiledrollout.trace.analysis.OperatorStats}).
  * {@link dev.profiledrollout.trace.TraceSet} adds straggler and per-kernel spread across ranks, and steps × ranks
- * ({@link dev.profiledrollout.trace.StepTimeline}: GPU busy per step and rank, each step's straggler);
- * {@link dev.profiledrollout.trace.TraceBaseline} writes and compares baselines, per engine step kind
- * ({@link dev.profiledrollout.trace.StageKernels}, {@link dev.profiledrollout.trace.StageDelta}); {@link dev.profiledrollout.trace.SqliteTraceReader}
+ * ({@link dev.profiledrollout.trace.analysis.StepTimeline}: GPU busy per step and rank, each step's straggler);
+ * {@link dev.profiledrollout.trace.baselines.TraceBaseline} writes and compares baselines, per engine step kind
+ * ({@link dev.profiledrollout.trace.baselines.StageKernels}, {@link dev.profiledrollout.trace.baselines.StageDelta}); {@link dev.profiledrollout.trace.reading.SqliteTraceReader}
  * reads RPD and nsys exports.
  *
  * <h2>Thread safety</h2>
  * Results ({@link dev.profiledrollout.trace.TraceSummary}, {@link dev.profiledrollout.trace.TraceSet},
  * {@link dev.profiledrollout.trace.KernelStats}, …) are immutable and may be shared between threads.
- * {@link dev.profiledrollout.trace.KinetoTraceReader} is stateless. {@code internal} is not public API.
+ * {@link dev.profiledrollout.trace.reading.KinetoTraceReader} is stateless. {@code internal} is not public API.
  */
 package dev.profiledrollout.trace;

@@ -1,20 +1,19 @@
 package dev.profiledrollout.assertions;
 
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.profiledrollout.trace.KernelStats;
+import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.TraceBaseline;
 import dev.profiledrollout.verdict.Verdict;
 import dev.profiledrollout.verdict.Verdicts;
-import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.TraceBaseline;
-import dev.profiledrollout.trace.TraceSummary;
-import org.junit.jupiter.api.Test;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** Kernel-time tolerances against a baseline at their boundaries, on hand-built window totals. */
 class BaselineToleranceTest {

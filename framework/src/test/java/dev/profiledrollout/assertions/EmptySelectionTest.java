@@ -4,13 +4,13 @@ import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertTha
 import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.profiledrollout.verdict.Verdict;
-import dev.profiledrollout.verdict.Verdicts;
 import dev.profiledrollout.trace.KernelMatchers;
-import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,17 +1,16 @@
 package dev.profiledrollout.assertions;
 
-import dev.profiledrollout.trace.OperatorRoofline;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceSet;
-import org.junit.jupiter.api.Test;
-
+import dev.profiledrollout.trace.roofline.OperatorRoofline;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.ToDoubleBiFunction;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * The per-call figures of {@code operators("aten::mm")} on HTA's sampled_rank-0 (fp32 GEMMs with recorded shapes):

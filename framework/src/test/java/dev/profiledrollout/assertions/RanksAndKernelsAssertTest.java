@@ -1,25 +1,24 @@
 package dev.profiledrollout.assertions;
 
-import dev.profiledrollout.verdict.Verdict;
-import dev.profiledrollout.verdict.Verdicts;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.KinetoTraceReader;
-import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
-import org.junit.jupiter.api.Test;
-
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * Rank comparisons and kernel selections on small hand-built rank sets whose arithmetic is known, and the per-file

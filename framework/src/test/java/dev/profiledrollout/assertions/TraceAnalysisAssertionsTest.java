@@ -1,29 +1,28 @@
 package dev.profiledrollout.assertions;
 
-import dev.profiledrollout.verdict.Verdict;
-import dev.profiledrollout.verdict.Verdicts;
-import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.KernelCategory;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
+import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.KinetoTraceReader;
 import dev.profiledrollout.trace.StepStats;
-import dev.profiledrollout.trace.TraceBaseline;
 import dev.profiledrollout.trace.TestTraces;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
-import org.assertj.core.api.Assertions;
-import org.assertj.core.groups.Tuple;
-import org.junit.jupiter.api.Test;
-
+import dev.profiledrollout.trace.analysis.KernelCategory;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.TraceBaseline;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.verdict.Verdict;
+import dev.profiledrollout.verdict.Verdicts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.assertThat;
-import static dev.profiledrollout.assertions.ProfiledRolloutAssertions.matching;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.assertj.core.api.Assertions;
+import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Test;
 
 class TraceAnalysisAssertionsTest {
 

@@ -1,6 +1,5 @@
 package dev.profiledrollout.report;
 
-import dev.profiledrollout.verdict.Verdict;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
@@ -9,9 +8,10 @@ import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.RankIdentity;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.verdict.Verdict;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -83,7 +83,7 @@ class RunReportConsoleTest {
         String console = bytes.toString(StandardCharsets.UTF_8);
         assertThat(console).contains("  step timeline: 2 steps matched by profilerStepNumber, largest gap to a step's"
                 + " straggler 36.820 ms (ProfilerStep#552, rank 1)");
-        dev.profiledrollout.trace.OperatorRoofline top = trace.traces().stream()
+        dev.profiledrollout.trace.roofline.OperatorRoofline top = trace.traces().stream()
                 .flatMap(t -> t.details().roofline().stream()).filter(r -> r.count() > 0)
                 .max(java.util.Comparator.comparingDouble(r -> r.kernelNs().mean() * r.count())).orElseThrow();
         assertThat(console).contains(String.format(java.util.Locale.ROOT, "  roofline: %s ", top.name()))

@@ -2,6 +2,7 @@ package dev.profiledrollout.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -2,6 +2,7 @@ package dev.profiledrollout.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.profiledrollout.trace.files.TraceFileName;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

@@ -1,10 +1,14 @@
 package dev.profiledrollout.trace;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.profiledrollout.simulator.EngineSimulator;
 import dev.profiledrollout.simulator.SimulatorConfig;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import dev.profiledrollout.trace.analysis.KernelCategory;
+import dev.profiledrollout.trace.analysis.LaunchStats;
+import dev.profiledrollout.trace.analysis.OperatorStats;
+import dev.profiledrollout.trace.roofline.GpuPeaks;
+import dev.profiledrollout.trace.roofline.OperatorRoofline;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,8 +19,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Steps, launches, operators and categories on traces written by the engine simulator (SGLang step spans). */
 class SimulatedTraceAnalysisTest {

@@ -2,7 +2,6 @@ package dev.profiledrollout.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -40,7 +39,7 @@ public final class TestTraces {
     }
 
     /** Every JSON trace under the root (not {@code expected/}), sorted. */
-    static List<Path> jsonTraces() {
+    public static List<Path> jsonTraces() {
         try (Stream<Path> files = Files.walk(root())) {
             return files.filter(p -> p.getFileName().toString().endsWith(".json.gz")).sorted().toList();
         } catch (IOException e) {
@@ -53,7 +52,7 @@ public final class TestTraces {
     }
 
     /** The expected summary whose {@code "file"} is this trace's file name. */
-    static JsonNode expectedFor(Path trace) {
+    public static JsonNode expectedFor(Path trace) {
         Map<String, JsonNode> byFile = new HashMap<>();
         ObjectMapper mapper = new ObjectMapper();
         try (Stream<Path> files = Files.list(root().resolve("expected"))) {

@@ -1,8 +1,14 @@
 package dev.profiledrollout.trace;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import dev.profiledrollout.trace.analysis.IdleGap;
+import dev.profiledrollout.trace.analysis.KernelCategories;
+import dev.profiledrollout.trace.analysis.LaunchStats;
+import dev.profiledrollout.trace.analysis.OperatorStats;
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -10,9 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Analyses on small hand-written traces whose answers are known exactly. */
 class TraceAnalysesCraftedTest {

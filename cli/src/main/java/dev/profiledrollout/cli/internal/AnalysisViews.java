@@ -2,21 +2,20 @@ package dev.profiledrollout.cli.internal;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.CategoryStats;
-import dev.profiledrollout.trace.GpuPeaks;
-import dev.profiledrollout.trace.KernelCategories;
-import dev.profiledrollout.trace.KernelDelta;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.OperatorRoofline;
-import dev.profiledrollout.trace.OperatorStats;
 import dev.profiledrollout.trace.StepStats;
-import dev.profiledrollout.trace.StreamIdle;
-import dev.profiledrollout.trace.KinetoTraceReader;
-import dev.profiledrollout.trace.StreamQueue;
 import dev.profiledrollout.trace.TraceSet;
 import dev.profiledrollout.trace.TraceSummary;
-
+import dev.profiledrollout.trace.analysis.CategoryStats;
+import dev.profiledrollout.trace.analysis.KernelCategories;
+import dev.profiledrollout.trace.analysis.OperatorStats;
+import dev.profiledrollout.trace.analysis.StreamIdle;
+import dev.profiledrollout.trace.analysis.StreamQueue;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.KernelDelta;
+import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.roofline.GpuPeaks;
+import dev.profiledrollout.trace.roofline.OperatorRoofline;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -4,9 +4,8 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.trace.DeviceStats;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.TemporalBreakdown;
 import dev.profiledrollout.trace.TraceSummary;
-
+import dev.profiledrollout.trace.analysis.TemporalBreakdown;
 import java.io.PrintWriter;
 import java.util.Locale;
 import org.apiguardian.api.API;

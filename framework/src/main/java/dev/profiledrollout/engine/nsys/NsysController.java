@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.trace.KernelStats;
-import dev.profiledrollout.trace.SqliteTraceReader;
+import dev.profiledrollout.trace.reading.SqliteTraceReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

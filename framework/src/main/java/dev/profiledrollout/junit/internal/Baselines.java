@@ -12,8 +12,8 @@ import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.history.RunConfiguration;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.report.ResultsModule;
-import dev.profiledrollout.trace.BaselineDiff;
-import dev.profiledrollout.trace.TraceBaseline;
+import dev.profiledrollout.trace.baselines.BaselineDiff;
+import dev.profiledrollout.trace.baselines.TraceBaseline;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -43,7 +43,7 @@ import java.util.Optional;
  * model, GPU or parallelism) is refused, naming each differing field, instead of compared: kernels of an H100 against
  * an A100 baseline, or of TP = 2 against TP = 1, differ for reasons no regression explains. Another load shape is
  * named on the console but compared: the comparison per step kind judges only the step kinds both captured with a
- * like batch ({@link dev.profiledrollout.trace.StageDelta#comparable()}) and reports the others as incomparable.
+ * like batch ({@link dev.profiledrollout.trace.baselines.StageDelta#comparable()}) and reports the others as incomparable.
  * Files without {@code configuration} (recorded before it was kept, or written by {@code analyze --write-baseline})
  * are compared as before.
  */

@@ -1,8 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.engine.ServerInfo;
-import dev.profiledrollout.trace.RankIdentity;
-import dev.profiledrollout.trace.TraceFileName;
+import dev.profiledrollout.trace.files.RankIdentity;
+import dev.profiledrollout.trace.files.TraceFileName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

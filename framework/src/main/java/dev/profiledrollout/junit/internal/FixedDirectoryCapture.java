@@ -54,11 +54,11 @@ final class FixedDirectoryCapture extends FanOutCapture {
             if (known) {
                 watcher.failMissingAfter(settings.traceMissingGrace(), ExpectedRanks.count(expected), "");
             }
-            List<Path> graphCapture = dev.profiledrollout.trace.TraceFiles.graphCaptureTraces(traces.localPath());
+            List<Path> graphCapture = dev.profiledrollout.trace.files.TraceFiles.graphCaptureTraces(traces.localPath());
             if (!graphCapture.isEmpty()) {
                 System.getLogger(FixedDirectoryCapture.class.getName()).log(System.Logger.Level.INFO, graphCapture.size()
                         + " trace(s) of vLLM's capture_torch_profiler in " + traces.localPath().resolve(
-                        dev.profiledrollout.trace.TraceFiles.GRAPH_CAPTURE_DIRECTORY) + " record CUDA-graph capture at"
+                        dev.profiledrollout.trace.files.TraceFiles.GRAPH_CAPTURE_DIRECTORY) + " record CUDA-graph capture at"
                         + " start-up, not this window: they are not read and not counted as ranks");
             }
             return traces.collect(await(traces, watcher), before);

@@ -3,7 +3,7 @@ package dev.profiledrollout.junit.internal;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.report.AllureSteps;
-import dev.profiledrollout.trace.TraceFileName;
+import dev.profiledrollout.trace.files.TraceFileName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_MISSING_GRACE;
 import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_TIMEOUT;
 
 import dev.profiledrollout.ProfiledRolloutException;
-import dev.profiledrollout.trace.TraceFiles;
+import dev.profiledrollout.trace.files.TraceFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import static dev.profiledrollout.ProfiledRolloutKeys.TRACE_DIR_SERVER;
 
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.backend.BackendSupport;
-import dev.profiledrollout.trace.TraceFiles;
+import dev.profiledrollout.trace.files.TraceFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

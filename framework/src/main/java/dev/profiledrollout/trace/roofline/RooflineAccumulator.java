@@ -1,0 +1,265 @@
+package dev.profiledrollout.trace.roofline;
+
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import dev.profiledrollout.trace.internal.IdJoin;
+import dev.profiledrollout.trace.internal.RawEvent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apiguardian.api.API;
+
+/**
+ * The roofline half of the Kineto reader's accumulator ({@code trace.reading.KinetoAccumulator}): groups calls of {@link RooflineModel#covers covered} ops by name
+ * and recorded arguments, and, while the reader's timeline sweep ({@code trace.reading.TimelineSweep}) replays the GPU events in start order, adds each event to
+ * the busy time of every covered call around its launch.
+ *
+ * <p>Attribution follows TraceLens' call tree (AMD-AGI/TraceLens {@code TraceLens/Trace2Tree/trace_to_tree.py}:
+ * {@code build_host_call_stack_tree}, {@code add_gpu_ops_to_tree}; {@code TraceLens/TreePerf/tree_perf.py}
+ * {@code compute_perf_metrics}): a GPU event belongs to the runtime call with its {@code correlation}, and that
+ * call to each {@code cpu_op} on the same thread whose {@code [ts, ts + dur)} contains the runtime call's
+ * {@code ts}; an op's kernel time is the busy time of the GPU events of its subtree. {@code aten::linear} and
+ * {@code aten::matmul} calls around another covered call are left out, so their kernels are not counted twice.
+ *
+ * <p>Memory: per distinct argument set one small object; per covered call six longs; per runtime call with a
+ * correlation one map entry (about 48 bytes).
+ */
+@API(status = INTERNAL, since = "0.9")
+public final class RooflineAccumulator {
+
+    private static final class Group {
+        final String name;
+        final String dims;
+        final String types;
+        final String strides;
+        final String concrete;
+        long calls;
+
+        Group(String name, String dims, String types, String strides, String concrete) {
+            this.name = name;
+            this.dims = dims;
+            this.types = types;
+            this.strides = strides;
+            this.concrete = concrete;
+        }
+    }
+
+    /**
+     * A group's identity; the scanner hands out one String per recent distinct shape, so equals is mostly ==.
+     * equals and hashCode are written out: a record's generated ones bootstrap through {@code ObjectMethods} method
+     * handles, which on this per-op path cost JIT work (C2 compiled the method-handle forms) for the same answer.
+     */
+    private record GroupKey(String name, String dims, String types, String strides, String concrete) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof GroupKey k && same(name, k.name) && same(dims, k.dims) && same(types, k.types)
+                    && same(strides, k.strides) && same(concrete, k.concrete);
+        }
+
+        @Override
+        public int hashCode() {
+            return (((name.hashCode() * 31 + dims.hashCode()) * 31 + types.hashCode()) * 31 + strides.hashCode()) * 31
+                    + concrete.hashCode();
+        }
+
+        private static boolean same(String a, String b) {
+            return a == b || a.equals(b);
+        }
+    }
+
+    private final Map<GroupKey, Integer> groupIndex = new HashMap<>();
+    private final List<Group> groups = new ArrayList<>();
+    private final IdJoin launches = new IdJoin(); // correlation → (tid, ts)
+    private int calls;
+    private int[] callGroup = new int[64];
+    private long[] callTid = new long[64];
+    private long[] callStart = new long[64];
+    private long[] callEnd = new long[64];
+    private long[] callBusy;
+    private long[] callLastEnd;
+    private boolean[] callExcluded;
+    // calls sorted by (tid, start, longer first), with the running max of ends within each tid
+    private int[] sorted;
+    private long[] sortedMaxEnd;
+
+    /** A {@code cpu_op} event. */
+    @API(status = INTERNAL, since = "0.9")
+    public void cpuOp(String name, RawEvent e) {
+        if (e.inputDims == null || e.tid == RawEvent.NONE || !dev.profiledrollout.trace.internal.RooflineOps.covers(name)) {
+            return;
+        }
+        String types = e.inputTypes == null ? "" : e.inputTypes;
+        String strides = e.inputStrides == null ? "" : e.inputStrides;
+        String concrete = e.concreteInputs == null ? "" : e.concreteInputs;
+        GroupKey key = new GroupKey(name, e.inputDims, types, strides, concrete);
+        Integer g = groupIndex.get(key);
+        if (g == null) {
+            g = groups.size();
+            groupIndex.put(key, g);
+            groups.add(new Group(name, e.inputDims, types, strides, concrete));
+        }
+        if (calls == callGroup.length) {
+            int n = calls * 2;
+            callGroup = Arrays.copyOf(callGroup, n);
+            callTid = Arrays.copyOf(callTid, n);
+            callStart = Arrays.copyOf(callStart, n);
+            callEnd = Arrays.copyOf(callEnd, n);
+        }
+        callGroup[calls] = g;
+        callTid[calls] = e.tid;
+        callStart[calls] = e.tsNs;
+        callEnd[calls] = e.tsNs + Math.max(0, e.durNs);
+        calls++;
+    }
+
+    /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
+    @API(status = INTERNAL, since = "0.9")
+    public void runtime(RawEvent e) {
+        if (e.tid != RawEvent.NONE) {
+            launches.putIfAbsent(e.correlation, e.tid, e.tsNs);
+        }
+    }
+
+    private void prepare() {
+        callBusy = new long[calls];
+        callLastEnd = new long[calls];
+        Arrays.fill(callLastEnd, Long.MIN_VALUE);
+        callExcluded = new boolean[calls];
+        Integer[] order = new Integer[calls];
+        for (int i = 0; i < calls; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> callTid[a] != callTid[b] ? Long.compare(callTid[a], callTid[b])
+                : callStart[a] != callStart[b] ? Long.compare(callStart[a], callStart[b])
+                : Long.compare(callEnd[b], callEnd[a]));
+        sorted = new int[calls];
+        sortedMaxEnd = new long[calls];
+        for (int i = 0; i < calls; i++) {
+            int c = order[i];
+            sorted[i] = c;
+            boolean sameTid = i > 0 && callTid[sorted[i - 1]] == callTid[c];
+            sortedMaxEnd[i] = sameTid ? Math.max(sortedMaxEnd[i - 1], callEnd[c]) : callEnd[c];
+            if (sameTid) {
+                int prev = sorted[i - 1];
+                String outer = groups.get(callGroup[prev]).name;
+                if (callStart[c] < callEnd[prev] && (outer.equals("aten::linear") || outer.equals("aten::matmul"))) {
+                    callExcluded[prev] = true;
+                }
+            }
+        }
+    }
+
+    /** Readies {@link #gpuEvent}'s lookups before the sweep, so its per-event code has no first-event branch. */
+    @API(status = INTERNAL, since = "0.9")
+    public void beforeSweep() {
+        launches.seal();
+        if (sorted == null) {
+            prepare();
+        }
+    }
+
+    /** A GPU event, in start order: adds the part not yet covered to the busy time of each call around its launch. */
+    @API(status = INTERNAL, since = "0.9")
+    public void gpuEvent(long correlation, long start, long end) {
+        if (calls == 0 || correlation == RawEvent.NONE) {
+            return;
+        }
+        int slot = launches.find(correlation);
+        if (slot < 0) {
+            return;
+        }
+        if (sorted == null) {
+            prepare();
+        }
+        long tid = launches.a(slot);
+        long at = launches.b(slot);
+        // last call on this thread starting at or before the launch
+        int lo = 0;
+        int hi = calls - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = sorted[mid];
+            int cmp = callTid[c] != tid ? Long.compare(callTid[c], tid) : Long.compare(callStart[c], at);
+            if (cmp <= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        for (int i = found; i >= 0 && callTid[sorted[i]] == tid && sortedMaxEnd[i] > at; i--) {
+            int c = sorted[i];
+            if (callEnd[c] > at) {
+                long last = callLastEnd[c];
+                long from = Math.max(start, last);
+                if (end > from) {
+                    callBusy[c] += end - from;
+                }
+                callLastEnd[c] = Math.max(last, end);
+            }
+        }
+    }
+
+    /** The groups with their work and per-call figures, most kernel time first. */
+    @API(status = INTERNAL, since = "0.9")
+    public List<OperatorRoofline> results() {
+        if (sorted == null) {
+            prepare();
+        }
+        groups.forEach(group -> group.calls = 0);
+        for (int c = 0; c < calls; c++) {
+            if (!callExcluded[c]) {
+                groups.get(callGroup[c]).calls++;
+            }
+        }
+        int[] timed = new int[groups.size()];
+        for (int c = 0; c < calls; c++) {
+            if (callBusy[c] > 0 && !callExcluded[c]) {
+                timed[callGroup[c]]++;
+            }
+        }
+        double[][] times = new double[groups.size()][];
+        for (int g = 0; g < times.length; g++) {
+            times[g] = new double[timed[g]];
+        }
+        int[] fill = new int[groups.size()];
+        for (int c = 0; c < calls; c++) {
+            if (callBusy[c] > 0 && !callExcluded[c]) {
+                times[callGroup[c]][fill[callGroup[c]]++] = callBusy[c];
+            }
+        }
+        List<OperatorRoofline> out = new ArrayList<>();
+        for (int g = 0; g < groups.size(); g++) {
+            Group group = groups.get(g);
+            if (group.calls == 0) {
+                continue;
+            }
+            RooflineModel.Work work = RooflineModel.work(group.name, group.dims, group.types, group.concrete);
+            if (work == null) {
+                continue;
+            }
+            double[] ns = times[g];
+            Arrays.sort(ns);
+            List<Long> perCall = new ArrayList<>(ns.length);
+            for (double v : ns) {
+                perCall.add((long) v);
+            }
+            double[] tflops = new double[ns.length];
+            double[] tbps = new double[ns.length];
+            for (int i = 0; i < ns.length; i++) {
+                tflops[i] = work.flops() / ns[i] / 1e3; // FLOP/ns = 10⁹ FLOP/s
+                tbps[i] = work.bytes() / ns[i] / 1e3;
+            }
+            out.add(new OperatorRoofline(group.name, group.dims, group.types, group.strides, group.concrete,
+                    work.precision(), work.flops(), work.bytes(), group.calls, ns.length,
+                    OperatorRoofline.Distribution.of(ns), OperatorRoofline.Distribution.of(tflops),
+                    Double.isNaN(work.bytes()) ? OperatorRoofline.Distribution.NONE
+                            : OperatorRoofline.Distribution.of(tbps), perCall));
+        }
+        out.sort(OperatorRoofline.BY_KERNEL_TIME);
+        return out;
+    }
+}
