@@ -28,6 +28,6 @@ public enum Backend {
      * nsys ({@code -c cudaProfilerApi}) or with a torch trace ({@code TLLM_TORCH_PROFILE_TRACE}). A test states the
      * range with {@code profiledrollout.trtllm.profile.start.stop}; {@code docs/PROTOCOLS.md} §6.
      */
-    @API(status = EXPERIMENTAL, since = "0.9")
+    @API(status = EXPERIMENTAL, since = "0.2")
     TRTLLM
 }

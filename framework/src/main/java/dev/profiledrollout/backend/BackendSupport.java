@@ -41,7 +41,7 @@ import org.apiguardian.api.API;
  * </ul>
  * Wire contracts with their upstream sources are in {@code docs/PROTOCOLS.md}.
  */
-@API(status = INTERNAL, since = "0.9")
+@API(status = INTERNAL, since = "0.2")
 public abstract class BackendSupport {
 
     private static final List<BackendSupport> ALL = List.of(new SglangSupport(), new VllmSupport(),

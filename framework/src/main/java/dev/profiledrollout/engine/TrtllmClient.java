@@ -33,7 +33,7 @@ import org.apiguardian.api.API;
  * An optional bearer key on every request (for a gateway in front; {@code trtllm-serve} itself takes none), never
  * logged; thread-safe; {@link #close()} releases the pool.
  */
-@API(status = EXPERIMENTAL, since = "0.9")
+@API(status = EXPERIMENTAL, since = "0.2")
 public final class TrtllmClient implements EngineClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -25,7 +25,7 @@ import org.apiguardian.api.API;
 public record KernelStats(String name, long count, long totalNs, long minNs, long maxNs, long p50Ns, long p99Ns) {
 
     /** {@code totalNs} descending, ties by name: the order of every kernel list in this package. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static final Comparator<KernelStats> BY_TOTAL_DESCENDING =
             Comparator.comparingLong(KernelStats::totalNs).reversed().thenComparing(KernelStats::name);
 

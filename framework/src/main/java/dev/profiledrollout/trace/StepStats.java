@@ -107,7 +107,7 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
     }
 
     /** A step with no kernels yet, parsed from its annotation name. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static StepStats parse(String name, long startNs, long durationNs) {
         Stage stage = Stage.UNKNOWN;
         OptionalInt bs = OptionalInt.empty();
@@ -158,13 +158,13 @@ public record StepStats(String name, Stage stage, OptionalInt batchSize, Optiona
         return parseInt(name.substring("ProfilerStep#".length()));
     }
 
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public StepStats withGpu(long gpuDurationNs, long kernels, long kernelNs) {
         return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs,
                 gpuStartNs, gpuSpanNs, gpuBusyNs);
     }
 
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public StepStats withGpuSpan(long gpuStartNs, long gpuSpanNs, long gpuBusyNs) {
         return new StepStats(name, stage, batchSize, tokens, startNs, durationNs, gpuDurationNs, kernels, kernelNs,
                 gpuStartNs, gpuSpanNs, gpuBusyNs);

@@ -17,7 +17,7 @@
  *
  * <h2>Usage</h2>
  * <pre>{@code
- * TraceSummary tp0 = KinetoTraceReader.read(Path.of("1773999986.4851577-TP-0.trace.json.gz"));
+ * TraceSummary tp0 = dev.profiledrollout.trace.reading.KinetoTraceReader.read(Path.of("1773999986.4851577-TP-0.trace.json.gz"));
  * KernelStats top = tp0.kernels().get(0);                       // largest total kernel time
  * double attention = tp0.kernels(KernelMatchers.glob("*attention*")).share();
  * double gpuBusy = tp0.devices().get(0).busyFraction();         // 1 − idle share of the GPU's span

@@ -21,7 +21,7 @@ import org.apiguardian.api.API;
  * its short id with its name in the legend, so that old and new runs form one series. Plain JDBC, the same on SQLite
  * and PostgreSQL; Flyway runs it in one transaction.
  */
-@API(status = INTERNAL, since = "0.9")
+@API(status = INTERNAL, since = "0.2")
 @SuppressWarnings("checkstyle:TypeName") // Flyway reads the version from the class name
 public final class V2__Kernel_metric_ids extends BaseJavaMigration {
 

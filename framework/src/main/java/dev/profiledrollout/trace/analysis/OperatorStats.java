@@ -28,7 +28,7 @@ import org.apiguardian.api.API;
 public record OperatorStats(String name, String inputDims, long count, long cpuNs, long gpuEvents, long gpuNs) {
 
     /** GPU time descending, then CPU time descending, then name. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static final Comparator<OperatorStats> BY_GPU_THEN_CPU = Comparator.comparingLong(OperatorStats::gpuNs).reversed()
             .thenComparing(Comparator.comparingLong(OperatorStats::cpuNs).reversed())
             .thenComparing(OperatorStats::name).thenComparing(OperatorStats::inputDims);

@@ -57,7 +57,7 @@ public record StreamQueue(String deviceId, long stream, long points, double mean
     }
 
     /** Whether {@code name} is one of HTA's launch calls listed above. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static boolean isHtaLaunch(String name) {
         return switch (name) {
             case "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",

@@ -97,7 +97,7 @@ public record StageKernels(StepStats.Stage stage, long steps, OptionalLong token
                 toStats(kernels));
     }
 
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static List<KernelStats> toStats(Map<String, long[]> merged) {
         List<KernelStats> list = new ArrayList<>();
         merged.forEach((name, m) -> list.add(new KernelStats(name, m[0], m[1], -1, -1)));

@@ -145,7 +145,7 @@ public final class KinetoTraceReader {
      * {@link #read(Path, KernelCategories)}; {@code pipe = false} inflates gzip on the calling thread instead of a
      * second one, for callers that already keep every core busy with a reader each ({@link TraceSet#read}).
      */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static TraceSummary read(Path file, KernelCategories categories, boolean fast, boolean pipe) throws IOException {
         KinetoAccumulator acc = readWith(file, () -> new KinetoAccumulator(categories), false, fast, pipe);
         try {
@@ -194,7 +194,7 @@ public final class KinetoTraceReader {
     }
 
     /** {@link #readRanks(Path, KernelCategories)}; {@code pipe} as in {@link #read(Path, KernelCategories, boolean, boolean)}. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public static List<TraceSummary> readRanks(Path file, KernelCategories categories, boolean pipe) throws IOException {
         RankSplitter splitter = readWith(file, () -> new RankSplitter(categories), true, true, pipe);
         try {

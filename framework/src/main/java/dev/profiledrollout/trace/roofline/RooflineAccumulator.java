@@ -26,7 +26,7 @@ import org.apiguardian.api.API;
  * <p>Memory: per distinct argument set one small object; per covered call six longs; per runtime call with a
  * correlation one map entry (about 48 bytes).
  */
-@API(status = INTERNAL, since = "0.9")
+@API(status = INTERNAL, since = "0.2")
 public final class RooflineAccumulator {
 
     private static final class Group {
@@ -85,7 +85,7 @@ public final class RooflineAccumulator {
     private long[] sortedMaxEnd;
 
     /** A {@code cpu_op} event. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public void cpuOp(String name, RawEvent e) {
         if (e.inputDims == null || e.tid == RawEvent.NONE || !dev.profiledrollout.trace.internal.RooflineOps.covers(name)) {
             return;
@@ -115,7 +115,7 @@ public final class RooflineAccumulator {
     }
 
     /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public void runtime(RawEvent e) {
         if (e.tid != RawEvent.NONE) {
             launches.putIfAbsent(e.correlation, e.tid, e.tsNs);
@@ -152,7 +152,7 @@ public final class RooflineAccumulator {
     }
 
     /** Readies {@link #gpuEvent}'s lookups before the sweep, so its per-event code has no first-event branch. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public void beforeSweep() {
         launches.seal();
         if (sorted == null) {
@@ -161,7 +161,7 @@ public final class RooflineAccumulator {
     }
 
     /** A GPU event, in start order: adds the part not yet covered to the busy time of each call around its launch. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public void gpuEvent(long correlation, long start, long end) {
         if (calls == 0 || correlation == RawEvent.NONE) {
             return;
@@ -204,7 +204,7 @@ public final class RooflineAccumulator {
     }
 
     /** The groups with their work and per-call figures, most kernel time first. */
-    @API(status = INTERNAL, since = "0.9")
+    @API(status = INTERNAL, since = "0.2")
     public List<OperatorRoofline> results() {
         if (sorted == null) {
             prepare();
