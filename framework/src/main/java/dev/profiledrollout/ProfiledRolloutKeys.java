@@ -268,8 +268,9 @@ public final class ProfiledRolloutKeys {
 
     /**
      * The threshold's boundary on each metric's regression side: a fraction of the baseline for {@code relative}
-     * (e.g. {@code 0.10}), else a cumulative probability in {@code [0.5, 1)}. Default {@code 0.9999} ({@code 0.10} for
-     * {@code relative}).
+     * (e.g. {@code 0.10}), else a cumulative probability in {@code [0.5, 1]} (1: the model off, the relative floor alone);
+     * when set it applies to every metric. Unset: the relative floor alone on the client's metrics, 0.999 on the trace's
+     * ({@code HistoryThreshold.DEFAULT}), 0.9999 when a model is named ({@code 0.10} for {@code relative}).
      */
     public static final String HISTORY_BOUNDARY = "profiledrollout.history.boundary";
 
@@ -435,8 +436,10 @@ public final class ProfiledRolloutKeys {
             key(HISTORY_WINDOW, "20", Scope.EXTENSION, "earlier runs a regression check compares with"),
             key(HISTORY_THRESHOLD, "t-test", Scope.EXTENSION,
                     "regression threshold model: relative, z-score, t-test, mann-whitney or welch"),
-            key(HISTORY_BOUNDARY, "0.9999", Scope.EXTENSION,
-                    "threshold boundary: a fraction for relative, else a cumulative probability"),
+            key(HISTORY_BOUNDARY, null, Scope.EXTENSION,
+                    "threshold boundary for every metric: a fraction for relative, else a cumulative probability"
+                    + " (1: the relative floor alone); unset: the floor alone on client metrics, 0.999 on trace"
+                    + " metrics, 0.9999 with a named model"),
             key(HISTORY_RELATIVE_LIMIT, "0.5", Scope.EXTENSION,
                     "relative floor: REGRESSION beyond this fraction over the median of the last 3 runs"),
             key(REPORT_ATTACH_TRACES, "false", Scope.EXTENSION, "attach the trace files to Allure"),
