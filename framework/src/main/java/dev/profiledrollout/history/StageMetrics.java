@@ -2,13 +2,10 @@ package dev.profiledrollout.history;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.history.stats.Direction;
 import dev.profiledrollout.history.stats.Measure;
+import dev.profiledrollout.report.StageReport;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
@@ -29,7 +26,6 @@ import org.apiguardian.api.API;
 @API(status = INTERNAL, since = "0.2")
 public final class StageMetrics {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern STAGE = Pattern.compile(
             "stage\\.(c\\d+|r\\d+(?:_\\d+)?)\\.(throughput\\.requests|goodput\\.requests|ttft\\.p99|tpot\\.p99|lag\\.p99)");
 
@@ -38,48 +34,43 @@ public final class StageMetrics {
 
     /** @return {@code metrics} with the directory's staged-load metrics added; unchanged without {@code stages.json} */
     static SortedMap<String, Double> with(SortedMap<String, Double> metrics, Path directory) {
-        Path file = directory.resolve("stages.json");
-        if (!Files.isRegularFile(file)) {
-            return metrics;
+        Optional<StageReport.StagesFile> read = StageReport.read(directory);
+        if (read.isEmpty()) {
+            return metrics; // none, or a damaged stages.json: it loses only the stage metrics
         }
-        JsonNode root;
-        try {
-            root = JSON.readTree(file.toFile());
-        } catch (IOException e) {
-            return metrics; // a damaged stages.json loses only the stage metrics
-        }
+        StageReport.StagesFile root = read.get();
         SortedMap<String, Double> all = new TreeMap<>(metrics);
-        JsonNode c = root.path("capacity");
-        if (c.path("lower").isNumber()) {
-            put(all, "capacity.request_rate", c.path("requestRate"));
-            if ("CONCURRENCY".equals(c.path("mode").asText())) {
-                put(all, "capacity.concurrency", c.path("lower"));
+        StageReport.CapacityBlock c = root.capacity();
+        if (c != null && c.lower() != null) {
+            put(all, "capacity.request_rate", c.requestRate());
+            if ("CONCURRENCY".equals(c.mode())) {
+                put(all, "capacity.concurrency", c.lower());
             }
         }
-        for (JsonNode s : root.path("stages")) {
+        for (StageReport.Row s : root.stages()) {
             String key = key(s);
-            put(all, "stage." + key + ".throughput.requests", s.path("throughput"));
-            put(all, "stage." + key + ".goodput.requests", s.path("goodput"));
-            put(all, "stage." + key + ".ttft.p99", s.path("ttftP99Ms"));
-            put(all, "stage." + key + ".tpot.p99", s.path("tpotP99Ms"));
-            put(all, "stage." + key + ".lag.p99", s.path("lagP99Ms"));
+            put(all, "stage." + key + ".throughput.requests", s.throughput());
+            put(all, "stage." + key + ".goodput.requests", s.goodput());
+            put(all, "stage." + key + ".ttft.p99", s.ttftP99Ms());
+            put(all, "stage." + key + ".tpot.p99", s.tpotP99Ms());
+            put(all, "stage." + key + ".lag.p99", s.lagP99Ms());
         }
         return all;
     }
 
     /** @return a stage's metric key: {@code c16} or {@code r40} / {@code r12_5} */
-    static String key(JsonNode stage) {
-        double level = stage.path("level").asDouble();
-        if (stage.path("closedLoop").asBoolean()) {
+    static String key(StageReport.Row stage) {
+        double level = stage.level();
+        if (stage.closedLoop()) {
             return "c" + Math.round(level);
         }
         String rate = String.format(Locale.ROOT, "%.3f", level).replaceAll("0+$", "").replaceAll("\\.$", "");
         return "r" + rate.replace('.', '_');
     }
 
-    private static void put(SortedMap<String, Double> metrics, String name, JsonNode value) {
-        if (value.isNumber() && Double.isFinite(value.asDouble())) {
-            metrics.putIfAbsent(name, value.asDouble());
+    private static void put(SortedMap<String, Double> metrics, String name, Double value) {
+        if (value != null && Double.isFinite(value)) {
+            metrics.putIfAbsent(name, value);
         }
     }
 

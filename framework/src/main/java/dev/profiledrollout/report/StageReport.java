@@ -2,7 +2,6 @@ package dev.profiledrollout.report;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,9 +18,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apiguardian.api.API;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -83,16 +84,16 @@ public final class StageReport {
     public static void write(Path directory, SweepResult sweep, Capacity capacity,
             List<RunHeader.StageWindow> windows, List<RunHeader.StagePlacement> placement) {
         ObjectNode root = toJson(sweep, capacity);
-        ArrayNode rows = (ArrayNode) root.path("stages");
+        ArrayNode rows = root.withArrayProperty("stages");
         for (int i = 0; i < Math.min(windows.size(), rows.size()); i++) {
             ((ObjectNode) rows.get(i)).set("window", ResultsModule.MAPPER.valueToTree(windows.get(i)));
         }
         if (!placement.isEmpty()) {
             root.put("stepsBeforeSweep", placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max()
                     .orElse(0));
-            for (JsonNode row : rows) {
-                String label = row.path("label").asText();
-                ((ObjectNode) row).put("capturedSteps", placement.stream().mapToInt(p -> p.stages().stream()
+            for (int i = 0; i < rows.size(); i++) {
+                String label = sweep.stages().get(i).label();
+                ((ObjectNode) rows.get(i)).put("capturedSteps", placement.stream().mapToInt(p -> p.stages().stream()
                         .filter(s -> s.stage().equals(label)).mapToInt(RunHeader.StageSteps::steps).sum()).max()
                         .orElse(0));
             }
@@ -189,17 +190,110 @@ public final class StageReport {
         }
     }
 
-    /** @return the directory's {@code stages.json}, when there is one and it can be read */
-    static Optional<JsonNode> read(Path directory) {
+    /**
+     * {@code stages.json} as records, as {@link #toJson} and {@link #write(Path, SweepResult, Capacity, List, List)}
+     * write it; every reader (the chart, the report's stage table, the history's {@code StageMetrics}) reads these
+     * rather than looking keys up. A field the file lacks is null (an empty list for {@code stages} and {@code slos});
+     * fields it has that are not named here are ignored ({@link ResultsModule}).
+     *
+     * @param stages           one row per stage, in the order they ran
+     * @param capacity         the capacity search's result, or null for a plain sweep
+     * @param slos             the search's SLOs; empty for a plain sweep
+     * @param stepsBeforeSweep with a window over the stages whose steps were placed: the most captured steps of any
+     *                         rank trace that began before the first stage; null otherwise
+     */
+    @API(status = INTERNAL, since = "0.2")
+    public record StagesFile(List<Row> stages, CapacityBlock capacity, List<Slo> slos, Integer stepsBeforeSweep) {
+
+        public StagesFile {
+            stages = stages == null ? List.of() : List.copyOf(stages);
+            slos = slos == null ? List.of() : List.copyOf(slos);
+        }
+    }
+
+    /**
+     * One element of {@code stages.json}'s {@code stages}; rates and throughputs in req/s ({@code outputThroughput} in
+     * tok/s), latencies in ms; a figure that does not exist is null.
+     *
+     * @param label            the stage's label, e.g. {@code "concurrency 16"}
+     * @param closedLoop       whether the stage held a number of requests in flight (else it sent at a rate)
+     * @param level            the concurrency of a closed-loop stage, the request rate (req/s) of an open-loop one
+     * @param requestedRate    the rate asked for, or null for a closed loop
+     * @param achievedRate     the rate requests were sent at
+     * @param throughput       completed requests per second
+     * @param outputThroughput output tokens per second
+     * @param goodput          completed requests per second that met the SLOs
+     * @param completed        requests completed
+     * @param failed           requests failed
+     * @param ttftP50Ms        TTFT p50
+     * @param ttftP99Ms        TTFT p99
+     * @param tpotP50Ms        TPOT p50
+     * @param tpotP99Ms        TPOT p99
+     * @param e2eP50Ms         end-to-end latency p50
+     * @param lagP99Ms         p99 schedule lag
+     * @param gapBeforeMs      the gap before the stage began
+     * @param fidelity         what limited the load ({@code NONE} when it was driven as asked)
+     * @param fidelityMessage  the fidelity in words
+     * @param knee             whether this is the sweep's saturation knee
+     * @param metSlos          with a capacity: whether the stage met every SLO; null otherwise
+     * @param sloChecks        with a capacity: the SLO checks in words, {@code "; "}-separated; null otherwise
+     * @param window           with a window per stage: the stage's own window; null otherwise
+     * @param capturedSteps    with placed steps: the most steps any rank trace had in this stage; null otherwise
+     */
+    @API(status = INTERNAL, since = "0.2")
+    public record Row(String label, boolean closedLoop, double level, Double requestedRate, Double achievedRate,
+                      Double throughput, Double outputThroughput, Double goodput, int completed, int failed,
+                      Double ttftP50Ms, Double ttftP99Ms, Double tpotP50Ms, Double tpotP99Ms, Double e2eP50Ms,
+                      Double lagP99Ms, Double gapBeforeMs, String fidelity, String fidelityMessage, boolean knee,
+                      Boolean metSlos, String sloChecks, RunHeader.StageWindow window, Integer capturedSteps) {
+    }
+
+    /**
+     * {@code stages.json}'s {@code capacity}.
+     *
+     * @param mode        {@code CONCURRENCY} or {@code RATE} ({@code Capacity.Mode})
+     * @param status      the search's status ({@code Capacity.Status})
+     * @param lower       the highest level that met the SLOs, or null
+     * @param upper       the lowest level that did not, or null
+     * @param requestRate the completed-request rate at {@code lower} (req/s), or null
+     * @param precision   the search's precision
+     * @param message     the result in words
+     */
+    @API(status = INTERNAL, since = "0.2")
+    public record CapacityBlock(String mode, String status, Double lower, Double upper, Double requestRate,
+                                double precision, String message) {
+    }
+
+    /**
+     * One element of {@code stages.json}'s {@code slos}.
+     *
+     * @param text       the SLO as written, e.g. {@code "ttft p99 < 500ms"}
+     * @param metric     {@code ttft}, {@code tpot}, {@code e2e}, …
+     * @param percentile the percentile judged
+     * @param budgetMs   the budget, ms
+     */
+    @API(status = INTERNAL, since = "0.2")
+    public record Slo(String text, String metric, double percentile, double budgetMs) {
+    }
+
+    /**
+     * @return the directory's {@code stages.json} as records; empty when there is none or it cannot be read (a damaged
+     *         file loses only the stage section, chart and metrics)
+     */
+    public static Optional<StagesFile> read(Path directory) {
         Path file = directory.resolve(FILE);
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
         try {
-            return Optional.of(ResultsModule.MAPPER.readTree(file.toFile()));
+            return Optional.of(ResultsModule.MAPPER.readValue(file.toFile(), StagesFile.class));
         } catch (IOException e) {
             return Optional.empty();
         }
+    }
+
+    private static boolean positive(Double v) {
+        return v != null && v > 0;
     }
 
     /**
@@ -207,7 +301,7 @@ public final class StageReport {
      *         latency (ms, log scale); TTFT and TPOT p50 and p99 series, a dashed horizontal line per TTFT or TPOT SLO,
      *         and the capacity stage ringed
      */
-    public static XYChart chart(JsonNode stages) {
+    public static XYChart chart(StagesFile stages) {
         XYChart chart = new XYChartBuilder().width(Charts.WIDTH).height(Charts.HEIGHT)
                 .title("Throughput against latency, one point per stage").xAxisTitle("throughput (req/s)")
                 .yAxisTitle("latency (ms)").build();
@@ -215,47 +309,45 @@ public final class StageReport {
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setMarkerSize(7);
-        List<JsonNode> points = new ArrayList<>();
-        stages.path("stages").forEach(points::add);
-        points.removeIf(p -> !p.path("throughput").isNumber());
-        points.sort(java.util.Comparator.comparingDouble(p -> p.path("throughput").asDouble()));
-        double xMin = points.stream().mapToDouble(p -> p.path("throughput").asDouble()).min().orElse(0);
-        double xMax = points.stream().mapToDouble(p -> p.path("throughput").asDouble()).max().orElse(1);
-        String[][] series = {{"TTFT p50", "ttftP50Ms"}, {"TTFT p99", "ttftP99Ms"}, {"TPOT p50", "tpotP50Ms"},
-                {"TPOT p99", "tpotP99Ms"}};
+        List<Row> points = new ArrayList<>(stages.stages());
+        points.removeIf(p -> p.throughput() == null);
+        points.sort(Comparator.comparingDouble(Row::throughput));
+        double xMin = points.stream().mapToDouble(Row::throughput).min().orElse(0);
+        double xMax = points.stream().mapToDouble(Row::throughput).max().orElse(1);
+        List<String> names = List.of("TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99");
+        List<Function<Row, Double>> figures = List.of(Row::ttftP50Ms, Row::ttftP99Ms, Row::tpotP50Ms, Row::tpotP99Ms);
         Color[] colors = {new Color(0x4C72B0), new Color(0x1F3A68), new Color(0xDD8452), new Color(0x8C3F0F)};
-        for (int k = 0; k < series.length; k++) {
-            String key = series[k][1];
-            List<JsonNode> with = points.stream().filter(p -> p.path(key).isNumber() && p.path(key).asDouble() > 0)
-                    .toList();
+        for (int k = 0; k < names.size(); k++) {
+            Function<Row, Double> figure = figures.get(k);
+            List<Row> with = points.stream().filter(p -> positive(figure.apply(p))).toList();
             if (with.isEmpty()) {
                 continue;
             }
-            XYSeries s = chart.addSeries(series[k][0], with.stream().mapToDouble(p -> p.path("throughput").asDouble())
-                    .toArray(), with.stream().mapToDouble(p -> p.path(key).asDouble()).toArray());
+            XYSeries s = chart.addSeries(names.get(k), with.stream().mapToDouble(Row::throughput).toArray(),
+                    with.stream().mapToDouble(p -> figure.apply(p)).toArray());
             s.setLineColor(colors[k]);
             s.setMarkerColor(colors[k]);
             s.setMarker(SeriesMarkers.CIRCLE);
         }
-        for (JsonNode slo : stages.path("slos")) {
-            String metric = slo.path("metric").asText();
+        for (Slo slo : stages.slos()) {
+            String metric = String.valueOf(slo.metric());
             if (!metric.equals("ttft") && !metric.equals("tpot") || points.isEmpty()) {
                 continue;
             }
-            double budget = slo.path("budgetMs").asDouble();
-            XYSeries line = chart.addSeries("SLO " + slo.path("text").asText(), new double[] {xMin, xMax},
+            double budget = slo.budgetMs();
+            XYSeries line = chart.addSeries("SLO " + slo.text(), new double[] {xMin, xMax},
                     new double[] {budget, budget});
             line.setLineStyle(SeriesLines.DASH_DASH);
             line.setLineColor(metric.equals("ttft") ? colors[1] : colors[3]);
             line.setMarker(SeriesMarkers.NONE);
         }
-        double capacityRate = stages.path("capacity").path("lower").asDouble(Double.NaN);
-        Optional<JsonNode> at = points.stream().filter(p -> p.path("metSlos").asBoolean(false)
-                && p.path("level").asDouble() == capacityRate).reduce((a, b) -> b);
-        at.filter(p -> p.path("ttftP99Ms").isNumber()).ifPresent(p -> {
-            XYSeries c = chart.addSeries("capacity " + stages.path("capacity").path("status").asText().toLowerCase(
-                            Locale.ROOT), new double[] {p.path("throughput").asDouble()},
-                    new double[] {p.path("ttftP99Ms").asDouble()});
+        CapacityBlock capacity = stages.capacity();
+        double capacityRate = capacity == null || capacity.lower() == null ? Double.NaN : capacity.lower();
+        Optional<Row> at = points.stream().filter(p -> Boolean.TRUE.equals(p.metSlos()) && p.level() == capacityRate)
+                .reduce((a, b) -> b);
+        at.filter(p -> p.ttftP99Ms() != null).ifPresent(p -> {
+            XYSeries c = chart.addSeries("capacity " + String.valueOf(capacity.status()).toLowerCase(Locale.ROOT),
+                    new double[] {p.throughput()}, new double[] {p.ttftP99Ms()});
             c.setMarker(SeriesMarkers.DIAMOND);
             c.setMarkerColor(new Color(0xC62828));
             c.setLineStyle(SeriesLines.NONE);
@@ -265,7 +357,7 @@ public final class StageReport {
 
     /** Writes {@code charts/stages.png} when the directory has a {@code stages.json}; does nothing otherwise. */
     public static void renderChart(Path directory) {
-        Optional<JsonNode> stages = read(directory);
+        Optional<StagesFile> stages = read(directory);
         if (stages.isEmpty()) {
             return;
         }
@@ -283,21 +375,17 @@ public final class StageReport {
      *         table ({@code id="stage-table"}, one row per stage); empty when the directory has no {@code stages.json}
      */
     public static String section(Path directory) {
-        Optional<JsonNode> read = read(directory);
+        Optional<StagesFile> read = read(directory);
         if (read.isEmpty()) {
             return "";
         }
-        JsonNode root = read.get();
-        boolean windows = false;
-        boolean placed = false;
-        for (JsonNode s : root.path("stages")) {
-            windows |= s.path("window").isObject();
-            placed |= s.path("capturedSteps").isNumber();
-        }
+        StagesFile root = read.get();
+        boolean windows = root.stages().stream().anyMatch(s -> s.window() != null);
+        boolean placed = root.stages().stream().anyMatch(s -> s.capturedSteps() != null);
         StringBuilder h = new StringBuilder("<h2 id=\"stages\">Stages</h2>");
-        if (root.path("capacity").isObject()) {
-            h.append("<p class=\"capacity\">").append(HtmlReport.escape(root.path("capacity").path("message")
-                    .asText())).append("</p>");
+        if (root.capacity() != null) {
+            h.append("<p class=\"capacity\">").append(HtmlReport.escape(text(root.capacity().message())))
+                    .append("</p>");
         }
         h.append("<a href=\"charts/").append(CHART).append(".png\"><img id=\"stage-chart\" class=\"stage-chart\" style=\"max-width:100%\" src=\"charts/")
                 .append(CHART).append(".png\" alt=\"throughput against latency, one point per stage\"></a>");
@@ -306,59 +394,65 @@ public final class StageReport {
                 + "<th>TPOT p99</th><th>lag p99</th><th>failed</th><th>load</th><th>SLOs</th>"
                 + (placed ? "<th title=\"the most steps of any rank trace that began in the stage\">captured steps</th>"
                         : "") + (windows ? "<th>stage window</th>" : "") + "</tr></thead><tbody>");
-        for (JsonNode s : root.path("stages")) {
-            h.append("<tr").append(s.path("knee").asBoolean() ? " class=\"knee\" title=\"saturation knee\"" : "")
-                    .append("><td>").append(HtmlReport.escape(s.path("label").asText()))
-                    .append(s.path("knee").asBoolean() ? " (knee)" : "").append("</td>")
-                    .append(cell(s, "requestedRate", "%.2f")).append(cell(s, "achievedRate", "%.2f"))
-                    .append(cell(s, "throughput", "%.2f")).append(cell(s, "goodput", "%.2f"))
-                    .append(cell(s, "ttftP50Ms", "%.1f ms")).append(cell(s, "ttftP99Ms", "%.1f ms"))
-                    .append(cell(s, "tpotP50Ms", "%.1f ms")).append(cell(s, "tpotP99Ms", "%.1f ms"))
-                    .append(cell(s, "lagP99Ms", "%.1f ms")).append("<td>").append(s.path("failed").asInt())
-                    .append("</td><td title=\"").append(HtmlReport.escape(s.path("fidelityMessage").asText()))
-                    .append("\">").append("NONE".equals(s.path("fidelity").asText()) ? "driven"
-                            : HtmlReport.escape(s.path("fidelity").asText().toLowerCase(Locale.ROOT)) + "-limited")
-                    .append("</td><td>").append(s.has("metSlos") ? (s.path("metSlos").asBoolean() ? "met" : "not met")
-                            : "").append("</td>")
-                    .append(placed ? "<td class=\"captured-steps\">" + s.path("capturedSteps").asInt() + "</td>" : "")
-                    .append(windows ? windowCell(s.path("window")) : "").append("</tr>");
+        for (Row s : root.stages()) {
+            String fidelity = text(s.fidelity());
+            h.append("<tr").append(s.knee() ? " class=\"knee\" title=\"saturation knee\"" : "")
+                    .append("><td>").append(HtmlReport.escape(text(s.label())))
+                    .append(s.knee() ? " (knee)" : "").append("</td>")
+                    .append(cell(s.requestedRate(), "%.2f")).append(cell(s.achievedRate(), "%.2f"))
+                    .append(cell(s.throughput(), "%.2f")).append(cell(s.goodput(), "%.2f"))
+                    .append(cell(s.ttftP50Ms(), "%.1f ms")).append(cell(s.ttftP99Ms(), "%.1f ms"))
+                    .append(cell(s.tpotP50Ms(), "%.1f ms")).append(cell(s.tpotP99Ms(), "%.1f ms"))
+                    .append(cell(s.lagP99Ms(), "%.1f ms")).append("<td>").append(s.failed())
+                    .append("</td><td title=\"").append(HtmlReport.escape(text(s.fidelityMessage())))
+                    .append("\">").append("NONE".equals(fidelity) ? "driven"
+                            : HtmlReport.escape(fidelity.toLowerCase(Locale.ROOT)) + "-limited")
+                    .append("</td><td>").append(s.metSlos() == null ? "" : s.metSlos() ? "met" : "not met")
+                    .append("</td>")
+                    .append(placed ? "<td class=\"captured-steps\">" + (s.capturedSteps() == null ? 0
+                            : s.capturedSteps()) + "</td>" : "")
+                    .append(windows ? windowCell(s.window()) : "").append("</tr>");
         }
         h.append("</tbody></table></div>");
         if (placed) {
             h.append("<p class=\"steps-before-sweep\">Captured steps that began before the first stage: ")
-                    .append(root.path("stepsBeforeSweep").asInt()).append(".</p>");
+                    .append(root.stepsBeforeSweep() == null ? 0 : root.stepsBeforeSweep()).append(".</p>");
         }
         return h.toString();
     }
 
     /** The stage's own window: a link to its report, its ranks, steps and kernel time, or why it holds nothing. */
-    private static String windowCell(JsonNode w) {
-        if (!w.isObject()) {
+    private static String windowCell(RunHeader.StageWindow w) {
+        if (w == null) {
             return "<td>–</td>";
         }
-        String dir = HtmlReport.escape(w.path("directory").asText());
+        String dir = HtmlReport.escape(text(w.directory()));
         StringBuilder c = new StringBuilder("<td class=\"stage-window\"><a href=\"").append(dir)
                 .append("/report.html\">").append(dir).append("</a>: ");
-        if (w.path("noData").isTextual()) {
-            return c.append("<span class=\"fail\">").append(HtmlReport.escape(w.path("noData").asText()))
-                    .append("</span></td>").toString();
+        if (w.noData() != null) {
+            return c.append("<span class=\"fail\">").append(HtmlReport.escape(w.noData())).append("</span></td>")
+                    .toString();
         }
-        c.append(w.path("traceFiles").asInt()).append(" trace(s)");
-        JsonNode steps = w.path("steps");
-        if (steps.isObject()) {
-            int min = steps.path("min").asInt();
-            int max = steps.path("max").asInt();
+        c.append(w.traceFiles()).append(" trace(s)");
+        CapturedSteps steps = w.steps();
+        if (steps != null) {
+            int min = steps.min();
+            int max = steps.max();
             c.append(", ").append(min == max ? String.valueOf(min) : min + "–" + max).append(" steps");
         }
-        c.append(String.format(Locale.ROOT, ", %.1f ms kernel time", w.path("kernelMs").asDouble()));
-        if (w.path("topKernel").isTextual()) {
-            c.append(", top: <code>").append(HtmlReport.escape(w.path("topKernel").asText())).append("</code>");
+        c.append(String.format(Locale.ROOT, ", %.1f ms kernel time", w.kernelMs()));
+        if (w.topKernel() != null) {
+            c.append(", top: <code>").append(HtmlReport.escape(w.topKernel())).append("</code>");
         }
         return c.append("</td>").toString();
     }
 
-    private static String cell(JsonNode s, String key, String format) {
-        return "<td>" + (s.path(key).isNumber() ? String.format(Locale.ROOT, format, s.path(key).asDouble()) : "–")
-                + "</td>";
+    /** @return the text, or "" for null (as the key lookups read a missing field) */
+    private static String text(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static String cell(Double v, String format) {
+        return "<td>" + (v != null ? String.format(Locale.ROOT, format, v) : "–") + "</td>";
     }
 }

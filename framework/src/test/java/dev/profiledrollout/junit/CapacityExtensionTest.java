@@ -11,6 +11,7 @@ import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
 import dev.profiledrollout.capacity.Capacity;
+import dev.profiledrollout.report.StageReport;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,11 +73,30 @@ class CapacityExtensionTest {
         Assertions.assertThat(stages.path("stages")).hasSize(c.stages().stages().size());
         Assertions.assertThat(stages.path("capacity").path("lower").asDouble()).isEqualTo(c.lower());
         Assertions.assertThat(stages.path("slos").get(0).path("budgetMs").asDouble()).isEqualTo(200.0);
+        // the records every reader reads stages.json through name every field the writer wrote, and read its values
+        StageReport.StagesFile typed = StageReport.read(dir).orElseThrow();
+        assertNamesEveryField(stages, StageReport.StagesFile.class);
+        stages.path("stages").forEach(row -> assertNamesEveryField(row, StageReport.Row.class));
+        assertNamesEveryField(stages.path("capacity"), StageReport.CapacityBlock.class);
+        stages.path("slos").forEach(slo -> assertNamesEveryField(slo, StageReport.Slo.class));
+        Assertions.assertThat(typed.stages()).hasSize(c.stages().stages().size());
+        Assertions.assertThat(typed.stages()).allSatisfy(row -> Assertions.assertThat(row.metSlos()).isNotNull());
+        Assertions.assertThat(typed.stages().get(0).throughput())
+                .isEqualTo(stages.path("stages").get(0).path("throughput").asDouble());
+        Assertions.assertThat(typed.capacity().lower()).isEqualTo(c.lower());
+        Assertions.assertThat(typed.capacity().status()).isEqualTo("FOUND");
+        Assertions.assertThat(typed.slos().get(0).budgetMs()).isEqualTo(200.0);
         Assertions.assertThat(dir.resolve("charts/stages.png")).isNotEmptyFile();
         String html = Files.readString(dir.resolve("report.html"));
         Assertions.assertThat(html).contains("id=\"stage-chart\"", "id=\"stage-table\"", c.message().substring(0, 20));
         Assertions.assertThat(html.split("<tr", -1).length - 1 - html.substring(0, html.indexOf("id=\"stage-table\""))
                 .split("<tr", -1).length + 1).isGreaterThanOrEqualTo(c.stages().stages().size() + 1);
+    }
+
+    private static void assertNamesEveryField(JsonNode written, Class<? extends Record> record) {
+        java.util.Set<String> names = java.util.Arrays.stream(record.getRecordComponents())
+                .map(java.lang.reflect.RecordComponent::getName).collect(java.util.stream.Collectors.toSet());
+        written.fieldNames().forEachRemaining(f -> Assertions.assertThat(names).as(record.getSimpleName()).contains(f));
     }
 
     @Test

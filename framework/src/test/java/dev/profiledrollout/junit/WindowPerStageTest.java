@@ -146,6 +146,12 @@ class WindowPerStageTest {
         JsonNode stages = ResultsModule.newMapper().readTree(test.resolve("stages.json").toFile());
         Assertions.assertThat(stages.path("stages").get(0).path("window").path("directory").asText())
                 .isEqualTo("stage-1-concurrency-1");
+        // the stage table reads the same window through the records
+        dev.profiledrollout.report.StageReport.StagesFile typed = dev.profiledrollout.report.StageReport.read(test)
+                .orElseThrow();
+        Assertions.assertThat(typed.stages().get(0).window().directory()).isEqualTo("stage-1-concurrency-1");
+        Assertions.assertThat(typed.stages().get(0).window().traceFiles())
+                .isEqualTo(stages.path("stages").get(0).path("window").path("traceFiles").asInt());
         String html = Files.readString(test.resolve("report.html"), StandardCharsets.UTF_8);
         Assertions.assertThat(html).contains("<th>stage window</th>")
                 .contains("<a href=\"stage-2-concurrency-4/report.html\">");

@@ -3,7 +3,8 @@ package dev.profiledrollout.junit.internal;
 import static dev.profiledrollout.ProfiledRolloutKeys.BASELINE_DIR;
 import static dev.profiledrollout.ProfiledRolloutKeys.BASELINE_UPDATE;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -51,6 +52,15 @@ final class Baselines {
 
     static final int KERNELS_IN_SUMMARY = 20;
     private static final ObjectMapper JSON = ResultsModule.newMapper();
+    /**
+     * Reads {@link BaselineFile}: {@link #JSON}'s mapping, but a string field written as null reads as "", so that a
+     * field the block lacks (null, not compared) differs from one recorded as null (compared).
+     */
+    private static final ObjectMapper CONFIGURATION = ResultsModule.newMapper();
+
+    static {
+        CONFIGURATION.configOverride(String.class).setSetterInfo(JsonSetter.Value.forValueNulls(Nulls.AS_EMPTY));
+    }
 
     private Baselines() {
     }
@@ -126,26 +136,26 @@ final class Baselines {
      *                                  naming each differing field
      */
     private static void refuseOtherConfiguration(Path file, Optional<RunConfiguration> run) throws IOException {
-        JsonNode recorded = JSON.readTree(file.toFile()).path("configuration");
-        if (!recorded.isObject() || run.isEmpty()) {
+        RecordedConfiguration recorded = CONFIGURATION.readValue(file.toFile(), BaselineFile.class).configuration();
+        if (recorded == null || run.isEmpty()) {
             return;
         }
         RunConfiguration c = run.get();
         List<String> differ = new ArrayList<>();
-        differ(differ, recorded, "backend", c.backend());
-        differ(differ, recorded, "model", c.model());
-        differ(differ, recorded, "gpu", c.gpu());
-        differ(differ, recorded, "tp", c.tp());
-        differ(differ, recorded, "dp", c.dp());
-        differ(differ, recorded, "pp", c.pp());
-        differ(differ, recorded, "ep", c.ep());
+        differ(differ, "backend", recorded.backend(), c.backend());
+        differ(differ, "model", recorded.model(), c.model());
+        differ(differ, "gpu", recorded.gpu(), c.gpu());
+        differ(differ, "tp", recorded.tp(), c.tp());
+        differ(differ, "dp", recorded.dp(), c.dp());
+        differ(differ, "pp", recorded.pp(), c.pp());
+        differ(differ, "ep", recorded.ep(), c.ep());
         List<String> load = new ArrayList<>();
-        differ(load, recorded, "inputTokens", c.inputTokens());
-        differ(load, recorded, "outputTokens", c.outputTokens());
-        differ(load, recorded, "concurrency", c.concurrency());
-        differ(load, recorded, "requestRate", Double.isInfinite(c.requestRate()) ? "inf"
+        differ(load, "inputTokens", recorded.inputTokens(), c.inputTokens());
+        differ(load, "outputTokens", recorded.outputTokens(), c.outputTokens());
+        differ(load, "concurrency", recorded.concurrency(), c.concurrency());
+        differ(load, "requestRate", recorded.requestRate(), Double.isInfinite(c.requestRate()) ? "inf"
                 : Double.toString(c.requestRate()));
-        differ(load, recorded, "numSteps", c.numSteps());
+        differ(load, "numSteps", recorded.numSteps(), c.numSteps());
         if (differ.isEmpty() && !load.isEmpty()) {
             System.out.println("  baseline " + file.getFileName() + " was recorded with another load ("
                     + String.join(", ", load) + "); kernels are compared per step kind where the batches match");
@@ -158,13 +168,38 @@ final class Baselines {
         }
     }
 
-    private static void differ(List<String> differ, JsonNode recorded, String field, Object now) {
-        JsonNode was = recorded.get(field);
-        String wasText = was == null || was.isNull() ? null : was.asText();
-        String nowText = now == null ? null : String.valueOf(now);
-        if (was != null && !Objects.equals(wasText, nowText)) {
+    /**
+     * Adds {@code field} to {@code differ} when the baseline recorded it ({@code was} not null) with another value than
+     * the run's; a field recorded as null reads as "" ({@link #CONFIGURATION}) and, like "", names no value.
+     */
+    private static void differ(List<String> differ, String field, String was, Object now) {
+        if (was == null) {
+            return;
+        }
+        String wasText = was.isEmpty() ? null : was;
+        String nowText = now == null || String.valueOf(now).isEmpty() ? null : String.valueOf(now);
+        if (!Objects.equals(wasText, nowText)) {
             differ.add(field + " " + wasText + " in the baseline, " + nowText + " in this run");
         }
+    }
+
+    /**
+     * The part of a kernel-baseline file this class reads back: the {@code configuration} block
+     * {@link #addConfiguration} writes; the rest ({@link TraceBaseline}) is ignored here.
+     *
+     * @param configuration the recorded configuration, or null in a baseline recorded without one (not compared)
+     */
+    record BaselineFile(RecordedConfiguration configuration) {
+    }
+
+    /**
+     * A baseline's {@code configuration} block as text, each field as {@link #addConfiguration} wrote it (numbers read
+     * as their decimal text, {@code requestRate} as written: {@code "inf"} or a double's text). A field the block lacks
+     * is null and not compared; a field written as null reads as "".
+     */
+    record RecordedConfiguration(String backend, String model, String gpu, String tp, String dp, String pp, String ep,
+                                 String inputTokens, String outputTokens, String concurrency, String requestRate,
+                                 String numSteps) {
     }
 
     private static void writeToSummary(Path summary, Path file, BaselineDiff diff) {

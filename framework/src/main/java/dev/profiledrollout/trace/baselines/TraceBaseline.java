@@ -5,7 +5,7 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.trace.KernelStats;
 import dev.profiledrollout.trace.StepStats;
@@ -147,66 +147,105 @@ public record TraceBaseline(long kernelTotalNs, long busyNs, List<KernelStats> k
      * @throws IOException          when the file cannot be read or is not JSON
      */
     public static TraceBaseline read(Path file) throws IOException {
-        JsonNode root = new ObjectMapper().readTree(file.toFile());
-        List<JsonNode> summaries = new ArrayList<>();
-        if (root.has("kernels")) {
-            summaries.add(root);
-        } else if (root.path("traces").isArray()) {
-            root.path("traces").forEach(summaries::add);
-        } else if (root.path("trace").path("ranks").isArray()) {
-            root.path("trace").path("ranks").forEach(summaries::add);
+        FileJson root = READER.readValue(file.toFile(), FileJson.class);
+        List<SummaryJson> summaries;
+        if (root.kernels() != null) {
+            summaries = List.of(new SummaryJson(root.kernels(), root.kernelTotalNs(), root.busyNs(), root.devices()));
+        } else if (root.traces() != null) {
+            summaries = root.traces();
+        } else if (root.trace() != null && root.trace().ranks() != null) {
+            summaries = root.trace().ranks();
         } else {
             throw new TraceFormatException(file, "not a baseline: no \"kernels\", \"traces\" or \"trace.ranks\"", null);
         }
         Map<String, long[]> merged = new LinkedHashMap<>();
         long total = 0;
         long busy = 0;
-        for (JsonNode s : summaries) {
-            for (JsonNode k : s.path("kernels")) {
-                long[] m = merged.computeIfAbsent(k.path("name").asText(), n -> new long[2]);
-                m[0] += k.path("count").asLong();
-                m[1] += k.path("totalNs").asLong();
-            }
-            total += s.path("kernelTotalNs").asLong();
-            busy += s.has("busyNs") ? s.path("busyNs").asLong() : sumBusy(s.path("devices"));
+        for (SummaryJson s : summaries) {
+            add(merged, s.kernels());
+            total += orZero(s.kernelTotalNs());
+            busy += s.busyNs() != null ? s.busyNs() : sumBusy(s.devices());
         }
-        return new TraceBaseline(total, busy, toStats(merged), readStages(file, root.path("stages")));
+        return new TraceBaseline(total, busy, toStats(merged), readStages(file, root.stages()));
     }
 
-    private static List<StageKernels> readStages(Path file, JsonNode stages) throws TraceFormatException {
+    /** The mapper {@link #read} reads with: fields of the three shapes it does not name are ignored. */
+    private static final ObjectMapper READER = new ObjectMapper()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    /**
+     * The three shapes {@link #read} accepts, as one record: a baseline file (the top-level {@code kernels},
+     * {@code kernelTotalNs}, {@code busyNs}, {@code stages}), {@code analyze --format json} ({@code traces}) and
+     * {@code summary.json} ({@code trace.ranks}); a field the file lacks is null.
+     */
+    record FileJson(List<KernelJson> kernels, Long kernelTotalNs, Long busyNs, List<DeviceJson> devices,
+                            List<SummaryJson> traces, TraceJson trace, List<StageJson> stages) {
+    }
+
+    /** {@code summary.json}'s {@code trace}, of which only {@code ranks} is read. */
+    record TraceJson(List<SummaryJson> ranks) {
+    }
+
+    /** One trace's summary: its kernels, Σ kernel time (ns) and busy time (ns), or its devices to sum it from. */
+    record SummaryJson(List<KernelJson> kernels, Long kernelTotalNs, Long busyNs, List<DeviceJson> devices) {
+    }
+
+    /** One kernel: its name, launches and Σ time (ns). */
+    record KernelJson(String name, Long count, Long totalNs) {
+    }
+
+    /** One GPU of a trace summary, of which only its busy time (ns) is read. */
+    record DeviceJson(Long busyNs) {
+    }
+
+    /** One element of a baseline's {@code stages}; {@code tokens} and {@code requests} are null when not known. */
+    record StageJson(String stage, Long steps, Long tokens, Long requests, Long kernelNs,
+                             List<KernelJson> kernels) {
+    }
+
+    private static long orZero(Long v) {
+        return v == null ? 0 : v;
+    }
+
+    private static void add(Map<String, long[]> into, List<KernelJson> kernels) {
+        if (kernels == null) {
+            return;
+        }
+        for (KernelJson k : kernels) {
+            long[] m = into.computeIfAbsent(k.name() == null ? "" : k.name(), n -> new long[2]);
+            m[0] += orZero(k.count());
+            m[1] += orZero(k.totalNs());
+        }
+    }
+
+    private static List<StageKernels> readStages(Path file, List<StageJson> stages) throws TraceFormatException {
         List<StageKernels> list = new ArrayList<>();
-        for (JsonNode s : stages) {
+        for (StageJson s : stages == null ? List.<StageJson>of() : stages) {
             StepStats.Stage stage;
             try {
-                stage = StepStats.Stage.valueOf(s.path("stage").asText());
+                stage = StepStats.Stage.valueOf(String.valueOf(s.stage()));
             } catch (IllegalArgumentException e) {
-                throw new TraceFormatException(file, "baseline stage \"" + s.path("stage").asText()
+                throw new TraceFormatException(file, "baseline stage \"" + s.stage()
                         + "\" is none of " + java.util.Arrays.toString(StepStats.Stage.values()), e);
             }
-            if (s.path("steps").asLong() < 1) {
+            if (orZero(s.steps()) < 1) {
                 throw new TraceFormatException(file, "baseline stage " + stage + " has no steps", null);
             }
             Map<String, long[]> kernels = new LinkedHashMap<>();
-            for (JsonNode k : s.path("kernels")) {
-                long[] m = kernels.computeIfAbsent(k.path("name").asText(), n -> new long[2]);
-                m[0] += k.path("count").asLong();
-                m[1] += k.path("totalNs").asLong();
-            }
-            JsonNode tokens = s.path("tokens");
-            JsonNode requests = s.path("requests");
-            list.add(new StageKernels(stage, s.path("steps").asLong(), tokens.isNumber()
-                    ? java.util.OptionalLong.of(tokens.asLong()) : java.util.OptionalLong.empty(), requests.isNumber()
-                    ? java.util.OptionalLong.of(requests.asLong()) : java.util.OptionalLong.empty(),
-                    s.path("kernelNs").asLong(), StageKernels.toStats(kernels)));
+            add(kernels, s.kernels());
+            list.add(new StageKernels(stage, s.steps(), s.tokens() != null
+                    ? java.util.OptionalLong.of(s.tokens()) : java.util.OptionalLong.empty(), s.requests() != null
+                    ? java.util.OptionalLong.of(s.requests()) : java.util.OptionalLong.empty(),
+                    orZero(s.kernelNs()), StageKernels.toStats(kernels)));
         }
         list.sort(java.util.Comparator.comparing(StageKernels::stage));
         return list;
     }
 
-    private static long sumBusy(JsonNode devices) {
+    private static long sumBusy(List<DeviceJson> devices) {
         long busy = 0;
-        for (JsonNode d : devices) {
-            busy += d.path("busyNs").asLong();
+        for (DeviceJson d : devices == null ? List.<DeviceJson>of() : devices) {
+            busy += orZero(d.busyNs());
         }
         return busy;
     }
