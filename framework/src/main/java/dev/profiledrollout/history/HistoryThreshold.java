@@ -75,6 +75,15 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
     public static final double DEFAULT_TRACE_PROBABILITY = 0.999;
 
     /**
+     * The smallest change a statistical model reports: 1 % of the window's mean on the regression side. Below it a
+     * REGRESSION of the model is NO_CHANGE (the verdict then names the relative change against that mean). Why: an
+     * engine without noise, such as the simulator without GPU noise in the examples, records the same trace figure
+     * run after run, and Student's t over a history without spread flags any difference, however small (0.1 % in
+     * `bench/history/reruns.sh`); 1 % lies below every change the detection study asks for (5 % and more).
+     */
+    public static final double MINIMUM_EFFECT = 0.01;
+
+    /**
      * The boundary that turns the statistical model off for the metrics it applies to, leaving the relative floor
      * alone: 1, a cumulative probability whose limit is infinitely far. The default for the client's metrics (latency
      * and throughput seen by the load generator): the detection study (bench/README.md) found every false alarm of
@@ -279,6 +288,16 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         }
         ThresholdResult result = singleValueModel(measure.direction()).evaluate(measure, current, history);
         if (result.regressed()) {
+            if (model != Model.RELATIVE) {
+                // a change too small to matter is not reported, however certain: an engine without noise (the
+                // simulator's exact kernel times) gives a history with no spread, where any difference is t = ∞
+                ThresholdResult effect = new RelativeChange(RelativeChange.Baseline.MEAN, window,
+                        Boundaries.regressionSide(measure.direction(), MINIMUM_EFFECT))
+                        .evaluate(measure, current, history);
+                if (!effect.regressed()) {
+                    return effect;
+                }
+            }
             return result;
         }
         return relativeFloor(measure, current, history).orElse(result);

@@ -196,4 +196,21 @@ class TraceMetricsTest {
         assertThat(d.withModel(HistoryThreshold.Model.RELATIVE).forMetric("kernel.x.ms").boundary())
                 .isEqualTo(dev.profiledrollout.history.stats.RelativeChange.DEFAULT_FRACTION);
     }
+
+    @Test
+    void a_change_below_one_percent_is_not_a_regression_even_against_a_history_without_spread() {
+        Measure fit = HistoryMetrics.measure(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT);
+        double[] exact = {23.6, 23.6, 23.6, 23.6}; // an engine without noise: the same figure every run
+        ThresholdResult tiny = HistoryThreshold.DEFAULT.forMetric(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT)
+                .evaluate(fit, 23.61, exact);
+        assertThat(tiny.change()).isEqualTo(Change.NO_CHANGE);
+        assertThat(tiny.describe()).contains("+0.0 %", "+1.0 %", "NO_CHANGE");
+        // 2 % is beyond both the model's limit and the smallest change reported
+        assertThat(HistoryThreshold.DEFAULT.forMetric(HistoryMetrics.PREFILL_US_PER_TOKEN_FIT)
+                .evaluate(fit, 24.1, exact).change()).isEqualTo(Change.REGRESSION);
+        // throughput: the regression side is below
+        Measure tput = new Measure("output token throughput", "tok/s", Direction.HIGHER_IS_BETTER);
+        assertThat(HistoryThreshold.DEFAULT.withBoundary(0.999).evaluate(tput, 499.5, new double[] {500, 500, 500})
+                .change()).isEqualTo(Change.NO_CHANGE);
+    }
 }
