@@ -5,6 +5,8 @@ import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import org.apiguardian.api.API;
 
 /**
@@ -79,6 +81,52 @@ public record ServerInfo(int tpSize, int dpSize, int ppSize, int epSize, String 
      */
     public int expectedRpdFiles() {
         return replicas() * ppSize;
+    }
+
+    /**
+     * The server's step counter: SGLang's {@code forward_ct}, the scheduler batches run since start (warm-up
+     * included), which {@code start_step} and {@code num_steps} refer to ({@code docs/PROTOCOLS.md} §1.1). Read from
+     * {@code internal_states[*].forward_ct}; with several entries (one per DP scheduler) the largest. The simulator
+     * reports it; SGLang's own {@code get_internal_state} ({@code python/sglang/srt/managers/scheduler.py}) does not,
+     * so against a real server this is usually empty.
+     *
+     * @return the step count, or empty when any entry lacks it
+     */
+    public OptionalLong forwardCount() {
+        JsonNode states = raw.path("internal_states");
+        if (!states.isArray() || states.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long max = Long.MIN_VALUE;
+        for (JsonNode state : states) {
+            if (!state.path("forward_ct").isIntegralNumber()) {
+                return OptionalLong.empty();
+            }
+            max = Math.max(max, state.path("forward_ct").asLong());
+        }
+        return OptionalLong.of(max);
+    }
+
+    /**
+     * Requests the server holds: {@code waiting_queue_size + running_batch_size} summed over
+     * {@code internal_states[*]}, the names SGLang builds that report their queue give these fields in
+     * {@code Scheduler.get_internal_state}; the simulator reports them too.
+     *
+     * @return the number of waiting and running requests (0 = idle), or empty when any entry lacks either field
+     */
+    public OptionalInt queuedRequests() {
+        JsonNode states = raw.path("internal_states");
+        if (!states.isArray() || states.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        int sum = 0;
+        for (JsonNode state : states) {
+            if (!state.path("waiting_queue_size").isInt() || !state.path("running_batch_size").isInt()) {
+                return OptionalInt.empty();
+            }
+            sum += state.path("waiting_queue_size").asInt() + state.path("running_batch_size").asInt();
+        }
+        return OptionalInt.of(sum);
     }
 
     /** Separate DP replicas behind this server: plain data parallelism without DP attention, unless one replica. */

@@ -37,4 +37,25 @@ class ServerInfoTest {
         assertThat(info.simulator()).isTrue();
         assertThat(info.servedModelName()).isEqualTo("m");
     }
+
+    @Test
+    void should_read_the_largest_step_count_and_the_summed_queue_over_dp_schedulers() throws Exception {
+        ServerInfo info = parse("{\"internal_states\":[{\"forward_ct\":40,\"waiting_queue_size\":1,"
+                + "\"running_batch_size\":2},{\"forward_ct\":42,\"waiting_queue_size\":0,\"running_batch_size\":3}]}");
+        assertThat(info.forwardCount()).hasValue(42);
+        assertThat(info.queuedRequests()).hasValue(6);
+    }
+
+    @Test
+    void should_report_no_step_count_or_queue_when_a_scheduler_lacks_them() throws Exception {
+        ServerInfo sglang = parse("{\"internal_states\":[{\"last_gen_throughput\":0.0}]}");
+        assertThat(sglang.forwardCount()).isEmpty();
+        assertThat(sglang.queuedRequests()).isEmpty();
+        ServerInfo partly = parse("{\"internal_states\":[{\"forward_ct\":4,\"waiting_queue_size\":0,"
+                + "\"running_batch_size\":0},{\"waiting_queue_size\":0}]}");
+        assertThat(partly.forwardCount()).isEmpty();
+        assertThat(partly.queuedRequests()).isEmpty();
+        assertThat(parse("{}").forwardCount()).isEmpty();
+        assertThat(parse("{\"internal_states\":[]}").queuedRequests()).isEmpty();
+    }
 }

@@ -12,8 +12,10 @@ import dev.profiledrollout.RolloutRecipe;
 import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.engine.nsys.NsysStandIn;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.opentest4j.AssertionFailedError;
 
@@ -94,14 +96,21 @@ class EmptyCaptureTest {
 
     /**
      * SGLang arms the profiler at {@code start_step} and writes nothing before {@code num_steps} more steps ran: after
-     * a load that ended first, no file comes. The wait is bounded by {@code profiledrollout.trace.timeout} (1 s here;
-     * 300 s by default).
+     * a load that ended first, no file comes. The window fails as soon as the engine is idle below the step that would
+     * write the files, not after {@code profiledrollout.trace.timeout}: 10 minutes here, far beyond the
+     * {@code @Timeout}, so the test fails without the early end.
      */
     @Test
-    void a_recipe_window_that_starts_past_the_load_fails_naming_the_start_step() {
-        Throwable failure = failure(run(StartPastTheLoadTestCase.class, output, "profiledrollout.trace.timeout", "1"));
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void a_recipe_window_that_starts_past_the_load_fails_naming_the_start_step_without_waiting_the_trace_timeout() {
+        Throwable failure = failure(run(StartPastTheLoadTestCase.class, output, "profiledrollout.trace.timeout",
+                "600"));
 
-        assertThat(failure).hasMessageContaining("start_step=1100").hasMessageContaining("found 0");
+        assertThat(failure).hasMessageContaining("No trace file will come")
+                .hasMessageContaining("start_step=1100, num_steps=4")
+                .hasMessageContaining("writes its files only when step 1104 begins")
+                .hasMessageContaining("(forward_ct)")
+                .hasMessageContaining("found 0");
         JsonNode summary = summary("StartPastTheLoadTestCase");
         assertThat(summary.path("workers")).isNotEmpty().allSatisfy(w -> {
             assertThat(w.path("state").asText()).isEqualTo("NO_DATA");
@@ -111,11 +120,12 @@ class EmptyCaptureTest {
     }
 
     @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void an_annotated_window_that_starts_past_the_load_fails_even_without_strict_steps() {
         Throwable failure = failure(run(AnnotatedStartPastTheLoadTestCase.class, output,
-                "profiledrollout.trace.timeout", "1"));
+                "profiledrollout.trace.timeout", "600"));
 
-        assertThat(failure).hasMessageContaining("start_step=1100");
+        assertThat(failure).hasMessageContaining("No trace file will come").hasMessageContaining("start_step=1100");
         assertThat(summary("AnnotatedStartPastTheLoadTestCase").path("workers"))
                 .allSatisfy(w -> assertThat(w.path("state").asText()).isEqualTo("NO_DATA"));
     }

@@ -88,6 +88,9 @@ class EngineSimulatorTest {
                 assertThat(info.get("engine").asText()).isEqualTo("simulator");
                 assertThat(info.get("version").asText()).isNotBlank();
                 assertThat(info.get("internal_states").isArray()).isTrue();
+                assertThat(info.at("/internal_states/0/waiting_queue_size").isInt()).isTrue();
+                assertThat(info.at("/internal_states/0/running_batch_size").isInt()).isTrue();
+                assertThat(info.at("/internal_states/0/forward_ct").isIntegralNumber()).isTrue();
             }
             JsonNode models = SimClient.EXACT.readTree(client.get("/v1/models").body());
             assertThat(models.get("object").asText()).isEqualTo("list");

@@ -2,6 +2,7 @@ package dev.profiledrollout.junit.internal;
 
 import dev.profiledrollout.ProfiledRolloutException;
 import dev.profiledrollout.ProfiledRolloutKeys;
+import dev.profiledrollout.engine.EngineClient;
 import dev.profiledrollout.engine.FanOut;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.StopOutcome;
@@ -118,6 +119,12 @@ abstract class FanOutCapture implements ProfilerCapture {
         stopOutcome = outcomes.stream().anyMatch(o -> o.stopOutcome() == StopOutcome.STOPPED)
                 ? StopOutcome.STOPPED : StopOutcome.NOT_IN_PROGRESS;
         return stopOutcome;
+    }
+
+    /** @return the started fan-out's client of engine {@code worker}, or null before the start or for a sick engine */
+    EngineClient fanOutClient(int worker) {
+        FanOut f = fanOut;
+        return f == null ? null : f.clients().get(worker);
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.profiledrollout.junit.internal;
 
+import dev.profiledrollout.backend.BackendSupport;
+import dev.profiledrollout.engine.EngineClient;
+import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.report.AllureSteps;
@@ -7,6 +10,8 @@ import dev.profiledrollout.trace.files.TraceFileName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -22,6 +27,35 @@ final class SglangCapture extends FanOutCapture {
     SglangCapture(EngineHandle engine, List<Worker> workers, WindowSpec spec, Settings settings,
             TraceLocation traces) {
         super(engine, workers, spec, settings, traces);
+    }
+
+    /** @return the engine's {@code /server_info} now, or empty when it cannot be read (never throws) */
+    private Optional<ServerInfo> liveInfo(EngineClient client) {
+        if (client == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(BackendSupport.of(spec.backend()).serverInfo(client, OptionalInt.empty(), 0));
+        } catch (RuntimeException e) {
+            return Optional.empty(); // an engine that cannot say keeps the full trace timeout
+        }
+    }
+
+    /**
+     * Ends the wait for engine {@code worker}'s files once {@link UnreachableWindow} is sure none will come. Only a
+     * window with {@code start_step} and {@code num_steps} can wait in vain: {@code /stop_profile} after the load
+     * writes a capture that has begun (so {@code num_steps} beyond the load gives a short trace and a WARN of the steps
+     * captured), but one armed for a step the load never reached has nothing to write. A no-op for other windows and
+     * for an engine that does not report its step counter and queue.
+     */
+    private TraceFileWatcher unreachableAfterLoad(TraceFileWatcher watcher, int worker) {
+        EngineClient client = fanOutClient(worker);
+        if (spec.numSteps() == null || spec.startStep() == null || client == null) {
+            return watcher;
+        }
+        UnreachableWindow judge = new UnreachableWindow((long) spec.startStep() + spec.numSteps(),
+                "start_step=" + spec.startStep() + ", num_steps=" + spec.numSteps(), UnreachableWindow.SETTLE);
+        return watcher.endWhenUnreachable(() -> judge.observe(liveInfo(client).orElse(null), System.nanoTime()));
     }
 
     /**
@@ -53,6 +87,7 @@ final class SglangCapture extends FanOutCapture {
             TraceLocation location = location(i);
             TraceFileWatcher watcher = watcher(location, expected.count(), FILE_STABLE_FOR, Set.of(), false)
                     .failMissingAfter(settings.traceMissingGrace(), expected, hint);
+            watcher = unreachableAfterLoad(watcher, i);
             List<Path> files;
             try {
                 files = await(location, watcher);

@@ -12,7 +12,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -31,6 +34,8 @@ import java.util.stream.Collectors;
 final class TraceFileWatcher {
 
     private static final Duration POLL = Duration.ofMillis(100);
+    /** How often {@link #endWhenUnreachable}'s probe asks the engine. */
+    static final Duration PROBE_EVERY = Duration.ofMillis(500);
 
     private final Path directory;
     private final int expected;
@@ -42,6 +47,7 @@ final class TraceFileWatcher {
     private Duration missingGrace;
     private ExpectedRanks ranks;
     private String missingHint = "";
+    private Supplier<Optional<String>> unreachable;
 
     TraceFileWatcher(Path directory, int expected, Duration timeout, Duration stableFor) {
         this(directory, expected, timeout, stableFor, Set.of(), false);
@@ -80,10 +86,23 @@ final class TraceFileWatcher {
     }
 
     /**
+     * Ends the wait early when, with no file in the directory yet, {@code probe} says why none will come (e.g.
+     * {@link UnreachableWindow}). Asked every {@link #PROBE_EVERY}.
+     *
+     * @param probe why no file will come, or empty while one still may; not null
+     * @return this watcher
+     */
+    TraceFileWatcher endWhenUnreachable(Supplier<Optional<String>> probe) {
+        this.unreachable = Objects.requireNonNull(probe, "probe");
+        return this;
+    }
+
+    /**
      * @param hint what to suggest when the files never appear
      * @return the complete trace files, sorted by name
      * @throws ProfiledRolloutException when fewer than the expected files are complete after the timeout
      * @throws MissingRankFilesException  with {@link #failMissingAfter}, when the missing files stopped coming
+     * @throws ProfiledRolloutException   with {@link #endWhenUnreachable}, as soon as its probe says no file will come
      */
     List<Path> await(String hint) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -91,6 +110,7 @@ final class TraceFileWatcher {
         Map<Path, Long> stableSince = new HashMap<>();
         List<Path> files = List.of();
         long lastChange = System.nanoTime();
+        long lastProbe = lastChange - PROBE_EVERY.toNanos();
         while (true) {
             long now = System.nanoTime();
             files = TraceFiles.rankTraces(directory, nested, ignore);
@@ -113,6 +133,15 @@ final class TraceFileWatcher {
             if (missingGrace != null && complete > 0 && complete == files.size()
                     && now - lastChange >= missingGrace.toNanos()) {
                 throw missing(files);
+            }
+            if (unreachable != null && files.isEmpty() && now - lastProbe >= PROBE_EVERY.toNanos()) {
+                lastProbe = now;
+                Optional<String> why = unreachable.get();
+                if (why.isPresent()) {
+                    throw new ProfiledRolloutException(String.format(
+                            "No trace file will come to %s (found 0 of %d, without waiting the %s of %s): %s. %s",
+                            directory, expected, timeout, TRACE_TIMEOUT, why.get(), hint));
+                }
             }
             if (now > deadline) {
                 throw new ProfiledRolloutException(String.format(

@@ -124,6 +124,10 @@ public final class HttpApi extends EngineApi {
         ObjectNode state = n.putArray("internal_states").addObject();
         state.put("last_gen_throughput", scheduler.lastGenThroughput());
         state.put("forward_ct", scheduler.forwardCount());
+        // the queue as SGLang builds that report it name it (Scheduler.get_internal_state); a client tells an idle
+        // engine from these two, and from forward_ct whether a step-bounded capture can still be reached
+        state.put("waiting_queue_size", scheduler.waitingCount());
+        state.put("running_batch_size", scheduler.runningCount());
         state.putObject("memory_usage").put("weight", config.model().totalParams()
                 * config.model().bytesPerParam() / (double) config.tpSize() / (1L << 30));
         return n;

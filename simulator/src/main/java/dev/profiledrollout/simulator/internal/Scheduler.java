@@ -100,6 +100,26 @@ public final class Scheduler {
         return clockFactor;
     }
 
+    /** @return requests queued and not yet admitted to a batch (SGLang's {@code waiting_queue_size}) */
+    public int waitingCount() {
+        lock.lock();
+        try {
+            return waiting.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return requests admitted and not yet finished (SGLang's {@code running_batch_size}) */
+    public int runningCount() {
+        lock.lock();
+        try {
+            return running.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** True when no request is waiting or running. */
     public boolean idle() {
         lock.lock();
