@@ -4,6 +4,7 @@ import dev.profiledrollout.ProfiledRolloutKeys;
 import dev.profiledrollout.history.stats.Boundaries;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.history.stats.Direction;
+import dev.profiledrollout.history.stats.HampelFilter;
 import dev.profiledrollout.history.stats.MannWhitney;
 import dev.profiledrollout.history.stats.Measure;
 import dev.profiledrollout.history.stats.RelativeChange;
@@ -36,9 +37,15 @@ import org.apiguardian.api.API;
  *                 ({@link HistoryMetrics#fromTrace}), which carry the GPU's noise but not the CI machine's; NaN: the
  *                 {@code boundary} for every metric. Set by default ({@link #DEFAULT_TRACE_PROBABILITY}); a boundary
  *                 given by key or annotation applies to every metric ({@link #withBoundary})
+ * @param outlierCutoff the Hampel cut-off of the statistical models, in robust standard deviations: the window's runs
+ *                 farther than this many {@code 1.4826 · MAD} from its median are left out of its mean and spread
+ *                 ({@link HampelFilter}); {@link Double#POSITIVE_INFINITY}: every run counts. Not used by
+ *                 {@link Model#RELATIVE}, the relative floor or the two-sample tests. Default
+ *                 {@link #DEFAULT_OUTLIER_CUTOFF}
  */
 @API(status = API.Status.EXPERIMENTAL)
-public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit, double traceBoundary) {
+public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit, double traceBoundary,
+        double outlierCutoff) {
 
     /**
      * The default relative floor: 0.5, a value 1.5× the median of the last 3 runs (latency) or below half of it (throughput) is
@@ -84,6 +91,19 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
     public static final double MINIMUM_EFFECT = 0.01;
 
     /**
+     * The default {@link #outlierCutoff}: {@value} robust standard deviations ({@code 5 · 1.4826 · MAD} from the
+     * window's median). Why: one base run whose prefill fit came out 15 % low (9.6 robust standard deviations from
+     * its window's median) widened Student's t's limit to +13.8 % for the next 20 runs, so a +10 % prefill slowdown
+     * passed in that history. Chosen by replaying the detection study's 1,040 runs (bench/README.md, "A spread robust
+     * to one outlying run"): cut-offs from 3.5 to 6 all caught that history, and Iglewicz and Hoaglin's 3.5
+     * ({@link HampelFilter#IGLEWICZ_HOAGLIN_K}) and lower also left out genuine tail runs and raised the false alarms
+     * on unchanged runs (at the boundary 0.995: 7 runs of 400 instead of 1), where 5 raised none; on normal noise
+     * it keeps Student's t near its nominal rate (0.121 % instead of 0.104 % at 0.999 over 20 runs, 200,000 seeded
+     * windows, {@code bench/history/hampel-noise.sh}; 3.5 gives 0.185 %).
+     */
+    public static final double DEFAULT_OUTLIER_CUTOFF = 5.0;
+
+    /**
      * The boundary that turns the statistical model off for the metrics it applies to, leaving the relative floor
      * alone: 1, a cumulative probability whose limit is infinitely far. The default for the client's metrics (latency
      * and throughput seen by the load generator): the detection study (bench/README.md) found every false alarm of
@@ -97,7 +117,7 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
      * trace's metrics, the relative floor alone ({@link #FLOOR_ONLY}) on the client's, the floor at 0.5 on both.
      */
     public static final HistoryThreshold DEFAULT = new HistoryThreshold(Model.T_TEST, FLOOR_ONLY, 20,
-            DEFAULT_RELATIVE_LIMIT, DEFAULT_TRACE_PROBABILITY);
+            DEFAULT_RELATIVE_LIMIT, DEFAULT_TRACE_PROBABILITY, DEFAULT_OUTLIER_CUTOFF);
 
     /** A threshold model by its configuration name. */
     @API(status = API.Status.EXPERIMENTAL)
@@ -147,6 +167,11 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         }
     }
 
+    /** A threshold with the {@link #DEFAULT_OUTLIER_CUTOFF default outlier cut-off}. */
+    public HistoryThreshold(Model model, double boundary, int window, double relativeLimit, double traceBoundary) {
+        this(model, boundary, window, relativeLimit, traceBoundary, DEFAULT_OUTLIER_CUTOFF);
+    }
+
     /** A threshold with the {@link #DEFAULT_RELATIVE_LIMIT default relative floor}, one boundary for every metric. */
     public HistoryThreshold(Model model, double boundary, int window) {
         this(model, boundary, window, DEFAULT_RELATIVE_LIMIT, Double.NaN);
@@ -188,6 +213,11 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
             throw new IllegalArgumentException("traceBoundary is " + traceBoundary
                     + ": use a cumulative probability in [0.5, 1), or NaN for the boundary of every metric");
         }
+        if (!(outlierCutoff > 0)) {
+            throw new IllegalArgumentException("outlierCutoff is " + outlierCutoff + ": use a number of robust "
+                    + "standard deviations above 0 (default " + DEFAULT_OUTLIER_CUTOFF + "), or Infinity to use every "
+                    + "run of the window");
+        }
     }
 
     /**
@@ -220,7 +250,8 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
             boundary = DEFAULT_PROBABILITY; // the floor turned off: the client's metrics go back to the model
         }
         return new HistoryThreshold(model, boundary, window, relativeLimit,
-                boundaryGiven || model == Model.RELATIVE ? Double.NaN : DEFAULT_TRACE_PROBABILITY);
+                boundaryGiven || model == Model.RELATIVE ? Double.NaN : DEFAULT_TRACE_PROBABILITY,
+                DEFAULT_OUTLIER_CUTOFF);
     }
 
     private static boolean modelNamed(Function<String, Optional<String>> lookup) {
@@ -242,17 +273,26 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         double b = fits ? boundary
                 : newModel == Model.RELATIVE ? RelativeChange.DEFAULT_FRACTION : DEFAULT_PROBABILITY;
         return new HistoryThreshold(newModel, b, window, relativeLimit,
-                newModel == Model.RELATIVE ? Double.NaN : traceBoundary);
+                newModel == Model.RELATIVE ? Double.NaN : traceBoundary, outlierCutoff);
     }
 
     /** This threshold with another window. */
     public HistoryThreshold withWindow(int newWindow) {
-        return new HistoryThreshold(model, boundary, newWindow, relativeLimit, traceBoundary);
+        return new HistoryThreshold(model, boundary, newWindow, relativeLimit, traceBoundary, outlierCutoff);
     }
 
     /** This threshold with another boundary, for every metric (trace metrics included: {@code traceBoundary} NaN). */
     public HistoryThreshold withBoundary(double newBoundary) {
-        return new HistoryThreshold(model, newBoundary, window, relativeLimit, Double.NaN);
+        return new HistoryThreshold(model, newBoundary, window, relativeLimit, Double.NaN, outlierCutoff);
+    }
+
+    /**
+     * This threshold with another outlier cut-off ({@link Double#POSITIVE_INFINITY}: every run of the window counts).
+     *
+     * @throws IllegalArgumentException when the cut-off is not above 0
+     */
+    public HistoryThreshold withOutlierCutoff(double newOutlierCutoff) {
+        return new HistoryThreshold(model, boundary, window, relativeLimit, traceBoundary, newOutlierCutoff);
     }
 
     /**
@@ -262,7 +302,7 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
     public HistoryThreshold withRelativeLimit(double newRelativeLimit) {
         // turning the floor off under the floor-only default hands the client's metrics back to the model
         double b = boundary == FLOOR_ONLY && Double.isInfinite(newRelativeLimit) ? DEFAULT_PROBABILITY : boundary;
-        return new HistoryThreshold(model, b, window, newRelativeLimit, traceBoundary);
+        return new HistoryThreshold(model, b, window, newRelativeLimit, traceBoundary, outlierCutoff);
     }
 
     /**
@@ -273,7 +313,7 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         if (Double.isNaN(traceBoundary) || model == Model.RELATIVE || !HistoryMetrics.fromTrace(metric)) {
             return this;
         }
-        return new HistoryThreshold(model, traceBoundary, window, relativeLimit, traceBoundary);
+        return new HistoryThreshold(model, traceBoundary, window, relativeLimit, traceBoundary, outlierCutoff);
     }
 
     /**
@@ -353,8 +393,8 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
         Boundaries b = boundaries(direction);
         return switch (model) {
             case RELATIVE -> new RelativeChange(RelativeChange.Baseline.MEAN, window, b);
-            case Z_SCORE -> new ZScore(window, b);
-            case T_TEST, MANN_WHITNEY, WELCH -> new StudentT(window, b);
+            case Z_SCORE -> new ZScore(window, b, outlierCutoff);
+            case T_TEST, MANN_WHITNEY, WELCH -> new StudentT(window, b, outlierCutoff);
         };
     }
 

@@ -30,7 +30,9 @@ import java.util.stream.Stream;
  * batch bucket), {@code prefill-ratio} or {@code prefill-fit} (GPU µs per prefill token, plain or at 1,024 tokens) and
  * {@code interval} (the engine's decode step interval by batch bucket).
  *
- * <p>Usage: {@code HistoryStudyReplay DIR BASE [SHIFTED]} (the study's base and shifted counts; defaults 20, 3).
+ * <p>Usage: {@code HistoryStudyReplay DIR BASE [SHIFTED [robust]]} (the study's base and shifted counts; defaults 20,
+ * 3). With {@code robust}, the gates compared are the default's families with the trace metrics' t-test over every
+ * run of the window or over the runs the Hampel identifier keeps (cut-offs 3 to 6), instead of the 72 gates.
  */
 public final class HistoryStudyReplay {
 
@@ -67,17 +69,27 @@ public final class HistoryStudyReplay {
      * checked; GPU time per prefill token as the plain ratio or the fit at 1,024 tokens, at the GPU probability.
      */
     static Gate gate(double latency, double gpu, double interval, boolean prefillFit) {
+        return gate(latency, gpu, interval, prefillFit, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * As {@link #gate(double, double, double, boolean)}, the t-test's mean and spread taken over the window's runs
+     * that the Hampel identifier with cut-off {@code outlierCutoff} keeps (infinite: every run, the gate before it).
+     */
+    static Gate gate(double latency, double gpu, double interval, boolean prefillFit, double outlierCutoff) {
         Map<String, Double> p = new LinkedHashMap<>();
         p.put("latency", latency);
         p.put("gpu", gpu);
         p.put(prefillFit ? "prefill-fit" : "prefill-ratio", gpu);
         p.put("interval", interval);
-        String name = String.format(Locale.ROOT, "latency %s, GPU %s (prefill %s), interval %s", label(latency),
-                label(gpu), prefillFit ? "fit" : "ratio", label(interval));
+        String name = String.format(Locale.ROOT, "latency %s, GPU %s (prefill %s), interval %s%s", label(latency),
+                label(gpu), prefillFit ? "fit" : "ratio", label(interval), Double.isInfinite(outlierCutoff) ? ""
+                        : String.format(Locale.ROOT, "; Hampel k = %s", outlierCutoff));
         return new Gate(name, metric -> {
             String f = family(metric);
             Double v = f == null ? null : p.get(f);
-            return v == null || Double.isNaN(v) ? null : HistoryThreshold.DEFAULT.withBoundary(v);
+            return v == null || Double.isNaN(v) ? null
+                    : HistoryThreshold.DEFAULT.withBoundary(v).withOutlierCutoff(outlierCutoff);
         });
     }
 
@@ -136,9 +148,22 @@ public final class HistoryStudyReplay {
             s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".db") && !n.equals("history.db")
                     && !n.equals("base.db")).sorted().forEach(n -> cases.add(n.substring(0, n.length() - 3)));
         }
+        boolean robust = args.length > 3 && args[3].equals("robust");
         List<Gate> gates = new ArrayList<>();
         double off = Double.NaN;
-        for (double lat : new double[] {HistoryThreshold.FLOOR_ONLY, 0.9999, off}) {
+        if (robust) {
+            // the default's families (latency by the floor alone, prefill fit, interval at 0.999), the trace
+            // metrics at three boundaries, each with every run of the window and with the Hampel identifier
+            for (double gpu : new double[] {0.995, 0.999, 0.9999}) {
+                for (double k : new double[] {Double.POSITIVE_INFINITY, 3.0, 3.5, 4.0, 5.0, 6.0}) {
+                    gates.add(gate(HistoryThreshold.FLOOR_ONLY, gpu, 0.999, true, k));
+                }
+            }
+            for (double k : new double[] {Double.POSITIVE_INFINITY, 3.5, 5.0}) {
+                gates.add(gate(0.9999, 0.999, 0.999, true, k));
+            }
+        }
+        for (double lat : robust ? new double[0] : new double[] {HistoryThreshold.FLOOR_ONLY, 0.9999, off}) {
             for (double gpu : new double[] {0.99, 0.995, 0.999, 0.9999}) {
                 for (double interval : new double[] {off, 0.999, 0.9999}) {
                     for (boolean fit : new boolean[] {false, true}) {

@@ -3,17 +3,33 @@ package dev.profiledrollout.history.stats;
 import java.util.Objects;
 import org.apache.commons.math3.stat.StatUtils;
 
-/** Shared body of the models that scale the distance from the history's mean by its sample standard deviation. */
+/**
+ * Shared body of the models that scale the distance from the history's mean by its sample standard deviation. With an
+ * outlier cut-off the mean and deviation are those of the window's values that {@link HampelFilter} keeps, and the
+ * result's {@code n} counts those.
+ */
 abstract class SpreadModel implements ThresholdModel {
 
     private final int window;
     private final Boundaries boundaries;
+    private final double outlierK;
 
-    SpreadModel(int window, Boundaries boundaries, String name) {
+    SpreadModel(int window, Boundaries boundaries, String name, double outlierK) {
         Decision.requireWindow(window);
+        if (!(outlierK > 0)) {
+            throw new IllegalArgumentException("outlier cut-off " + outlierK + ": use a number of robust standard "
+                    + "deviations above 0 (" + HampelFilter.IGLEWICZ_HOAGLIN_K + " in Iglewicz and Hoaglin), or "
+                    + "Infinity for none");
+        }
         this.window = window;
         this.boundaries = Objects.requireNonNull(boundaries, "boundaries");
+        this.outlierK = outlierK;
         boundaries.requireProbabilities(name);
+    }
+
+    /** The Hampel cut-off applied to the window before its mean and spread are taken; infinite: none. */
+    public double outlierCutoff() {
+        return outlierK;
     }
 
     abstract String name();
@@ -38,7 +54,7 @@ abstract class SpreadModel implements ThresholdModel {
     public ThresholdResult evaluate(Measure measure, double current, double[] history) {
         Decision.requireFinite("current value", current);
         Decision.requireFinite("history", history);
-        double[] used = Decision.window(history, window);
+        double[] used = HampelFilter.inliers(Decision.window(history, window), outlierK);
         int n = used.length;
         if (n < minimumHistory()) {
             return new ThresholdResult(name(), measure, Change.INSUFFICIENT_HISTORY, current, Double.NaN, "mean", n, 1,

@@ -26,7 +26,21 @@ public final class ZScore extends SpreadModel {
      * @throws IllegalArgumentException if {@code window < 1} or a boundary is outside {@code [0.5, 1)}
      */
     public ZScore(int window, Boundaries boundaries) {
-        super(window, boundaries, NAME);
+        this(window, boundaries, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * The model over the window's values that the Hampel identifier keeps ({@link HampelFilter#inliers}).
+     *
+     * @param window     how many latest runs to use, at least 1 (2 or more to ever test)
+     * @param boundaries cumulative probabilities in {@code [0.5, 1)}
+     * @param outlierK   the Hampel cut-off in robust standard deviations, above 0
+     *                   ({@link HampelFilter#IGLEWICZ_HOAGLIN_K}); {@link Double#POSITIVE_INFINITY}: every run is used
+     * @throws IllegalArgumentException if {@code window < 1}, a boundary is outside {@code [0.5, 1)} or the cut-off is
+     *                                  not above 0
+     */
+    public ZScore(int window, Boundaries boundaries, double outlierK) {
+        super(window, boundaries, NAME, outlierK);
     }
 
     @Override
