@@ -27,11 +27,6 @@ abstract class SpreadModel implements ThresholdModel {
         boundaries.requireProbabilities(name);
     }
 
-    /** The Hampel cut-off applied to the window before its mean and spread are taken; infinite: none. */
-    public double outlierCutoff() {
-        return outlierK;
-    }
-
     abstract String name();
 
     abstract String statisticName();

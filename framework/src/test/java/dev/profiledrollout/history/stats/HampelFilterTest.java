@@ -41,6 +41,17 @@ class HampelFilterTest {
     }
 
     @Test
+    void a_value_exactly_at_the_cut_off_is_kept_and_one_beyond_it_is_not() {
+        // 11 values with median 0 and MAD 1 whatever the last one is, as long as it lies above 1
+        double limit = HampelFilter.IGLEWICZ_HOAGLIN_K * HampelFilter.MAD_TO_SD * 1.0;
+        double[] at = {-1, -1, -1, 0, 0, 0, 1, 1, 1, 1, limit};
+        double[] beyond = {-1, -1, -1, 0, 0, 0, 1, 1, 1, 1, Math.nextUp(limit)};
+        assertThat(HampelFilter.inliers(at, HampelFilter.IGLEWICZ_HOAGLIN_K)).containsExactly(at);
+        assertThat(HampelFilter.inliers(beyond, HampelFilter.IGLEWICZ_HOAGLIN_K))
+                .containsExactly(-1, -1, -1, 0, 0, 0, 1, 1, 1, 1);
+    }
+
+    @Test
     void an_outlier_above_the_median_is_left_out_as_one_below() {
         // the window mirrored about its median 22.8525: same median and MAD, the outlier now 3.2 above
         double[] high = Arrays.stream(PREFILL_FIT_WINDOW).map(v -> 2 * 22.8525 - v).toArray();
