@@ -281,6 +281,13 @@ public final class ProfiledRolloutKeys {
      */
     public static final String HISTORY_RELATIVE_LIMIT = "profiledrollout.history.relative.limit";
 
+    /**
+     * The Hampel cut-off of the statistical threshold models, in robust standard deviations: the window's runs farther
+     * than this many {@code 1.4826 · MAD} from its median are left out of its mean and spread (docs/METRICS.md §8.1);
+     * {@code Infinity} uses every run. Default {@code 5}.
+     */
+    public static final String HISTORY_OUTLIER_CUTOFF = "profiledrollout.history.outlier.cutoff";
+
     /** {@code true}: attach the trace files to the Allure test case. Default {@code false}. */
     public static final String REPORT_ATTACH_TRACES = "profiledrollout.report.attach.traces";
 
@@ -442,6 +449,8 @@ public final class ProfiledRolloutKeys {
                     + " metrics, 0.9999 with a named model"),
             key(HISTORY_RELATIVE_LIMIT, "0.5", Scope.EXTENSION,
                     "relative floor: REGRESSION beyond this fraction over the median of the last 3 runs"),
+            key(HISTORY_OUTLIER_CUTOFF, "5", Scope.EXTENSION,
+                    "runs beyond this many robust SDs (1.4826 MAD) of the window's median are left out of the t-test"),
             key(REPORT_ATTACH_TRACES, "false", Scope.EXTENSION, "attach the trace files to Allure"),
             key(REPORT_ATTACH_MAX_BYTES, String.valueOf(20L << 20), Scope.EXTENSION,
                     "the largest trace file attached, bytes"),

@@ -41,7 +41,7 @@ import org.apiguardian.api.API;
  *                 farther than this many {@code 1.4826 · MAD} from its median are left out of its mean and spread
  *                 ({@link HampelFilter}); {@link Double#POSITIVE_INFINITY}: every run counts. Not used by
  *                 {@link Model#RELATIVE}, the relative floor or the two-sample tests. Default
- *                 {@link #DEFAULT_OUTLIER_CUTOFF}
+ *                 {@link #DEFAULT_OUTLIER_CUTOFF}; key {@link ProfiledRolloutKeys#HISTORY_OUTLIER_CUTOFF}
  */
 @API(status = API.Status.EXPERIMENTAL)
 public record HistoryThreshold(Model model, double boundary, int window, double relativeLimit, double traceBoundary,
@@ -222,8 +222,8 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
 
     /**
      * The threshold the configuration keys {@link ProfiledRolloutKeys#HISTORY_THRESHOLD},
-     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY}, {@link ProfiledRolloutKeys#HISTORY_WINDOW} and
-     * {@link ProfiledRolloutKeys#HISTORY_RELATIVE_LIMIT} give, each key's
+     * {@link ProfiledRolloutKeys#HISTORY_BOUNDARY}, {@link ProfiledRolloutKeys#HISTORY_WINDOW},
+     * {@link ProfiledRolloutKeys#HISTORY_RELATIVE_LIMIT} and {@link ProfiledRolloutKeys#HISTORY_OUTLIER_CUTOFF} give, each key's
      * default where it is unset. Without a boundary, {@code relative} uses {@link RelativeChange#DEFAULT_FRACTION}.
      *
      * @param lookup a key's value, empty when unset
@@ -245,13 +245,19 @@ public record HistoryThreshold(Model model, double boundary, int window, double 
                     + ": use a fraction of the median above 0 (default " + DEFAULT_RELATIVE_LIMIT + "), or Infinity "
                     + "for none");
         }
+        double outlierCutoff = lookup.apply(ProfiledRolloutKeys.HISTORY_OUTLIER_CUTOFF).filter(s -> !s.isBlank())
+                .map(s -> number(ProfiledRolloutKeys.HISTORY_OUTLIER_CUTOFF, s)).orElse(DEFAULT_OUTLIER_CUTOFF);
+        if (!(outlierCutoff > 0)) {
+            throw new IllegalArgumentException(ProfiledRolloutKeys.HISTORY_OUTLIER_CUTOFF + " is " + outlierCutoff
+                    + ": use a number of robust standard deviations above 0 (default " + DEFAULT_OUTLIER_CUTOFF
+                    + "), or Infinity to use every run of the window");
+        }
         boolean boundaryGiven = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank()).isPresent();
         if (!boundaryGiven && boundary == FLOOR_ONLY && Double.isInfinite(relativeLimit)) {
             boundary = DEFAULT_PROBABILITY; // the floor turned off: the client's metrics go back to the model
         }
         return new HistoryThreshold(model, boundary, window, relativeLimit,
-                boundaryGiven || model == Model.RELATIVE ? Double.NaN : DEFAULT_TRACE_PROBABILITY,
-                DEFAULT_OUTLIER_CUTOFF);
+                boundaryGiven || model == Model.RELATIVE ? Double.NaN : DEFAULT_TRACE_PROBABILITY, outlierCutoff);
     }
 
     private static boolean modelNamed(Function<String, Optional<String>> lookup) {

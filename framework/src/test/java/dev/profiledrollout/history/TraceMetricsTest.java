@@ -249,6 +249,21 @@ class TraceMetricsTest {
     }
 
     @Test
+    void the_outlier_cutoff_key_sets_the_cutoff_and_refuses_a_value_not_above_zero() {
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.empty()).outlierCutoff())
+                .isEqualTo(HistoryThreshold.DEFAULT_OUTLIER_CUTOFF);
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                k.equals("profiledrollout.history.outlier.cutoff") ? "Infinity" : null)).outlierCutoff())
+                .isInfinite();
+        assertThat(HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                k.equals("profiledrollout.history.outlier.cutoff") ? "3.5" : null)).outlierCutoff()).isEqualTo(3.5);
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> HistoryThreshold.from(k -> java.util.Optional.ofNullable(
+                        k.equals("profiledrollout.history.outlier.cutoff") ? "-1" : null)))
+                .withMessageContaining("profiledrollout.history.outlier.cutoff is -1.0");
+    }
+
+    @Test
     void an_outlier_cutoff_not_above_zero_is_refused_with_the_fix() {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                 .isThrownBy(() -> HistoryThreshold.DEFAULT.withOutlierCutoff(0))

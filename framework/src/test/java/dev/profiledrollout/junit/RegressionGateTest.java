@@ -149,6 +149,7 @@ class RegressionGateTest {
         Assertions.assertThat(unchanged.path("threshold").path("upper").asDouble()).isEqualTo(1.0);
         Assertions.assertThat(unchanged.path("threshold").path("traceBoundary").asDouble()).isEqualTo(0.999);
         Assertions.assertThat(unchanged.path("threshold").path("relativeLimit").asDouble()).isEqualTo(0.5);
+        Assertions.assertThat(unchanged.path("threshold").path("outlierCutoff").asDouble()).isEqualTo(5.0);
     }
 
     @Test

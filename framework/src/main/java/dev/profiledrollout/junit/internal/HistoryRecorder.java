@@ -123,7 +123,7 @@ public final class HistoryRecorder {
             if (!declared.threshold().isBlank()) {
                 configured = lookup.apply(ProfiledRolloutKeys.HISTORY_BOUNDARY).filter(s -> !s.isBlank()).isPresent()
                         ? new HistoryThreshold(HistoryThreshold.Model.of(declared.threshold()), configured.boundary(),
-                        configured.window(), configured.relativeLimit())
+                        configured.window(), configured.relativeLimit()).withOutlierCutoff(configured.outlierCutoff())
                         : configured.withModel(HistoryThreshold.Model.of(declared.threshold()));
             }
             if (!Double.isNaN(declared.boundary())) {
@@ -366,6 +366,11 @@ public final class HistoryRecorder {
                 t.putNull("traceBoundary");
             } else {
                 t.put("traceBoundary", threshold.traceBoundary());
+            }
+            if (Double.isInfinite(threshold.outlierCutoff()) || threshold.model() == HistoryThreshold.Model.RELATIVE) {
+                t.putNull("outlierCutoff");
+            } else {
+                t.put("outlierCutoff", threshold.outlierCutoff());
             }
             ArrayNode verdicts = block.putArray("verdicts");
             List<HistoryVerdict> all = new ArrayList<>(declaredVerdicts.getOrDefault(scope, List.of()));
