@@ -23,6 +23,7 @@ import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.SummaryFile;
 import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.verdict.Verdict;
@@ -458,35 +459,36 @@ public final class HistoryRecorder {
     }
 
     /** Writes each block: the run's into summary.json, a phase's into its own summary.json and its phases[] entry. */
-    private void write(Map<String, ObjectNode> blocks) {
+    private void write(Map<String, ? extends JsonNode> blocks) {
         Path top = outputDirectory.resolve("summary.json");
         try {
-            ObjectNode root = (ObjectNode) JSON.readTree(top.toFile());
-            // what the file holds is read through the run model; the tree is only where the blocks are set
-            RunHeader head = RunHeader.of(root);
-            if (engineVersion != null && head.engine() != null && head.engine().version() == null) {
-                // set in place: fields a later writer added to the block stay
-                ((ObjectNode) root.get("engine")).put("version", engineVersion);
+            SummaryFile summary = SummaryFile.read(top);
+            SummaryFile.Builder next = summary.toBuilder();
+            RunHeader.Engine engine = summary.engine();
+            if (engineVersion != null && engine != null && engine.version() == null) {
+                next.engine(new RunHeader.Engine(engine.backend(), engine.url(), engine.kind(), engine.model(),
+                        engine.tpSize(), engine.dpSize(), engine.ppSize(), engine.epSize(), engine.simulatedFaults(),
+                        engine.simulatedGpuNoise(), engineVersion));
             }
             if (blocks.containsKey("")) {
-                root.set("history", blocks.get(""));
+                next.history(blocks.get(""));
             }
-            ArrayNode entries = head.phases().isEmpty() ? JSON.createArrayNode() : (ArrayNode) root.get("phases");
-            for (int i = 0; i < head.phases().size(); i++) {
-                RunHeader.PhaseEntry entry = head.phases().get(i);
+            List<SummaryFile.PhaseBlock> entries = new ArrayList<>();
+            for (SummaryFile.PhaseBlock entry : summary.phases()) {
                 String phase = entry.phase() == null ? "" : entry.phase();
-                if (blocks.containsKey(phase) && entries.get(i) instanceof ObjectNode o) {
-                    o.set("history", blocks.get(phase));
-                    Path own = outputDirectory.resolve(entry.directoryName()).resolve("summary.json");
-                    if (Files.isRegularFile(own)) {
-                        ObjectNode ofPhase = (ObjectNode) JSON.readTree(own.toFile());
-                        ofPhase.set("history", blocks.get(phase));
-                        JSON.writeValue(own.toFile(), ofPhase);
-                    }
+                if (!blocks.containsKey(phase)) {
+                    entries.add(entry);
+                    continue;
+                }
+                entries.add(entry.withHistory(blocks.get(phase)));
+                Path own = outputDirectory.resolve(entry.directory() != null ? entry.directory()
+                        : phase.toLowerCase(java.util.Locale.ROOT)).resolve("summary.json");
+                if (Files.isRegularFile(own)) {
+                    SummaryFile.read(own).toBuilder().history(blocks.get(phase)).build().write(own);
                 }
             }
-            JSON.writeValue(top.toFile(), root);
-        } catch (IOException | RuntimeException e) {
+            next.phases(entries).build().write(top);
+        } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Could not write the history block of " + top + ": " + e.getMessage());
         }
     }
