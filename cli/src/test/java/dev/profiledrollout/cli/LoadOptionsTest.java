@@ -29,16 +29,16 @@ class LoadOptionsTest {
 
     @Test
     void parsed_values_reach_each_command() {
-        CommandLine bench = Main.commandLine().getSubcommands().get("bench");
-        bench.parseArgs("--model", "m", "--random-input-len", "64", "--random-output-len", "8");
-        LoadOptions load = ((BenchCommand) bench.getCommand()).load;
+        BenchCommand bench = new BenchCommand();
+        new CommandLine(bench).parseArgs("--model", "m", "--random-input-len", "64", "--random-output-len", "8");
+        LoadOptions load = bench.load;
         assertThat(load.model).isEqualTo("m");
         assertThat(load.randomInputLen).isEqualTo(64);
         assertThat(load.randomOutputLen).isEqualTo(8);
 
-        CommandLine capacity = Main.commandLine().getSubcommands().get("capacity");
-        capacity.parseArgs("--url", "http://x:1", "--slo", "ttft.p99<1s");
-        LoadOptions defaults = ((CapacityCommand) capacity.getCommand()).load;
+        CapacityCommand capacity = new CapacityCommand();
+        new CommandLine(capacity).parseArgs("--url", "http://x:1", "--slo", "ttft.p99<1s");
+        LoadOptions defaults = capacity.load;
         assertThat(defaults.model).isNull();
         assertThat(defaults.randomInputLen).isEqualTo(1024);
         assertThat(defaults.randomOutputLen).isEqualTo(128);
