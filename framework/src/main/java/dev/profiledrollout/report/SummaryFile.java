@@ -245,6 +245,91 @@ public record SummaryFile(String test,
         return JSON.valueToTree(new Baseline(file.toString(), diff, kernels));
     }
 
+    /**
+     * What the {@code history} block (and a phase's) is written from ({@code HistoryRecorder}); every field is written,
+     * null included. {@link ReportData.History} reads it.
+     *
+     * @param store       the store's location, credentials masked
+     * @param runId       the id the run was recorded under, or null when it was not recorded
+     * @param testId      the test's id in the store
+     * @param fingerprint the configuration fingerprint the run's series is keyed by
+     * @param recorded    whether the run was recorded
+     * @param error       why it was not, or null
+     * @param threshold   the threshold model the metrics were checked with
+     * @param verdicts    one per metric checked, declared first
+     * @param trends      the checked metrics' recent values
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record HistoryBlock(String store, Long runId, String testId, String fingerprint, boolean recorded,
+                               String error, HistoryThreshold threshold, List<HistoryVerdictEntry> verdicts,
+                               List<HistoryTrend> trends) {
+    }
+
+    /**
+     * @param model          the model's key ({@code relative}, {@code zscore}, …)
+     * @param window         runs of history compared against
+     * @param lower          the improvement side's boundary: always null (one boundary, the regression side's)
+     * @param upper          the regression side's boundary, in the model's unit
+     * @param relativeLimit  the relative change a statistical model's regression needs as well, or null
+     * @param traceBoundary  the boundary of trace metrics where it differs, or null
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record HistoryThreshold(String model, int window, Double lower, double upper, Double relativeLimit,
+                                   Double traceBoundary) {
+    }
+
+    /**
+     * One metric checked against its history; a value that is not finite is written as null.
+     *
+     * @param metric       the metric's name, e.g. {@code ttft.p99}
+     * @param label        its measure's name
+     * @param unit         its unit
+     * @param direction    which way is worse ({@code HIGHER_IS_WORSE}, …)
+     * @param model        the threshold model that judged it
+     * @param change       what it found ({@code REGRESSION}, {@code NO_CHANGE}, …)
+     * @param current      this run's value, or null
+     * @param baseline     the history's value compared against, or null
+     * @param baselineKind what {@code baseline} is (mean, median, …)
+     * @param n            runs of history used
+     * @param statistic    the model's statistic, or null
+     * @param threshold    the statistic's threshold, or null
+     * @param pValue       the p-value where the model has one, or null
+     * @param enforced     whether the check could fail the test (not with too little history)
+     * @param against      the runs compared against, as text
+     * @param runIds       their ids
+     * @param description  the verdict in one line
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record HistoryVerdictEntry(String metric, String label, String unit, String direction, String model,
+                                      String change, Double current, Double baseline, String baselineKind, int n,
+                                      Double statistic, Double threshold, Double pValue, boolean enforced,
+                                      String against, List<Long> runIds, String description) {
+    }
+
+    /**
+     * @param metric    the metric's name
+     * @param label     its measure's name
+     * @param unit      its unit
+     * @param direction which way is worse
+     * @param points    its values, oldest first, this run's last
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record HistoryTrend(String metric, String label, String unit, String direction, List<TrendPoint> points) {
+    }
+
+    /**
+     * @param runId     the run's id
+     * @param startedAt when it started (ISO-8601)
+     * @param commit    its commit, shortened to 7 characters, or null
+     * @param value     the metric's value, or null when not finite
+     * @param change    what the check found for it
+     * @param current   whether this is the run being recorded
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record TrendPoint(long runId, String startedAt, String commit, Double value, String change,
+                             boolean current) {
+    }
+
     /** A {@link SummaryFile} under construction; each setter replaces one field. */
     public static final class Builder {
         private String test;
