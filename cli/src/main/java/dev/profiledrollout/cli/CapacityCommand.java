@@ -135,7 +135,7 @@ public final class CapacityCommand implements Callable<Integer> {
             });
         }
         if (format.equals("json")) {
-            out.println(StageReport.toJson(capacity.stages(), capacity).toPrettyString());
+            out.println(StageReport.toJson(capacity.stages(), capacity));
         } else {
             out.print(capacity.toTable());
             capacity.knee().ifPresent(k -> out.println("saturation knee: " + k.label()));
