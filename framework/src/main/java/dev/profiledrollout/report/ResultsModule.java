@@ -87,6 +87,9 @@ import org.apiguardian.api.API;
  *       "kernelNs","unit" ("step" or "token", {@link StageDelta#unit()}),"kernelTimeChange" (per unit; null unless
  *       both sides have the stage),"kernels":[{"name","baseNsPerUnit","nsPerUnit","change"}] (10 largest |Δ per
  *       step|)}]} (written only).</li>
+ *   <li>{@link SummaryFile.Baseline} ({@code summary.json}'s {@code baseline}): {@code "file"}, then the
+ *       {@link BaselineDiff} fields above, its {@code kernels} cut to the first {@link SummaryFile.Baseline#kernels()}
+ *       (written only).</li>
  *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>

@@ -25,33 +25,37 @@ import org.apiguardian.api.API;
  * ({@link #toBuilder()}) and {@linkplain #write writes} it whole. Nobody edits the file by key.
  *
  * <p>A block whose writer's type has a mapping that only writes ({@code load}, {@code profileRequest}, {@code latency},
- * {@code trace}, {@code history}) is held as the tree that mapping wrote, and written back as it was read. The
- * readers' view of the same file, with those blocks typed as far as the reports need them, is {@link RunHeader} and
- * {@link ReportData}. A field null here is left out of the file, but for {@code error}, always written; a list
- * marked so is left out when empty. JSON null in a {@link JsonNode} field ({@code load} and {@code profileRequest} of a
- * phased test) is written as null.
+ * {@code trace}, {@code baseline}, {@code history}) is held as the tree that mapping wrote, and written back as it was
+ * read. The readers' view of the same file, with those blocks typed as far as the reports need them, is
+ * {@link RunHeader} and {@link ReportData}. A null field is left out of the file, but {@code error}, which is always
+ * written; so is an empty {@code workers}, {@code frontendTraceFiles}, {@code stagePlacement}, {@code phases} or
+ * {@code stageWindows} (empty {@code verdicts} and {@code traceFiles} are written as {@code []}). JSON null in a {@link JsonNode} field ({@code load} and {@code profileRequest}
+ * of a phased test) is written as null. Fields of the file that are not named here are not kept.
  *
- * @param test               {@code <Class>.<method>}; null when absent
- * @param engine             the engine block ({@link RunReport}); null when absent
- * @param load               the load block ({@code LoadSpec}'s mapping); JSON null for a phased test; null when absent
- * @param profileRequest     the profile request as sent ({@code ProfileRequest.toJson()}); JSON null for a phased test; null when absent
- * @param attempted          what a window that failed before its profile request asked for ({@code CaptureAttempt}); null when absent
- * @param phase              the phase of a phase's own file ({@code PREFILL}, …); null when absent
- * @param profiled           what the profile requests went to; null when absent
- * @param workers            per engine the window profiled; left out when empty; null when absent
- * @param frontendTraceFiles vLLM front-end trace files; left out when empty; null when absent
- * @param latency            the latency block ({@code LatencyReport}'s mapping); absent in a phased test's file; null when absent
- * @param trace              the trace block ({@code TraceSet}'s mapping); null when absent
- * @param steps              the engine steps each rank trace holds; null when absent
- * @param stagePlacement     where a staged load's captured steps fell; left out when empty; null when absent
- * @param error              why the window did not complete; written as null when it did; null when absent
- * @param phases             a phased test's phases, in the order they ran; left out when empty; null when absent
- * @param stageWindows       a sweep's window per stage; left out when empty; null when absent
- * @param baseline           the kernel-baseline comparison ({@code Baselines}); null when absent
- * @param history            the history block ({@code HistoryRecorder}); null when absent
- * @param verdicts           every verdict of the test; null when absent
- * @param traceFiles         the rank trace files the result names; null when absent
- * @param outcome            how the test ended; null when absent
+ * @param test               {@code <Class>.<method>}, or null
+ * @param engine             the engine block ({@link RunReport}), or null
+ * @param load               the load block ({@code LoadSpec}'s mapping); JSON null for a phased test; or null
+ * @param profileRequest     the profile request as sent ({@code ProfileRequest.toJson()}); JSON null for a phased
+ *                           test; or null
+ * @param attempted          what a window that failed before its profile request asked for ({@code CaptureAttempt}),
+ *                           or null
+ * @param phase              the phase of a phase's own file ({@code PREFILL}, …), or null
+ * @param profiled           what the profile requests went to, or null
+ * @param workers            per engine the window profiled; empty when none (then left out)
+ * @param frontendTraceFiles vLLM front-end trace files; empty when none (then left out)
+ * @param latency            the latency block ({@code LatencyReport}'s mapping), JSON null when the load did not run;
+ *                           null in a phased test's file
+ * @param trace              the trace block ({@code TraceSet}'s mapping), or null
+ * @param steps              the engine steps each rank trace holds, or null
+ * @param stagePlacement     where a staged load's captured steps fell; empty when none (then left out)
+ * @param error              why the window did not complete; null (written as null) when it did
+ * @param phases             a phased test's phases, in the order they ran; empty otherwise (then left out)
+ * @param stageWindows       a sweep's window per stage; empty otherwise (then left out)
+ * @param baseline           the kernel-baseline comparison ({@link #baseline(Path, BaselineDiff, int)}), or null
+ * @param history            the history block ({@link HistoryBlock}'s mapping), or null
+ * @param verdicts           every verdict of the test, or null before the test body ended
+ * @param traceFiles         the rank trace files the result names, or null before the test body ended
+ * @param outcome            how the test ended, or null before it ended
  */
 @API(status = INTERNAL, since = "0.2")
 @JsonInclude(JsonInclude.Include.NON_NULL)
