@@ -90,4 +90,24 @@ class SummaryFileTest {
         assertThat(RunHeader.of(tree).phases().get(0).directoryName()).isEqualTo("prefill");
         assertThat(RunHeader.of(tree).attempted().activities()).containsExactly("CPU", "GPU");
     }
+
+    @Test
+    void a_phase_page_without_its_own_history_block_takes_the_one_given_and_keeps_the_rest() throws Exception {
+        // GIVEN a phase's summary.json without a history block
+        SummaryFile.builder().test("PhasedTest.run").phase("PREFILL").error(null).build()
+                .write(dir.resolve("summary.json"));
+        ReportData data = ReportData.read(dir);
+        ReportData.History history = new ReportData.History("sqlite", 7L, "PhasedTest#run/PREFILL", "f1", true, null,
+                new ReportData.Threshold("relative", 10, null, 0.1), List.of(), List.of());
+
+        // WHEN
+        ReportData with = data.withHistory(history);
+
+        // THEN the block reads back as given, and the file's other fields and the original data are untouched
+        assertThat(data.history()).isEmpty();
+        assertThat(with.history()).contains(history);
+        assertThat(with.head().test()).isEqualTo("PhasedTest.run");
+        assertThat(with.head().phase()).isEqualTo("PREFILL");
+        assertThat(data.summary().has("history")).isFalse();
+    }
 }
