@@ -26,6 +26,7 @@ import okhttp3.Request;
 import okhttp3.Response;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
@@ -89,9 +90,6 @@ public final class BenchCommand implements Callable<Integer> {
             + " openai-chat (implies /v1/chat/completions), sglang-native (implies /generate). Default ${DEFAULT-VALUE}.")
     String backend;
 
-    @Option(names = "--model", description = "The model field (default: the first id of GET /v1/models).")
-    String model;
-
     @Option(names = "--num-prompts", defaultValue = "1000", description = "Requests in the run (default ${DEFAULT-VALUE}).")
     int numPrompts;
 
@@ -126,11 +124,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--sharegpt-output-len", defaultValue = "0", description = "max_tokens for ShareGPT prompts (0: estimated from the reply).")
     int sharegptOutputLen;
 
-    @Option(names = "--random-input-len", defaultValue = "1024", description = "Default ${DEFAULT-VALUE}.")
-    int randomInputLen;
-
-    @Option(names = "--random-output-len", defaultValue = "128", description = "Default ${DEFAULT-VALUE}.")
-    int randomOutputLen;
+    @Mixin
+    LoadOptions load = new LoadOptions();
 
     @Option(names = "--random-range-ratio", defaultValue = "0.0", description = "Symmetric spread in [0, 1) (default ${DEFAULT-VALUE}).")
     double randomRangeRatio;
@@ -238,7 +233,7 @@ public final class BenchCommand implements Callable<Integer> {
         OkHttpClient client = modelsClient(loadTarget);
         ProfilerWindow profiler = profile ? new ProfilerWindow(profilerClient(base, loadTarget), out) : null;
         try {
-            String modelId = model != null ? model : firstModel(client, base);
+            String modelId = load.model != null ? load.model : firstModel(client, base);
             RequestParameters parameters = requestParameters();
             if (sweep != null) {
                 BenchSweep.Plan plan = BenchSweep.Plan.parse(sweep);
@@ -249,7 +244,7 @@ public final class BenchCommand implements Callable<Integer> {
                             + " --max-concurrency with concurrency stages");
                 }
                 dev.profiledrollout.load.LoadSpec shape = new dev.profiledrollout.load.LoadSpec(1, numPrompts,
-                        randomInputLen, randomOutputLen, randomRangeRatio, numWarmups, seed,
+                        load.randomInputLen, load.randomOutputLen, randomRangeRatio, numWarmups, seed,
                         dev.profiledrollout.load.ArrivalProcess.closedLoop(), randomPrefixLen,
                         durationSeconds == null ? null : Duration.ofNanos(Math.round(durationSeconds * 1e9)), target);
                 return BenchSweep.run(out, plan, loadTarget, modelId, backend, target, parameters, shape,
@@ -259,7 +254,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
             LoadTest.Builder test = LoadTest.builder().target(loadTarget).model(modelId).backend(backend)
                     .endpoint(target).requests(numPrompts).seed(seed).warmupRequests(numWarmups)
-                    .randomTokens(randomInputLen, randomOutputLen, randomRangeRatio).prefixTokens(randomPrefixLen)
+                    .randomTokens(load.randomInputLen, load.randomOutputLen, randomRangeRatio).prefixTokens(randomPrefixLen)
                     .burstiness(number("--burstiness", burstiness)).requestParameters(parameters)
                     .lagBudget(Duration.ofNanos(Math.round(lagBudgetMs * 1e6)), 0.01).progress(System.err);
             double rate = number("--request-rate", requestRate);
@@ -295,7 +290,7 @@ public final class BenchCommand implements Callable<Integer> {
             switch (datasetName) {
                 case "random" -> { }
                 case "sharegpt" -> test.workload(PromptWorkload.fromShareGpt(dataset(), sharegptOutputLen, seed));
-                case "jsonl" -> test.workload(PromptWorkload.fromJsonl(dataset(), randomOutputLen));
+                case "jsonl" -> test.workload(PromptWorkload.fromJsonl(dataset(), load.randomOutputLen));
                 default -> throw new IllegalArgumentException(
                         "--dataset-name must be random, sharegpt or jsonl, was " + datasetName);
             }

@@ -122,7 +122,7 @@ final class BenchSweep {
         sweep.knee().ifPresent(k -> out.println("Saturation knee: " + k.label()));
         if (resultDir != null) {
             Path summary = resultDir.resolve("sweep-summary.json");
-            Files.writeString(summary, StageReport.toJson(sweep, null).toPrettyString());
+            Files.writeString(summary, StageReport.toJson(sweep, null));
             out.println("Saved " + summary);
         }
         out.flush();

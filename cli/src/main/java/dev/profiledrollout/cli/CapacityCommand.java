@@ -18,6 +18,7 @@ import okhttp3.OkHttpClient;
 import org.apiguardian.api.API;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -70,20 +71,14 @@ public final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--stage-seconds", defaultValue = "3", description = "Rate stage length: rate x seconds requests (default ${DEFAULT-VALUE}).")
     double stageSeconds;
 
-    @Option(names = "--random-input-len", defaultValue = "1024", description = "Default ${DEFAULT-VALUE}.")
-    int inputLen;
-
-    @Option(names = "--random-output-len", defaultValue = "128", description = "Default ${DEFAULT-VALUE}.")
-    int outputLen;
+    @Mixin
+    LoadOptions load = new LoadOptions();
 
     @Option(names = "--num-warmups", defaultValue = "2", description = "Warm-up requests before the first stage (default ${DEFAULT-VALUE}).")
     int warmups;
 
     @Option(names = "--seed", defaultValue = "0", description = "Default ${DEFAULT-VALUE}.")
     long seed;
-
-    @Option(names = "--model", description = "The model field (default: the first id of GET /v1/models).")
-    String model;
 
     @Option(names = "--max-lag-ms", defaultValue = "10", description = "Schedule-lag p99 above which a stage counts as"
             + " not driven by the client (default ${DEFAULT-VALUE}).")
@@ -122,7 +117,7 @@ public final class CapacityCommand implements Callable<Integer> {
                 b.byRate(start == null ? 8 : start, max == null ? 512 : max);
             }
             search = b.build();
-            base = LoadSpec.closedLoop(1, minRequests, inputLen, outputLen, 0.0, warmups, seed);
+            base = LoadSpec.closedLoop(1, minRequests, load.randomInputLen, load.randomOutputLen, 0.0, warmups, seed);
         } catch (IllegalArgumentException e) {
             err.println("capacity: " + e.getMessage());
             err.flush();
@@ -130,7 +125,7 @@ public final class CapacityCommand implements Callable<Integer> {
         }
         URI root = URI.create(url.replaceAll("/+$", ""));
         LoadTarget target = LoadTarget.builder(root).bearerToken(CliHttp.apiKey()).build();
-        String modelId = model != null ? model : BenchCommand.firstModel(new OkHttpClient(), root);
+        String modelId = load.model != null ? load.model : BenchCommand.firstModel(new OkHttpClient(), root);
         Capacity capacity;
         try (StageRunner runner = new StageRunner(target, modelId, base, Slo.none(),
                 Duration.ofSeconds(stageTimeoutSeconds), Duration.ofMillis(maxLagMs))) {
@@ -140,7 +135,7 @@ public final class CapacityCommand implements Callable<Integer> {
             });
         }
         if (format.equals("json")) {
-            out.println(StageReport.toJson(capacity.stages(), capacity).toPrettyString());
+            out.println(StageReport.toJson(capacity.stages(), capacity));
         } else {
             out.print(capacity.toTable());
             capacity.knee().ifPresent(k -> out.println("saturation knee: " + k.label()));

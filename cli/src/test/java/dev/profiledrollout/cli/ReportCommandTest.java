@@ -71,6 +71,13 @@ class ReportCommandTest {
         }
         Path details = dir.resolve("sim-run-details");
         assertThat(details.resolve("summary.json")).isNotEmptyFile();
+        // the benchmark's summary.json has the fields a run without a profile window has, in the file's order
+        JsonNode written = new ObjectMapper().readTree(details.resolve("summary.json").toFile());
+        assertThat(written.fieldNames()).toIterable().containsExactly("test", "engine", "load", "latency", "error");
+        assertThat(written.path("engine").fieldNames()).toIterable().containsExactly("backend", "url", "kind",
+                "model");
+        assertThat(written.path("engine").path("url").asText()).doesNotContain("secret");
+        assertThat(written.path("error").isNull()).isTrue();
         out.getBuffer().setLength(0);
         // WHEN the result JSON is given
         int exit = run("report", dir.resolve("sim-run.json").toString());

@@ -6,6 +6,7 @@ import dev.profiledrollout.Activity;
 import dev.profiledrollout.Backend;
 import dev.profiledrollout.Profiler;
 import dev.profiledrollout.engine.EngineClient;
+import dev.profiledrollout.engine.HttpEngineClient;
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.simulator.SimulatorConfig;
 import java.net.URI;
@@ -132,6 +133,25 @@ public abstract class BackendSupport {
      * @return a client of one server of this backend; the caller closes it
      */
     public abstract EngineClient client(URI uri, ClientOptions options);
+
+    /**
+     * Sets on {@code builder} what every {@link HttpEngineClient} takes from {@code options}: the connect timeout as
+     * its unreachable timeout, and the API key, each when given.
+     *
+     * @param builder the client's builder, not null
+     * @param options keys and timeouts
+     * @param <B>     the builder's type
+     * @return {@code builder}
+     */
+    protected static <B extends HttpEngineClient.Builder<B>> B withOptions(B builder, ClientOptions options) {
+        if (options.connectTimeout() != null) {
+            builder.unreachableTimeout(options.connectTimeout());
+        }
+        if (options.apiKey() != null) {
+            builder.apiKey(options.apiKey());
+        }
+        return builder;
+    }
 
     /** @return how long a stop waits by default for the engine's trace export */
     public abstract Duration defaultStopTimeout();

@@ -56,14 +56,7 @@ final class TrtllmSupport extends BackendSupport {
 
     @Override
     public EngineClient client(URI uri, ClientOptions options) {
-        TrtllmClient.Builder b = TrtllmClient.builder(uri);
-        if (options.connectTimeout() != null) {
-            b.unreachableTimeout(options.connectTimeout());
-        }
-        if (options.apiKey() != null) {
-            b.apiKey(options.apiKey());
-        }
-        return b.build();
+        return withOptions(TrtllmClient.builder(uri), options).build();
     }
 
     /** Nothing is stopped over HTTP; the trace files are awaited under {@code profiledrollout.trace.timeout}. */

@@ -47,15 +47,9 @@ final class VllmSupport extends BackendSupport {
 
     @Override
     public EngineClient client(URI uri, ClientOptions options) {
-        VllmClient.Builder b = VllmClient.builder(uri)
-                .stopProfileTimeout(options.stopTimeout() != null ? options.stopTimeout() : defaultStopTimeout());
-        if (options.connectTimeout() != null) {
-            b.unreachableTimeout(options.connectTimeout());
-        }
-        if (options.apiKey() != null) {
-            b.apiKey(options.apiKey());
-        }
-        return b.build();
+        return withOptions(VllmClient.builder(uri), options)
+                .stopProfileTimeout(options.stopTimeout() != null ? options.stopTimeout() : defaultStopTimeout())
+                .build();
     }
 
     /**

@@ -2,10 +2,7 @@ package dev.profiledrollout.engine;
 
 import static org.apiguardian.api.API.Status.EXPERIMENTAL;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.profiledrollout.ProfiledRolloutKeys;
-import dev.profiledrollout.load.LoadTarget;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -15,9 +12,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import org.apiguardian.api.API;
 
 /**
@@ -42,7 +37,7 @@ import org.apiguardian.api.API;
  * are open), never logged; thread-safe; {@link #close()} releases the pool.
  */
 @API(status = EXPERIMENTAL, since = "0.1")
-public final class VllmClient implements EngineClient {
+public final class VllmClient extends HttpEngineClient {
 
     /**
      * The flag a vLLM ≥ 0.13 server needs for the profile routes, with the torch profiler
@@ -51,27 +46,13 @@ public final class VllmClient implements EngineClient {
     public static final String PROFILER_CONFIG_FLAG =
             "--profiler-config '{\"profiler\":\"torch\",\"torch_profiler_dir\":\"/abs/dir\"}'";
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    private final URI baseUri;
-    private final OkHttpClient http;
-    private final LoadTarget loadTarget;
     private final Duration stopProfileTimeout;
-    private final Duration readTimeout;
     private final Duration healthPollInterval;
-    private final Duration unreachableTimeout;
 
     private VllmClient(Builder b) {
-        this.baseUri = b.baseUri;
-        this.loadTarget = LoadTarget.builder(b.baseUri).bearerToken(b.apiKey).build();
+        super(b, "vLLM");
         this.stopProfileTimeout = b.stopProfileTimeout;
-        this.readTimeout = b.readTimeout;
         this.healthPollInterval = b.healthPollInterval;
-        this.unreachableTimeout = b.unreachableTimeout;
-        this.http = EngineHttp.withApiKey(new OkHttpClient.Builder()
-                .connectTimeout(b.connectTimeout)
-                .readTimeout(b.readTimeout)
-                .writeTimeout(b.readTimeout), b.apiKey).build();
     }
 
     /**
@@ -82,54 +63,14 @@ public final class VllmClient implements EngineClient {
         return new Builder(baseUri);
     }
 
-    @Override
-    public URI baseUri() {
-        return baseUri;
-    }
-
-    /** @return {@code vLLM} */
-    @Override
-    public String engineName() {
-        return "vLLM";
-    }
-
-    @Override
-    public OkHttpClient httpClient() {
-        return http;
-    }
-
-    /** @return {@link #baseUri()} with this client's API key, for the load generator */
-    @Override
-    public LoadTarget loadTarget() {
-        return loadTarget;
-    }
-
     /** Polls {@code GET /health}; vLLM answers {@code 503} once the engine died ({@code EngineDeadError}). */
     @Override
     public void awaitHealthy(Duration timeout) {
-        EngineHttp.awaitHealthy(http, baseUri, timeout, unreachableTimeout == null ? timeout : unreachableTimeout,
+        EngineHttp.awaitHealthy(httpClient(), baseUri(), timeout, unreachableTimeout(timeout),
                 healthPollInterval, "vLLM", "Check that the server is running and has finished loading the model, or"
                         + " raise the health timeout (" + ProfiledRolloutKeys.HEALTH_TIMEOUT
                         + " in the JUnit extension).",
                 EngineHttp.unreachableFix());
-    }
-
-    @Override
-    public List<String> models() {
-        return EngineHttp.modelIds(getJson("/v1/models"), baseUri);
-    }
-
-    /**
-     * {@code GET /version}.
-     *
-     * @return the server's version string, e.g. {@code 0.11.0}, or empty when the route or field is absent
-     */
-    public Optional<String> version() {
-        try {
-            return Optional.ofNullable(getJson("/version").path("version").textValue());
-        } catch (EngineException e) {
-            return Optional.empty();
-        }
     }
 
     /**
@@ -143,7 +84,7 @@ public final class VllmClient implements EngineClient {
     @Override
     public void startProfile(ProfileRequest request) {
         Objects.requireNonNull(request, "request");
-        post("/start_profile", http, null);
+        post("/start_profile", httpClient(), null);
     }
 
     /**
@@ -155,13 +96,13 @@ public final class VllmClient implements EngineClient {
      */
     @Override
     public StopOutcome stopProfile() {
-        OkHttpClient slow = http.newBuilder().readTimeout(stopProfileTimeout).callTimeout(stopProfileTimeout).build();
+        OkHttpClient slow = httpClient().newBuilder().readTimeout(stopProfileTimeout).callTimeout(stopProfileTimeout).build();
         post("/stop_profile", slow, stopProfileTimeout);
         return StopOutcome.STOPPED;
     }
 
     private void post(String path, OkHttpClient client, Duration timeout) {
-        URI uri = EngineHttp.resolve(baseUri, path);
+        URI uri = EngineHttp.resolve(baseUri(), path);
         Request post = new Request.Builder().url(uri.toString()).post(RequestBody.create(new byte[0], null)).build();
         try (Response response = client.newCall(post).execute()) {
             int code = response.code();
@@ -169,7 +110,7 @@ public final class VllmClient implements EngineClient {
                 return;
             }
             String body = EngineHttp.snippet(response);
-            throw new EngineException("vLLM at " + baseUri + " answered " + code + " to POST " + path + ": "
+            throw new EngineException("vLLM at " + baseUri() + " answered " + code + " to POST " + path + ": "
                     + fix(code) + EngineHttp.bodySuffix(body), uri, code, body, null);
         } catch (InterruptedIOException e) {
             if (timeout == null) {
@@ -197,79 +138,43 @@ public final class VllmClient implements EngineClient {
         };
     }
 
-    private JsonNode getJson(String path) {
-        URI uri = EngineHttp.resolve(baseUri, path);
-        try (Response response = http.newCall(new Request.Builder().url(uri.toString()).get().build()).execute()) {
-            if (response.code() != 200) {
-                String body = EngineHttp.snippet(response);
-                String fix = response.code() == 401
-                        ? "set " + ProfiledRolloutKeys.API_KEY + " to the server's API key (--api-key)"
-                        : "see the server log";
-                throw new EngineException("vLLM at " + baseUri + " answered " + response.code() + " to GET " + path
-                        + ": " + fix + EngineHttp.bodySuffix(body), uri, response.code(), body, null);
-            }
-            String body = response.body().string();
-            try {
-                return JSON.readTree(body);
-            } catch (IOException e) {
-                throw new EngineException("GET " + uri + " returned a body that is not JSON; is this a vLLM server?",
-                        uri, 200, EngineHttp.truncate(body), e);
-            }
-        } catch (IOException e) {
-            throw ioFailure(uri, e);
-        }
-    }
-
-    private EngineException ioFailure(URI uri, IOException e) {
-        return EngineHttp.ioFailure(uri.getPath().endsWith("_profile") ? "POST" : "GET", uri, baseUri, readTimeout, e);
+    @Override
+    protected String getFix(int code) {
+        return ": " + (code == 401 ? "set " + ProfiledRolloutKeys.API_KEY + " to the server's API key (--api-key)"
+                : "see the server log");
     }
 
     @Override
-    public void close() {
-        http.dispatcher().cancelAll();
-        http.dispatcher().executorService().shutdown();
-        http.connectionPool().evictAll();
+    protected String notJsonHint() {
+        return "is this a vLLM server?";
     }
 
-    /** Settings of a {@link VllmClient}; defaults: no API key, connect 10 s, read 60 s, stop 30 min, poll 1 s. */
-    public static final class Builder {
-        private final URI baseUri;
-        private String apiKey;
-        private Duration connectTimeout = Duration.ofSeconds(10);
-        private Duration readTimeout = Duration.ofSeconds(60);
+    private EngineException ioFailure(URI uri, IOException e) {
+        return EngineHttp.ioFailure(uri.getPath().endsWith("_profile") ? "POST" : "GET", uri, baseUri(), readTimeout(), e);
+    }
+
+    /**
+     * Settings of a {@link VllmClient}: those of {@link HttpEngineClient.Builder} and the stop's timeout and health
+     * poll; defaults: no API key, connect 10 s, read 60 s, stop 30 min, poll 1 s.
+     */
+    public static final class Builder extends HttpEngineClient.Builder<Builder> {
         private Duration stopProfileTimeout = Duration.ofMinutes(30);
         private Duration healthPollInterval = Duration.ofSeconds(1);
-        private Duration unreachableTimeout;
 
         private Builder(URI baseUri) {
-            this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
-            if (baseUri.getScheme() == null || baseUri.getHost() == null) {
-                throw new IllegalArgumentException("baseUri must be absolute, e.g. http://localhost:8000, was " + baseUri);
-            }
+            super(baseUri);
         }
 
-        /** @param apiKey sent as {@code Authorization: Bearer <key>}; null for none */
-        public Builder apiKey(String apiKey) { this.apiKey = apiKey; return this; }
-
-        /** @param connectTimeout TCP connect timeout, default 10 s */
-        public Builder connectTimeout(Duration connectTimeout) { this.connectTimeout = EngineHttp.positive(connectTimeout, "connectTimeout"); return this; }
-
-        /** @param readTimeout socket read timeout of ordinary calls, default 60 s */
-        public Builder readTimeout(Duration readTimeout) { this.readTimeout = EngineHttp.positive(readTimeout, "readTimeout"); return this; }
+        @Override
+        protected Builder self() {
+            return this;
+        }
 
         /** @param stopProfileTimeout how long {@link #stopProfile()} waits for the export, default 30 min */
         public Builder stopProfileTimeout(Duration stopProfileTimeout) { this.stopProfileTimeout = EngineHttp.positive(stopProfileTimeout, "stopProfileTimeout"); return this; }
 
         /** @param healthPollInterval pause between {@code /health} polls, default 1 s */
         public Builder healthPollInterval(Duration healthPollInterval) { this.healthPollInterval = EngineHttp.positive(healthPollInterval, "healthPollInterval"); return this; }
-
-        /**
-         * @param unreachableTimeout how long {@link VllmClient#awaitHealthy(Duration)} keeps polling while no
-         *                           connection to the server can be made at all (refused, unknown host, no route,
-         *                           TCP connect timeout): a wrong URL or port fails after it instead of after the
-         *                           whole health timeout; default: no separate limit
-         */
-        public Builder unreachableTimeout(Duration unreachableTimeout) { this.unreachableTimeout = EngineHttp.positive(unreachableTimeout, "unreachableTimeout"); return this; }
 
         public VllmClient build() {
             return new VllmClient(this);

@@ -34,6 +34,7 @@ import java.util.zip.GZIPInputStream;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
+import org.apache.commons.math3.stat.descriptive.rank.Median;
 import org.apiguardian.api.API;
 
 /**
@@ -416,11 +417,13 @@ public final class RunRecords {
         return ns > 0 ? java.util.OptionalDouble.of(ns / reference / 1e3) : java.util.OptionalDouble.empty();
     }
 
-    /** The median of a non-empty list (the mean of the middle two for an even count). */
+    /**
+     * The median of a non-empty list: the middle value, the mean of the middle two for an even count. Commons Math's
+     * {@link Median} (estimation type {@code LEGACY}: position (n + 1) / 2, interpolated) gives exactly that; for
+     * ns intervals below 2^52 the interpolation {@code a + 0.5 (b - a)} is exact, so it equals {@code (a + b) / 2}.
+     */
     private static double median(List<Long> values) {
-        long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();
-        int n = v.length;
-        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+        return new Median().evaluate(values.stream().mapToDouble(Long::doubleValue).toArray());
     }
 
     private static boolean present(OptionalInt value) {

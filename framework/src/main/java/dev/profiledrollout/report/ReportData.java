@@ -562,8 +562,14 @@ public record ReportData(Path directory, JsonNode summary, List<Request> request
         if (history == null || !(summary instanceof ObjectNode object)) {
             return this;
         }
-        ObjectNode copy = object.deepCopy();
-        copy.set("history", JSON.valueToTree(history));
+        // the block goes in through the mapping of HistoryBlock, the same record history() reads it with; the file
+        // has none to merge into (history() is empty when this is called), so it is set whole
+        ObjectNode copy;
+        try {
+            copy = JSON.updateValue(object.deepCopy(), new HistoryBlock(JSON.valueToTree(history)));
+        } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
+            throw new IllegalStateException("the history block could not be mapped", e);
+        }
         return new ReportData(directory, copy, requests, timeSeries, histograms, testName, verdicts, trace);
     }
 

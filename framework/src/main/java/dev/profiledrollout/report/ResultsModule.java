@@ -87,6 +87,9 @@ import org.apiguardian.api.API;
  *       "kernelNs","unit" ("step" or "token", {@link StageDelta#unit()}),"kernelTimeChange" (per unit; null unless
  *       both sides have the stage),"kernels":[{"name","baseNsPerUnit","nsPerUnit","change"}] (10 largest |Δ per
  *       step|)}]} (written only).</li>
+ *   <li>{@link SummaryFile.Baseline} ({@code summary.json}'s {@code baseline}): {@code "file"}, then the
+ *       {@link BaselineDiff} fields above, its {@code kernels} cut to the first {@link SummaryFile.Baseline#kernels()}
+ *       (written only).</li>
  *   <li>{@link KernelDelta}: {@code {"name","status","baseCount","count","baseTotalNs","totalNs","deltaNs"}}.</li>
  *   <li>{@link KernelSpread}: {@code {"name","spread","minNs","maxNs","meanNs","longestOn"}} ({@code longestOn}:
  *       {@link KernelSpread#maxLabel()}).</li>
@@ -132,6 +135,7 @@ public final class ResultsModule extends SimpleModule {
         addDeserializer(LabeledTrace.class, new TraceSummaryJson.Deserializer());
         addSerializer(TraceSet.class, new TraceSetSerializer());
         addSerializer(BaselineDiff.class, new BaselineDiffSerializer());
+        addSerializer(SummaryFile.Baseline.class, new SummaryBaselineSerializer());
         addSerializer(LatencyReport.class, new LatencyReportSerializer());
         addSerializer(LatencyDistribution.class, new LatencyDistributionSerializer());
         setMixInAnnotation(TemporalBreakdown.class, TemporalBreakdownMixin.class);
@@ -394,6 +398,22 @@ public final class ResultsModule extends SimpleModule {
         }
     }
 
+    /** {@code summary.json}'s {@code baseline}: {@code file}, then the comparison's fields with its kernels cut. */
+    private static final class SummaryBaselineSerializer extends StdSerializer<SummaryFile.Baseline> {
+        SummaryBaselineSerializer() {
+            super(SummaryFile.Baseline.class);
+        }
+
+        @Override
+        public void serialize(SummaryFile.Baseline b, JsonGenerator json, SerializerProvider provider)
+                throws IOException {
+            json.writeStartObject();
+            json.writeStringField("file", b.file());
+            BaselineDiffSerializer.writeFields(b.diff(), b.kernels(), json, provider);
+            json.writeEndObject();
+        }
+    }
+
     private static final class BaselineDiffSerializer extends StdSerializer<BaselineDiff> {
         /** Kernels listed per step kind, largest |Δ time per step| first. */
         private static final int STAGE_KERNELS = 10;
@@ -405,12 +425,20 @@ public final class ResultsModule extends SimpleModule {
         @Override
         public void serialize(BaselineDiff diff, JsonGenerator json, SerializerProvider provider) throws IOException {
             json.writeStartObject();
+            writeFields(diff, diff.kernels().size(), json, provider);
+            json.writeEndObject();
+        }
+
+        /** The comparison's fields, its first {@code kernels} kernels listed. */
+        static void writeFields(BaselineDiff diff, int kernels, JsonGenerator json, SerializerProvider provider)
+                throws IOException {
             json.writeNumberField("baseKernelTotalNs", diff.baseline().kernelTotalNs());
             json.writeNumberField("kernelTotalNs", diff.run().kernelTotalNs());
             json.writeNumberField("kernelTimeChange", diff.kernelTimeChange());
             json.writeNumberField("newKernels", diff.newKernels().size());
             json.writeNumberField("vanishedKernels", diff.vanishedKernels().size());
-            provider.defaultSerializeField("kernels", diff.kernels(), json);
+            provider.defaultSerializeField("kernels", diff.kernels().subList(0, Math.min(kernels,
+                    diff.kernels().size())), json);
             if (diff.windowTotalsOnly().isPresent()) {
                 json.writeStringField("windowTotalsOnly", diff.windowTotalsOnly().get());
             }
@@ -425,7 +453,6 @@ public final class ResultsModule extends SimpleModule {
                 }
                 json.writeEndArray();
             }
-            json.writeEndObject();
         }
 
         private static void writeStage(StageDelta stage, JsonGenerator json) throws IOException {

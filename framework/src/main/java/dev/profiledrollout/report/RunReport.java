@@ -251,9 +251,7 @@ public final class RunReport {
      * @return the {@code summary.json} {@link #writeSummary(LatencyReport, TraceSet, String)} writes, in memory (the
      *         run model's source: {@link RunHeader#of}, {@link ReportData.Trace#of})
      */
-    public ObjectNode summary(LatencyReport latency, TraceSet trace, String error) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("test", testName);
+    public SummaryFile summary(LatencyReport latency, TraceSet trace, String error) {
         // "simulator" only for the simulator this run embedded: an attached router of simulator processes is attached,
         // and profiled says what it was. The simulator's own /server_info fields say which performance faults and GPU
         // noise this run was served with (dev.profiledrollout.simulator.internal.SimulatedPerformance); real engines
@@ -271,40 +269,30 @@ public final class RunReport {
                     + "in a shape this version does not know (" + e.getMessage() + "): use a simulator of the same "
                     + "version as the framework", e);
         }
-        root.set("engine", JSON.valueToTree(engine));
-        root.set("load", JSON.valueToTree(load));
+        JsonNode request;
         try {
-            root.set("profileRequest", JSON.readTree(profileRequest.toJson()));
+            request = JSON.readTree(profileRequest.toJson());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (phase != null) {
-            root.put("phase", phase);
-        }
-        if (profiled != null) {
-            root.set("profiled", JSON.valueToTree(new RunHeader.Profiled(profiled.kind(),
-                    ReportParameters.safeUrl(profiled.url()), profiled.workers(),
-                    trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks(),
-                    profiled.description())));
-        }
-        if (!workers.isEmpty()) {
-            root.set("workers", workersJson(trace));
-        }
-        if (!frontendTraceFiles.isEmpty()) {
-            root.set("frontendTraceFiles", JSON.valueToTree(frontendTraceFiles));
-        }
-        root.set("latency", JSON.valueToTree(latency));
-        if (trace != null) {
-            root.set("trace", JSON.valueToTree(trace));
-        }
-        if (steps != null) {
-            root.set("steps", JSON.valueToTree(steps));
-        }
-        if (!stagePlacement.isEmpty()) {
-            root.set("stagePlacement", JSON.valueToTree(stagePlacement));
-        }
-        root.put("error", error);
-        return root;
+        return SummaryFile.builder()
+                .test(testName)
+                .engine(engine)
+                .load(JSON.valueToTree(load))
+                .profileRequest(request)
+                .phase(phase)
+                .profiled(profiled == null ? null : new RunHeader.Profiled(profiled.kind(),
+                        ReportParameters.safeUrl(profiled.url()), profiled.workers(),
+                        trace != null && !trace.traces().isEmpty() ? trace.traces().size() : profiled.ranks(),
+                        profiled.description()))
+                .workers(workers(trace))
+                .frontendTraceFiles(frontendTraceFiles)
+                .latency(JSON.valueToTree(latency))
+                .trace(trace == null ? null : JSON.valueToTree(trace))
+                .steps(steps)
+                .stagePlacement(stagePlacement)
+                .error(error)
+                .build();
     }
 
     /**
@@ -312,13 +300,8 @@ public final class RunReport {
      *
      * @throws UncheckedIOException naming the file when it cannot be written
      */
-    public void writeSummary(JsonNode summary) {
-        try {
-            Files.createDirectories(directory);
-            JSON.writeValue(directory.resolve("summary.json").toFile(), summary);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + directory.resolve("summary.json"), e);
-        }
+    public void writeSummary(SummaryFile summary) {
+        summary.write(directory.resolve("summary.json"));
     }
 
     /**
@@ -326,8 +309,8 @@ public final class RunReport {
      * {@code traceFiles} of its ranks (paths under {@code traces/}): those the trace set attributes to the label, or
      * every trace file when there is one engine and the traces carry no worker.
      */
-    private ArrayNode workersJson(TraceSet trace) {
-        ArrayNode array = JSON.createArrayNode();
+    private List<RunHeader.Worker> workers(TraceSet trace) {
+        List<RunHeader.Worker> array = new java.util.ArrayList<>();
         Path traces = directory.resolve("traces").toAbsolutePath().normalize();
         boolean phased = workerPhases.size() == workers.size() && !workers.isEmpty();
         for (int i = 0; i < workers.size(); i++) {
@@ -350,9 +333,9 @@ public final class RunReport {
                                 : f.getFileName().toString())
                         .distinct().forEach(files::add);
             }
-            array.add(JSON.valueToTree(new RunHeader.Worker(ReportParameters.safeUrl(w.url().toString()),
+            array.add(new RunHeader.Worker(ReportParameters.safeUrl(w.url().toString()),
                     w.workerType(), w.state() == null ? null : w.state().name(), w.httpStatus(), w.reason(),
-                    w.stopOutcome() == null ? null : w.stopOutcome().name(), label, phaseOf, files)));
+                    w.stopOutcome() == null ? null : w.stopOutcome().name(), label, phaseOf, files));
         }
         return array;
     }

@@ -4,7 +4,7 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.profiledrollout.capacity.Capacity;
 import dev.profiledrollout.capacity.SloTarget;
 import dev.profiledrollout.load.StageResult;
@@ -83,24 +83,22 @@ public final class StageReport {
      */
     public static void write(Path directory, SweepResult sweep, Capacity capacity,
             List<RunHeader.StageWindow> windows, List<RunHeader.StagePlacement> placement) {
-        ObjectNode root = toJson(sweep, capacity);
-        ArrayNode rows = root.withArrayProperty("stages");
-        for (int i = 0; i < Math.min(windows.size(), rows.size()); i++) {
-            ((ObjectNode) rows.get(i)).set("window", ResultsModule.MAPPER.valueToTree(windows.get(i)));
+        StagesFile doc = document(sweep, capacity);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < doc.stages().size(); i++) {
+            Row row = doc.stages().get(i);
+            RunHeader.StageWindow window = i < windows.size() ? windows.get(i) : null;
+            String label = sweep.stages().get(i).label();
+            Integer captured = placement.isEmpty() ? null : placement.stream().mapToInt(p -> p.stages().stream()
+                    .filter(st -> st.stage().equals(label)).mapToInt(RunHeader.StageSteps::steps).sum()).max()
+                    .orElse(0);
+            rows.add(row.with(window, captured));
         }
-        if (!placement.isEmpty()) {
-            root.put("stepsBeforeSweep", placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max()
-                    .orElse(0));
-            for (int i = 0; i < rows.size(); i++) {
-                String label = sweep.stages().get(i).label();
-                ((ObjectNode) rows.get(i)).put("capturedSteps", placement.stream().mapToInt(p -> p.stages().stream()
-                        .filter(s -> s.stage().equals(label)).mapToInt(RunHeader.StageSteps::steps).sum()).max()
-                        .orElse(0));
-            }
-        }
+        StagesFile root = new StagesFile(rows, doc.capacity(), doc.slos(), placement.isEmpty() ? null
+                : placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max().orElse(0));
         try {
             Files.createDirectories(directory);
-            Files.writeString(directory.resolve(FILE), root.toPrettyString(), StandardCharsets.UTF_8);
+            Files.writeString(directory.resolve(FILE), toJson(root), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + directory.resolve(FILE) + ": " + e.getMessage(), e);
         }
@@ -119,75 +117,59 @@ public final class StageReport {
      *         requestRate, precision, message) and {@code slos[]} (text, metric, percentile, budgetMs); a figure that
      *         does not exist is null
      */
-    public static ObjectNode toJson(SweepResult sweep, Capacity capacity) {
-        ObjectNode root = JsonNodeFactory.instance.objectNode();
-        ArrayNode stages = root.putArray("stages");
+    public static String toJson(SweepResult sweep, Capacity capacity) {
+        return toJson(document(sweep, capacity));
+    }
+
+    /**
+     * @param stages the document
+     * @return {@code stages} as {@code stages.json} holds it: indented JSON through {@link ResultsModule}
+     */
+    public static String toJson(StagesFile stages) {
+        try {
+            return ResultsModule.MAPPER.writeValueAsString(stages);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("stages.json could not be serialised", e);
+        }
+    }
+
+    /**
+     * @param capacity the search's result, or null for a plain sweep
+     * @return the {@code stages.json} document of {@link #toJson(SweepResult, Capacity)}, without windows or placed
+     *         steps; a figure that is not finite is null
+     */
+    public static StagesFile document(SweepResult sweep, Capacity capacity) {
         List<StageResult> all = sweep.stages();
         Optional<StageResult> knee = sweep.knee();
+        List<Row> rows = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             StageResult s = all.get(i);
-            ObjectNode n = stages.addObject();
-            n.put("label", s.label());
-            n.put("closedLoop", s.stage().isClosedLoop());
-            n.put("level", s.stage().level());
-            num(n, "requestedRate", s.stage().requestRate());
-            num(n, "achievedRate", s.achievedRate());
-            num(n, "throughput", s.throughput());
-            num(n, "outputThroughput", s.outputThroughput());
-            num(n, "goodput", s.goodput());
-            n.put("completed", s.latency().completed());
-            n.put("failed", s.failures());
-            ms(n, "ttftP50Ms", s.latency().ttft(), 50);
-            ms(n, "ttftP99Ms", s.latency().ttft(), 99);
-            ms(n, "tpotP50Ms", s.latency().tpot(), 50);
-            ms(n, "tpotP99Ms", s.latency().tpot(), 99);
-            ms(n, "e2eP50Ms", s.latency().e2e(), 50);
-            n.put("lagP99Ms", s.lagP99().toNanos() / 1e6);
-            n.put("gapBeforeMs", s.gapBefore().toNanos() / 1e6);
-            n.put("fidelity", s.fidelity().limit().name());
-            n.put("fidelityMessage", s.fidelity().message());
-            n.put("knee", knee.isPresent() && knee.get() == s);
-            if (capacity != null) {
-                n.put("metSlos", capacity.passed(i));
-                n.put("sloChecks", String.join("; ", capacity.checks().get(i).stream()
-                        .map(SloTarget.Check::text).toList()));
-            }
+            rows.add(new Row(s.label(), s.stage().isClosedLoop(), s.stage().level(), finite(s.stage().requestRate()),
+                    finite(s.achievedRate()), finite(s.throughput()), finite(s.outputThroughput()),
+                    finite(s.goodput()), s.latency().completed(), s.failures(), ms(s.latency().ttft(), 50),
+                    ms(s.latency().ttft(), 99), ms(s.latency().tpot(), 50), ms(s.latency().tpot(), 99),
+                    ms(s.latency().e2e(), 50), s.lagP99().toNanos() / 1e6, s.gapBefore().toNanos() / 1e6,
+                    s.fidelity().limit().name(), s.fidelity().message(), knee.isPresent() && knee.get() == s,
+                    capacity == null ? null : capacity.passed(i),
+                    capacity == null ? null : String.join("; ", capacity.checks().get(i).stream()
+                            .map(SloTarget.Check::text).toList()), null, null));
         }
-        if (capacity != null) {
-            ObjectNode c = root.putObject("capacity");
-            c.put("mode", capacity.mode().name());
-            c.put("status", capacity.status().name());
-            num(c, "lower", capacity.lower());
-            num(c, "upper", capacity.upper());
-            num(c, "requestRate", capacity.requestRate());
-            c.put("precision", capacity.precision());
-            c.put("message", capacity.message());
-            ArrayNode slos = root.putArray("slos");
-            for (SloTarget t : capacity.slos()) {
-                ObjectNode o = slos.addObject();
-                o.put("text", t.toString());
-                o.put("metric", t.metric());
-                o.put("percentile", t.percentile());
-                o.put("budgetMs", t.budget().toNanos() / 1e6);
-            }
+        if (capacity == null) {
+            return new StagesFile(rows, null, null, null);
         }
-        return root;
+        return new StagesFile(rows, new CapacityBlock(capacity.mode().name(), capacity.status().name(),
+                finite(capacity.lower()), finite(capacity.upper()), finite(capacity.requestRate()),
+                capacity.precision(), capacity.message()),
+                capacity.slos().stream().map(t -> new Slo(t.toString(), t.metric(), t.percentile(),
+                        t.budget().toNanos() / 1e6)).toList(), null);
     }
 
-    private static void num(ObjectNode n, String key, double v) {
-        if (Double.isFinite(v)) {
-            n.put(key, v);
-        } else {
-            n.putNull(key);
-        }
+    private static Double finite(double v) {
+        return Double.isFinite(v) ? v : null;
     }
 
-    private static void ms(ObjectNode n, String key, LatencyDistribution d, double p) {
-        if (d.count() == 0) {
-            n.putNull(key);
-        } else {
-            n.put(key, d.percentile(p).toNanos() / 1e6);
-        }
+    private static Double ms(LatencyDistribution d, double p) {
+        return d.count() == 0 ? null : d.percentile(p).toNanos() / 1e6;
     }
 
     /**
@@ -203,7 +185,9 @@ public final class StageReport {
      *                         rank trace that began before the first stage; null otherwise
      */
     @API(status = INTERNAL, since = "0.2")
-    public record StagesFile(List<Row> stages, CapacityBlock capacity, List<Slo> slos, Integer stepsBeforeSweep) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record StagesFile(List<Row> stages, CapacityBlock capacity,
+                             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Slo> slos, Integer stepsBeforeSweep) {
 
         public StagesFile {
             stages = stages == null ? List.of() : List.copyOf(stages);
@@ -245,7 +229,17 @@ public final class StageReport {
                       Double throughput, Double outputThroughput, Double goodput, int completed, int failed,
                       Double ttftP50Ms, Double ttftP99Ms, Double tpotP50Ms, Double tpotP99Ms, Double e2eP50Ms,
                       Double lagP99Ms, Double gapBeforeMs, String fidelity, String fidelityMessage, boolean knee,
-                      Boolean metSlos, String sloChecks, RunHeader.StageWindow window, Integer capturedSteps) {
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Boolean metSlos,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) String sloChecks,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) RunHeader.StageWindow window,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) Integer capturedSteps) {
+
+        /** @return this row with its stage's own window and its placed steps (each null for none) */
+        public Row with(RunHeader.StageWindow window, Integer capturedSteps) {
+            return new Row(label, closedLoop, level, requestedRate, achievedRate, throughput, outputThroughput, goodput,
+                    completed, failed, ttftP50Ms, ttftP99Ms, tpotP50Ms, tpotP99Ms, e2eP50Ms, lagP99Ms, gapBeforeMs,
+                    fidelity, fidelityMessage, knee, metSlos, sloChecks, window, capturedSteps);
+        }
     }
 
     /**

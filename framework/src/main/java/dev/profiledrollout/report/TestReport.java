@@ -112,16 +112,11 @@ public final class TestReport {
 
     private static void writeVerdicts(Path summaryFile, List<Verdict> verdicts, List<Path> traceFiles,
             TestOutcome outcome) {
-        try {
-            ObjectNode root = (ObjectNode) JSON.readTree(summaryFile.toFile());
-            root.set("verdicts", JSON.valueToTree(verdicts));
-            ArrayNode files = root.putArray("traceFiles");
-            traceFiles.forEach(f -> files.add(f.toString()));
-            root.set("outcome", JSON.valueToTree(outcome));
-            JSON.writeValue(summaryFile.toFile(), root);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not add the verdicts to " + summaryFile, e);
-        }
+        SummaryFile.read(summaryFile).toBuilder()
+                .verdicts(verdicts)
+                .traceFiles(traceFiles.stream().map(Path::toString).toList())
+                .outcome(outcome)
+                .build().write(summaryFile);
     }
 
     /**
@@ -138,16 +133,12 @@ public final class TestReport {
         if (!Files.isRegularFile(summaryFile)) {
             return;
         }
-        try {
-            ObjectNode root = (ObjectNode) JSON.readTree(summaryFile.toFile());
-            if (!root.has("verdicts") || root.path("verdicts").isEmpty()) {
-                root.set("verdicts", JSON.valueToTree(verdicts));
-            }
-            root.set("outcome", JSON.valueToTree(outcome));
-            JSON.writeValue(summaryFile.toFile(), root);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not add the outcome to " + summaryFile, e);
+        SummaryFile summary = SummaryFile.read(summaryFile);
+        SummaryFile.Builder next = summary.toBuilder().outcome(outcome);
+        if (summary.verdicts() == null || summary.verdicts().isEmpty()) {
+            next.verdicts(verdicts);
         }
+        next.build().write(summaryFile);
     }
 
     /**

@@ -22,8 +22,10 @@
  * enums). {@link dev.profiledrollout.report.HtmlReport}, {@link dev.profiledrollout.report.Charts},
  * {@link dev.profiledrollout.report.TestReport}, {@link dev.profiledrollout.report.ReportRenderer}, the history's run
  * records ({@code dev.profiledrollout.history.RunRecords}) and the CLI's import read these records; no reader of
- * {@code summary.json} looks a key up outside the mapping (the writers that add a block to the file set it by name;
- * a staged load's {@code stages.json} is still read by key, in {@link dev.profiledrollout.report.StageReport}). Each value has one spelling in the file; a field renamed must keep
+ * {@code summary.json} looks a key up outside the mapping. The writers write one record whole:
+ * {@link dev.profiledrollout.report.SummaryFile} for {@code summary.json} (a stage that adds a block reads the file
+ * into it, makes a new one with the block and writes that), {@link dev.profiledrollout.report.StageReport.StagesFile}
+ * for {@code stages.json}. Each value has one spelling in the file; a field renamed must keep
  * reading its old spelling (as {@link dev.profiledrollout.report.RunHeader.Attempted#numSteps()} reads
  * {@code attempted.numSteps} of older files as {@code num_steps}).
  *

@@ -3,7 +3,7 @@ package dev.profiledrollout.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.ServerInfo;
 import dev.profiledrollout.history.RunIdentity;
@@ -43,8 +43,9 @@ class RunModelRecordsTest {
                 new LoadSpec(8, 40, 128, 8, 0.25, 16, 1), ProfileRequest.builder().numSteps(5).build())
                 .withBackend("SGLANG");
         report.writeRequests(latency);
-        ObjectNode summary = report.summary(latency, trace, null);
-        report.writeSummary(summary);
+        SummaryFile written = report.summary(latency, trace, null);
+        report.writeSummary(written);
+        JsonNode summary = written.toTree();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         latency.writeHistogramLog(log);
         RunIdentity identity = new RunIdentity("RunModelRecordsTest#run", Instant.parse("2026-01-01T00:00:00Z"),

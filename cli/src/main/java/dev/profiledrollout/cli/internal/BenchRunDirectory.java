@@ -3,10 +3,10 @@ package dev.profiledrollout.cli.internal;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.cli.bench.LoadTestResult;
 import dev.profiledrollout.report.ResultsModule;
-import java.io.IOException;
+import dev.profiledrollout.report.RunHeader;
+import dev.profiledrollout.report.SummaryFile;
 import java.io.UncheckedIOException;
 import dev.profiledrollout.engine.SafeUrls;
 import java.net.URI;
@@ -39,22 +39,14 @@ public final class BenchRunDirectory {
      * @throws UncheckedIOException when the file cannot be written
      */
     public static void writeSummary(Path directory, String resultName, URI base, LoadTestResult result) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("test", "bench " + resultName.replaceAll("\\.json$", ""));
-        ObjectNode engine = root.putObject("engine");
-        engine.put("backend", result.backend());
-        engine.put("url", SafeUrls.of(base.toString()));
-        engine.put("kind", "attached");
-        engine.put("model", result.model());
-        root.set("load", JSON.valueToTree(result.spec()));
-        root.set("latency", JSON.valueToTree(result.latency()));
-        root.putNull("error");
-        Path file = directory.resolve("summary.json");
-        try {
-            JSON.writeValue(file.toFile(), root);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + file + ": " + e.getMessage(), e);
-        }
+        SummaryFile.builder()
+                .test("bench " + resultName.replaceAll("\\.json$", ""))
+                .engine(new RunHeader.Engine(result.backend(), SafeUrls.of(base.toString()), "attached",
+                        result.model(), null, null, null, null, null, null, null))
+                .load(JSON.valueToTree(result.spec()))
+                .latency(JSON.valueToTree(result.latency()))
+                .error(null)
+                .build().write(directory.resolve("summary.json"));
     }
 
 }

@@ -13,6 +13,7 @@ import dev.profiledrollout.RolloutResult;
 import dev.profiledrollout.history.RunConfiguration;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.SummaryFile;
 import dev.profiledrollout.trace.baselines.BaselineDiff;
 import dev.profiledrollout.trace.baselines.TraceBaseline;
 import java.io.IOException;
@@ -206,18 +207,8 @@ final class Baselines {
         if (!Files.isRegularFile(summary)) {
             return;
         }
-        try {
-            ObjectNode root = (ObjectNode) JSON.readTree(summary.toFile());
-            ObjectNode node = root.putObject("baseline");
-            node.put("file", file.toString());
-            node.setAll((ObjectNode) JSON.valueToTree(diff));
-            ArrayNode kernels = (ArrayNode) node.get("kernels");
-            while (kernels.size() > KERNELS_IN_SUMMARY) {
-                kernels.remove(kernels.size() - 1);
-            }
-            JSON.writeValue(summary.toFile(), root);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not add the baseline comparison to " + summary, e);
-        }
+        SummaryFile.read(summary).toBuilder()
+                .baseline(SummaryFile.baseline(file, diff, KERNELS_IN_SUMMARY))
+                .build().write(summary);
     }
 }

@@ -4,23 +4,22 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.profiledrollout.Activity;
 import dev.profiledrollout.ProfiledRollout;
 import dev.profiledrollout.RolloutPhase;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.SafeUrls;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.SummaryFile;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.report.TestReport;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -53,7 +52,13 @@ public final class CaptureAttempt {
     private static final System.Logger LOG = System.getLogger(CaptureAttempt.class.getName());
     private static final ObjectMapper JSON = ResultsModule.newMapper();
 
-    private final ObjectNode attempted = JSON.createObjectNode();
+    private String backend;
+    private String engineKind;
+    private List<String> urls = List.of();
+    private Integer numSteps;
+    private List<String> activities;
+    private List<String> phases;
+    private JsonNode load;
     /** User info and queries of the URLs involved, kept out of {@code error}: they may hold credentials. */
     private final Set<String> secrets = new LinkedHashSet<>();
 
@@ -72,8 +77,8 @@ public final class CaptureAttempt {
     public static CaptureAttempt of(ProfiledRollout profile, List<RolloutPhase> phases, Settings settings,
             Supplier<WindowSpec> spec) {
         CaptureAttempt a = new CaptureAttempt();
-        a.attempted.put("backend", profile.backend().name());
-        a.attempted.put("engineKind", quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT)));
+        a.backend = profile.backend().name();
+        a.engineKind = quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT));
         List<URI> configured = new ArrayList<>();
         if (Boolean.TRUE.equals(quietly(() -> settings.engineKind() != Settings.EngineKind.EMBEDDED))) {
             addQuietly(configured, settings::engineUrls);
@@ -87,23 +92,18 @@ public final class CaptureAttempt {
             a.window(window);
             return a;
         }
-        a.attempted.set("num_steps", profile.numSteps() > 0 ? JSON.getNodeFactory().numberNode(profile.numSteps())
-                : JSON.nullNode());
-        ArrayNode activities = a.attempted.putArray("activities");
-        for (Activity activity : profile.activities()) {
-            activities.add(activity.name());
-        }
-        ArrayNode names = a.attempted.putArray("phases");
-        phases.forEach(p -> names.add(p.phase().name()));
-        a.attempted.set("load", JSON.nullNode());
+        a.numSteps = profile.numSteps() > 0 ? profile.numSteps() : null;
+        a.activities = Arrays.stream(profile.activities()).map(Activity::name).toList();
+        a.phases = phases.stream().map(p -> p.phase().name()).toList();
+        a.load = null;
         return a;
     }
 
     /** What an opened window's spec and engine ask for. */
     static CaptureAttempt of(WindowSpec spec, Settings settings, EngineHandle engine) {
         CaptureAttempt a = new CaptureAttempt();
-        a.attempted.put("backend", spec.backend().name());
-        a.attempted.put("engineKind", quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT)));
+        a.backend = spec.backend().name();
+        a.engineKind = quietly(() -> settings.engineKind().name().toLowerCase(Locale.ROOT));
         List<URI> urls = new ArrayList<>(List.of(engine.baseUri()));
         List<Worker> workers = quietly(engine::workers);
         if (workers != null) {
@@ -120,19 +120,16 @@ public final class CaptureAttempt {
             safe.add(SafeUrls.of(u.toString()));
             secret(u);
         }
-        attempted.set("urls", JSON.valueToTree(safe));
+        this.urls = List.copyOf(safe);
     }
 
     /** Backend, step bound, activities, phases and load ({@code null} for a phased window) of {@code spec}. */
     private void window(WindowSpec spec) {
-        attempted.put("backend", spec.backend().name());
-        attempted.set("num_steps", spec.numSteps() == null ? JSON.nullNode()
-                : JSON.getNodeFactory().numberNode(spec.numSteps()));
-        ArrayNode activities = attempted.putArray("activities");
-        spec.activities().stream().sorted().forEach(x -> activities.add(x.name()));
-        ArrayNode names = attempted.putArray("phases");
-        spec.phases().forEach(p -> names.add(p.phase().name()));
-        attempted.set("load", spec.phases().isEmpty() ? JSON.valueToTree(spec.load()) : JSON.nullNode());
+        backend = spec.backend().name();
+        numSteps = spec.numSteps();
+        activities = spec.activities().stream().sorted().map(Enum::name).toList();
+        phases = spec.phases().stream().map(p -> p.phase().name()).toList();
+        load = spec.phases().isEmpty() ? JSON.valueToTree(spec.load()) : null;
     }
 
     private void secret(URI url) {
@@ -144,9 +141,9 @@ public final class CaptureAttempt {
         }
     }
 
-    /** @return the {@code attempted} object */
-    JsonNode attempted() {
-        return attempted;
+    /** @return the {@code attempted} block */
+    SummaryFile.Attempted attempted() {
+        return new SummaryFile.Attempted(backend, engineKind, urls, numSteps, activities, phases, load);
     }
 
     /**
@@ -158,23 +155,18 @@ public final class CaptureAttempt {
             PrintStream console) {
         try {
             Path file = directory.resolve("summary.json");
-            ObjectNode root = Files.isRegularFile(file) && JSON.readTree(file.toFile())
-                    instanceof ObjectNode existing ? existing : JSON.createObjectNode();
-            if (!root.has("test")) {
-                root.put("test", testName);
-            }
-            root.set("attempted", attempted);
+            SummaryFile existing = Files.isRegularFile(file) ? SummaryFile.read(file) : SummaryFile.builder().build();
             String error = redact(describe(failure));
-            if (!root.hasNonNull("error")) {
-                root.put("error", error);
-            }
+            existing.toBuilder()
+                    .test(existing.test() != null ? existing.test() : testName)
+                    .attempted(attempted())
+                    .error(existing.error() != null ? existing.error() : error)
+                    .outcome(null) // TestReport.finish writes it
+                    .build().write(file);
             String message = failure.getMessage() != null ? failure.getMessage() : error;
-            root.remove("outcome"); // TestReport.finish writes it
-            Files.createDirectories(directory);
-            JSON.writeValue(file.toFile(), root);
             TestReport.finish(directory, List.of(), List.of(), options, console, new TestOutcome(
                     TestOutcome.Status.ERROR, 0, 0, 0, redact(message.lines().findFirst().orElse(""))));
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Could not write the report of the failed test " + testName + " to "
                     + directory, e);
             failure.addSuppressed(e);

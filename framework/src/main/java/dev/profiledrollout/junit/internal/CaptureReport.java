@@ -180,9 +180,9 @@ final class CaptureReport {
      * recorder ({@link #window}).
      */
     private void summarise(RunReport report, LatencyReport latency, TraceSet trace, String error) {
-        com.fasterxml.jackson.databind.node.ObjectNode summary = report.summary(latency, trace, error);
+        dev.profiledrollout.report.SummaryFile summary = report.summary(latency, trace, error);
         report.writeSummary(summary);
-        written = new Written(summary, latency);
+        written = new Written(summary.toTree(), latency);
     }
 
     /** The last {@code summary.json} this report wrote and the latency it was written from. */

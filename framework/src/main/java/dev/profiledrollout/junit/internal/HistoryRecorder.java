@@ -23,6 +23,7 @@ import dev.profiledrollout.history.RunRecord;
 import dev.profiledrollout.history.RunRecords;
 import dev.profiledrollout.history.stats.Change;
 import dev.profiledrollout.report.ResultsModule;
+import dev.profiledrollout.report.SummaryFile;
 import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.TestOutcome;
 import dev.profiledrollout.verdict.Verdict;
@@ -317,13 +318,11 @@ public final class HistoryRecorder {
             return;
         }
         String location = location();
-        Map<String, ObjectNode> blocks = new LinkedHashMap<>();
+        Map<String, JsonNode> blocks = new LinkedHashMap<>();
         for (RunRecord run : current) {
             String scope = run.configuration().phase() == null ? "" : run.configuration().phase();
             RunRecord withOutcome = new RunRecord(0, run.identity(), run.configuration(), outcome.status().name(),
                     run.metrics(), run.histograms(), run.kernelNames());
-            ObjectNode block = JSON.createObjectNode();
-            block.put("store", location);
             RunRecord recorded = null;
             List<HistoryCheck.Trend> trends = List.of();
             String error = storeError;
@@ -339,49 +338,17 @@ public final class HistoryRecorder {
             if (recorded == null && error == null) {
                 error = "not recorded";
             }
-            if (recorded != null) {
-                block.put("runId", recorded.id());
-            } else {
-                block.putNull("runId");
-            }
-            block.put("testId", run.identity().testId());
-            block.put("fingerprint", run.fingerprint());
-            block.put("recorded", recorded != null);
-            if (error == null) {
-                block.putNull("error");
-            } else {
-                block.put("error", error);
-            }
-            ObjectNode t = block.putObject("threshold");
-            t.put("model", threshold.model().key());
-            t.put("window", threshold.window());
-            t.putNull("lower");
-            t.put("upper", threshold.boundary()); // the regression side's boundary: one spelling, as the report reads it
-            if (threshold.model() != HistoryThreshold.Model.RELATIVE && Double.isFinite(threshold.relativeLimit())) {
-                t.put("relativeLimit", threshold.relativeLimit());
-            } else {
-                t.putNull("relativeLimit");
-            }
-            if (Double.isNaN(threshold.traceBoundary()) || threshold.model() == HistoryThreshold.Model.RELATIVE) {
-                t.putNull("traceBoundary");
-            } else {
-                t.put("traceBoundary", threshold.traceBoundary());
-            }
-            if (Double.isInfinite(threshold.outlierCutoff()) || threshold.model() == HistoryThreshold.Model.RELATIVE) {
-                t.putNull("outlierCutoff");
-            } else {
-                t.put("outlierCutoff", threshold.outlierCutoff());
-            }
-            ArrayNode verdicts = block.putArray("verdicts");
             List<HistoryVerdict> all = new ArrayList<>(declaredVerdicts.getOrDefault(scope, List.of()));
             RunHistory h = scope.isEmpty() ? rootHistory : phaseHistories.get(scope);
             if (h != null) {
                 all.addAll(h.checked());
             }
-            all.forEach(v -> verdicts.add(verdictJson(v)));
-            ArrayNode trendArray = block.putArray("trends");
-            trends.forEach(trend -> trendArray.add(trendJson(trend)));
-            blocks.put(scope, block);
+            SummaryFile.HistoryBlock block = new SummaryFile.HistoryBlock(location,
+                    recorded != null ? recorded.id() : null, run.identity().testId(), run.fingerprint(),
+                    recorded != null, error, thresholdBlock(threshold),
+                    all.stream().map(HistoryRecorder::verdictEntry).toList(),
+                    trends.stream().map(HistoryRecorder::trendEntry).toList());
+            blocks.put(scope, JSON.valueToTree(block));
         }
         write(blocks);
     }
@@ -407,91 +374,69 @@ public final class HistoryRecorder {
         return message;
     }
 
-    private static ObjectNode verdictJson(HistoryVerdict v) {
-        ObjectNode n = JSON.createObjectNode();
+    /** The threshold as the block names it: the regression side's boundary is {@code upper}, one spelling. */
+    private static SummaryFile.HistoryThreshold thresholdBlock(HistoryThreshold threshold) {
+        boolean relative = threshold.model() == HistoryThreshold.Model.RELATIVE;
+        return new SummaryFile.HistoryThreshold(threshold.model().key(), threshold.window(), null,
+                threshold.boundary(),
+                !relative && Double.isFinite(threshold.relativeLimit()) ? threshold.relativeLimit() : null,
+                Double.isNaN(threshold.traceBoundary()) || relative ? null : threshold.traceBoundary(),
+                Double.isInfinite(threshold.outlierCutoff()) || relative ? null : threshold.outlierCutoff());
+    }
+
+    private static SummaryFile.HistoryVerdictEntry verdictEntry(HistoryVerdict v) {
         var r = v.result();
-        n.put("metric", v.metric());
-        n.put("label", r.measure().name());
-        n.put("unit", r.measure().unit());
-        n.put("direction", r.measure().direction().name());
-        n.put("model", r.model());
-        n.put("change", r.change().name());
-        number(n, "current", r.current());
-        number(n, "baseline", r.baseline());
-        n.put("baselineKind", r.baselineKind());
-        n.put("n", r.n());
-        number(n, "statistic", r.statistic());
-        number(n, "threshold", r.threshold());
-        number(n, "pValue", r.pValue());
-        n.put("enforced", r.change() != Change.INSUFFICIENT_HISTORY);
-        n.put("against", v.againstText());
-        ArrayNode runs = n.putArray("runIds");
-        v.against().forEach(a -> runs.add(a.runId()));
-        n.put("description", v.describe());
-        return n;
+        return new SummaryFile.HistoryVerdictEntry(v.metric(), r.measure().name(), r.measure().unit(),
+                r.measure().direction().name(), r.model(), r.change().name(), finite(r.current()),
+                finite(r.baseline()), r.baselineKind(), r.n(), finite(r.statistic()), finite(r.threshold()),
+                finite(r.pValue()), r.change() != Change.INSUFFICIENT_HISTORY, v.againstText(),
+                v.against().stream().map(HistoryVerdict.RunRef::runId).toList(), v.describe());
     }
 
-    private static ObjectNode trendJson(HistoryCheck.Trend trend) {
-        ObjectNode n = JSON.createObjectNode();
-        n.put("metric", trend.metric());
-        n.put("label", trend.measure().name());
-        n.put("unit", trend.measure().unit());
-        n.put("direction", trend.measure().direction().name());
-        ArrayNode points = n.putArray("points");
-        for (HistoryCheck.Trend.Point p : trend.points()) {
-            ObjectNode point = points.addObject();
-            point.put("runId", p.runId());
-            point.put("startedAt", p.startedAt().toString());
-            if (p.commit() == null) {
-                point.putNull("commit");
-            } else {
-                point.put("commit", p.commit().length() > 7 ? p.commit().substring(0, 7) : p.commit());
-            }
-            number(point, "value", p.value());
-            point.put("change", p.change().name());
-            point.put("current", p.current());
-        }
-        return n;
+    private static SummaryFile.HistoryTrend trendEntry(HistoryCheck.Trend trend) {
+        return new SummaryFile.HistoryTrend(trend.metric(), trend.measure().name(), trend.measure().unit(),
+                trend.measure().direction().name(), trend.points().stream().map(p -> new SummaryFile.TrendPoint(
+                        p.runId(), p.startedAt().toString(), p.commit() == null ? null
+                        : p.commit().length() > 7 ? p.commit().substring(0, 7) : p.commit(), finite(p.value()),
+                        p.change().name(), p.current())).toList());
     }
 
-    private static void number(ObjectNode n, String field, double value) {
-        if (Double.isFinite(value)) {
-            n.put(field, value);
-        } else {
-            n.putNull(field);
-        }
+    /** @return {@code value}, or null when it is not finite (written as null) */
+    private static Double finite(double value) {
+        return Double.isFinite(value) ? value : null;
     }
 
     /** Writes each block: the run's into summary.json, a phase's into its own summary.json and its phases[] entry. */
-    private void write(Map<String, ObjectNode> blocks) {
+    private void write(Map<String, ? extends JsonNode> blocks) {
         Path top = outputDirectory.resolve("summary.json");
         try {
-            ObjectNode root = (ObjectNode) JSON.readTree(top.toFile());
-            // what the file holds is read through the run model; the tree is only where the blocks are set
-            RunHeader head = RunHeader.of(root);
-            if (engineVersion != null && head.engine() != null && head.engine().version() == null) {
-                // set in place: fields a later writer added to the block stay
-                ((ObjectNode) root.get("engine")).put("version", engineVersion);
+            SummaryFile summary = SummaryFile.read(top);
+            SummaryFile.Builder next = summary.toBuilder();
+            RunHeader.Engine engine = summary.engine();
+            if (engineVersion != null && engine != null && engine.version() == null) {
+                next.engine(new RunHeader.Engine(engine.backend(), engine.url(), engine.kind(), engine.model(),
+                        engine.tpSize(), engine.dpSize(), engine.ppSize(), engine.epSize(), engine.simulatedFaults(),
+                        engine.simulatedGpuNoise(), engineVersion));
             }
             if (blocks.containsKey("")) {
-                root.set("history", blocks.get(""));
+                next.history(blocks.get(""));
             }
-            ArrayNode entries = head.phases().isEmpty() ? JSON.createArrayNode() : (ArrayNode) root.get("phases");
-            for (int i = 0; i < head.phases().size(); i++) {
-                RunHeader.PhaseEntry entry = head.phases().get(i);
+            List<SummaryFile.PhaseBlock> entries = new ArrayList<>();
+            for (SummaryFile.PhaseBlock entry : summary.phases()) {
                 String phase = entry.phase() == null ? "" : entry.phase();
-                if (blocks.containsKey(phase) && entries.get(i) instanceof ObjectNode o) {
-                    o.set("history", blocks.get(phase));
-                    Path own = outputDirectory.resolve(entry.directoryName()).resolve("summary.json");
-                    if (Files.isRegularFile(own)) {
-                        ObjectNode ofPhase = (ObjectNode) JSON.readTree(own.toFile());
-                        ofPhase.set("history", blocks.get(phase));
-                        JSON.writeValue(own.toFile(), ofPhase);
-                    }
+                if (!blocks.containsKey(phase)) {
+                    entries.add(entry);
+                    continue;
+                }
+                entries.add(entry.withHistory(blocks.get(phase)));
+                Path own = outputDirectory.resolve(entry.directory() != null ? entry.directory()
+                        : phase.toLowerCase(java.util.Locale.ROOT)).resolve("summary.json");
+                if (Files.isRegularFile(own)) {
+                    SummaryFile.read(own).toBuilder().history(blocks.get(phase)).build().write(own);
                 }
             }
-            JSON.writeValue(top.toFile(), root);
-        } catch (IOException | RuntimeException e) {
+            next.phases(entries).build().write(top);
+        } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Could not write the history block of " + top + ": " + e.getMessage());
         }
     }

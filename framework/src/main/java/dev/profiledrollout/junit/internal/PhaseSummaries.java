@@ -1,17 +1,14 @@
 package dev.profiledrollout.junit.internal;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import dev.profiledrollout.report.ReportRenderer;
-import dev.profiledrollout.report.ResultsModule;
-import dev.profiledrollout.report.RunHeader;
+import dev.profiledrollout.report.SummaryFile;
 import dev.profiledrollout.verdict.Verdict;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -41,11 +38,7 @@ final class PhaseSummaries {
     /** The scope of the combined result of a phased test: every phase's requests and traces together. */
     static final String ALL_PHASES = "all phases";
 
-    private static final ObjectMapper JSON = ResultsModule.newMapper();
     private static final String SUMMARY = "summary.json";
-    /** Copied from each phase's {@code summary.json} into its {@code phases[]} element, when present. */
-    private static final List<String> PHASE_FIELDS = List.of("load", "profileRequest", "latency", "workers", "steps",
-            "stagePlacement");
 
     private PhaseSummaries() {
     }
@@ -59,24 +52,18 @@ final class PhaseSummaries {
      */
     static void writeCombined(Path testDirectory, Map<String, Path> phases) {
         Path file = testDirectory.resolve(SUMMARY);
-        ObjectNode root = read(file);
-        root.putNull("load");
-        root.putNull("profileRequest");
-        root.remove("latency");
-        ArrayNode array = root.putArray("phases");
+        List<SummaryFile.PhaseBlock> entries = new ArrayList<>();
         for (Map.Entry<String, Path> phase : phases.entrySet()) {
-            ObjectNode own = read(phase.getValue().resolve(SUMMARY));
-            ObjectNode entry = array.addObject();
-            entry.put("phase", phase.getKey());
-            entry.put("directory", testDirectory.relativize(phase.getValue()).toString().replace('\\', '/'));
-            for (String field : PHASE_FIELDS) {
-                if (own.has(field)) {
-                    entry.set(field, own.get(field));
-                }
-            }
-            entry.putArray("verdicts");
+            entries.add(SummaryFile.PhaseBlock.of(phase.getKey(),
+                    testDirectory.relativize(phase.getValue()).toString().replace('\\', '/'),
+                    SummaryFile.read(phase.getValue().resolve(SUMMARY))));
         }
-        write(file, root);
+        SummaryFile.read(file).toBuilder()
+                .load(NullNode.getInstance())
+                .profileRequest(NullNode.getInstance())
+                .latency(null)
+                .phases(entries)
+                .build().write(file);
     }
 
     /**
@@ -88,9 +75,7 @@ final class PhaseSummaries {
      */
     static void writeStageWindows(Path testDirectory, List<dev.profiledrollout.report.RunHeader.StageWindow> windows) {
         Path file = testDirectory.resolve(SUMMARY);
-        ObjectNode root = read(file);
-        root.set("stageWindows", JSON.valueToTree(windows));
-        write(file, root);
+        SummaryFile.read(file).toBuilder().stageWindows(windows).build().write(file);
     }
 
     /**
@@ -105,51 +90,25 @@ final class PhaseSummaries {
      */
     static void finish(Path testDirectory, Map<String, Path> phases, List<Verdict> verdicts) {
         Path topFile = testDirectory.resolve(SUMMARY);
-        ObjectNode top = Files.isRegularFile(topFile) ? read(topFile) : null;
-        // the phase list read through the run model; the tree is only where the verdicts are set
-        List<RunHeader.PhaseEntry> entries = top == null ? List.of() : RunHeader.of(top).phases();
+        SummaryFile top = Files.isRegularFile(topFile) ? SummaryFile.read(topFile) : null;
+        List<SummaryFile.PhaseBlock> entries = new ArrayList<>(top == null ? List.of() : top.phases());
         for (Map.Entry<String, Path> phase : phases.entrySet()) {
             Path file = phase.getValue().resolve(SUMMARY);
             if (!Files.isRegularFile(file)) {
                 continue;
             }
-            JsonNode ofPhase = JSON.valueToTree(verdicts.stream().filter(v -> inPhase(v, phase.getKey())).toList());
-            ObjectNode own = read(file);
-            own.set("verdicts", ofPhase);
-            write(file, own);
-            for (int i = 0; i < entries.size(); i++) {
-                if (phase.getKey().equals(entries.get(i).phase()) && top.get("phases").get(i) instanceof ObjectNode o) {
-                    o.set("verdicts", ofPhase);
-                }
-            }
+            List<Verdict> ofPhase = verdicts.stream().filter(v -> inPhase(v, phase.getKey())).toList();
+            SummaryFile.read(file).toBuilder().verdicts(ofPhase).build().write(file);
+            entries.replaceAll(e -> phase.getKey().equals(e.phase()) ? e.withVerdicts(ofPhase) : e);
             ReportRenderer.render(phase.getValue());
         }
-        if (top != null && top.get("phases") instanceof ArrayNode) {
-            write(topFile, top);
+        if (top != null && !top.phases().isEmpty()) {
+            top.toBuilder().phases(entries).build().write(topFile);
         }
     }
 
     /** A phase's verdicts: its scope is the phase, alone or joined with a rank label ({@code "PREFILL · TP-0"}). */
     private static boolean inPhase(Verdict verdict, String phase) {
         return verdict.scope().equals(phase) || verdict.scope().startsWith(phase + " · ");
-    }
-
-    private static ObjectNode read(Path file) {
-        try {
-            if (JSON.readTree(file.toFile()) instanceof ObjectNode o) {
-                return o;
-            }
-            throw new UncheckedIOException(new IOException(file + " does not hold a JSON object"));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not read " + file, e);
-        }
-    }
-
-    private static void write(Path file, ObjectNode root) {
-        try {
-            JSON.writeValue(file.toFile(), root);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not write " + file, e);
-        }
     }
 }
