@@ -184,9 +184,10 @@ class RegressionGateTest {
         JsonNode h = run(storeCopy(), dir.resolve("out"), noisy(5).slowHost(2.0), false);
         Map<String, String> changes = changes(h);
         Assertions.assertThat(changes).containsEntry("tpot.mean", "REGRESSION").containsEntry("e2e.mean", "REGRESSION");
-        // the engine's own step interval sees the host time, on its own clock
-        Assertions.assertThat(compared(only(changes, m -> m.startsWith(INTERVAL)))).isNotEmpty()
-                .allSatisfy((metric, change) -> Assertions.assertThat(change).as(metric).isEqualTo("REGRESSION"));
+        // the engine's own step interval sees the host time, on its own clock, in the bucket of the load's 8 lanes;
+        // a bucket of a few steps (batch 1 at the load's tail, when the timing of the machine makes one) may hold
+        // the idle wait for a lane's next request after the batch emptied, which is the client's time, not the host's
+        Assertions.assertThat(changes).containsEntry(INTERVAL + "8-15", "REGRESSION");
         // the kernels did not change, and the GPU metrics say so
         Assertions.assertThat(compared(only(changes, m -> m.startsWith(GPU_DECODE) || m.equals(GPU_PREFILL))))
                 .hasSizeGreaterThan(1).allSatisfy((metric, change) ->
