@@ -16,20 +16,50 @@ import org.apiguardian.api.API;
  * (each search then moves a few slots forward). Both phases therefore walk memory in order; a hash map of a long
  * trace's millions of ids costs a cache and TLB miss per insert and per lookup, and twice the memory.
  *
- * <p>Memory: 24 bytes per entry. {@link Long#MIN_VALUE} cannot be an id. Not thread-safe.
+ * <h2>Memory</h2>
+ * 24 bytes per entry, 16 for a join without value {@code b} ({@link #keysAndA()}). The columns are kept in blocks of
+ * {@value #BLOCK} entries: the first block doubles up to that size, then each new block is added without copying the
+ * others. A flat array doubled by copying held up to twice its entries, and every discarded copy of a large one had
+ * already been promoted, so it stayed in the old generation as garbage until the end of a read: on a 1 GB trace with
+ * recorded shapes the joins took 33 MiB of heap for 10 MiB of entries. {@link Long#MIN_VALUE} cannot be an id. Not
+ * thread-safe.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class IdJoin {
 
-    private long[] keys = new long[256];
-    private long[] as = new long[256];
-    private long[] bs = new long[256];
+    /** log2 of the entries per block. */
+    private static final int SHIFT = 13;
+    /** Entries per block (64 KiB per column). */
+    public static final int BLOCK = 1 << SHIFT;
+    private static final int MASK = BLOCK - 1;
+    private static final int FIRST = 256;
+
+    private long[][] keys = {new long[FIRST]};
+    private long[][] as = {new long[FIRST]};
+    /** Null for a join without value {@code b}. */
+    private long[][] bs;
+    /** Entries the blocks hold. */
+    private int limit = FIRST;
     private int size;
     private boolean sorted = true;
     /** The last key appended ({@code Long.MIN_VALUE} is never one), so the order check has no first-entry branch. */
     private long last = Long.MIN_VALUE;
     private boolean sealed;
     private int finger;
+
+    /** A join with two values per id. */
+    public IdJoin() {
+        this(true);
+    }
+
+    private IdJoin(boolean withB) {
+        bs = withB ? new long[][] {new long[FIRST]} : null;
+    }
+
+    /** A join that keeps only value {@code a} (8 bytes less per entry): {@link #b(int)} is 0, {@link #setB} fails. */
+    public static IdJoin keysAndA() {
+        return new IdJoin(false);
+    }
 
     /** Appends {@code (a, b)} for {@code key} unless the key was appended before (the first values win). */
     public void putIfAbsent(long key, long a, long b) {
@@ -39,18 +69,49 @@ public final class IdJoin {
         if (sealed) {
             throw new IllegalStateException("entries are added before the first lookup");
         }
-        if (size == keys.length) {
-            int n = size * 2;
-            keys = Arrays.copyOf(keys, n);
-            as = Arrays.copyOf(as, n);
-            bs = Arrays.copyOf(bs, n);
+        if (size == limit) {
+            grow();
         }
         sorted &= key >= last;
         last = key;
-        keys[size] = key;
-        as[size] = a;
-        bs[size] = b;
+        int block = size >>> SHIFT;
+        int at = size & MASK;
+        keys[block][at] = key;
+        as[block][at] = a;
+        if (bs != null) {
+            bs[block][at] = b;
+        }
         size++;
+    }
+
+    private void grow() {
+        if (limit < BLOCK) { // the first block doubles, so a small join stays small
+            limit *= 2;
+            keys[0] = Arrays.copyOf(keys[0], limit);
+            as[0] = Arrays.copyOf(as[0], limit);
+            if (bs != null) {
+                bs[0] = Arrays.copyOf(bs[0], limit);
+            }
+            return;
+        }
+        int block = limit >>> SHIFT;
+        if (block == keys.length) {
+            keys = Arrays.copyOf(keys, block * 2);
+            as = Arrays.copyOf(as, block * 2);
+            if (bs != null) {
+                bs = Arrays.copyOf(bs, block * 2);
+            }
+        }
+        keys[block] = new long[BLOCK];
+        as[block] = new long[BLOCK];
+        if (bs != null) {
+            bs[block] = new long[BLOCK];
+        }
+        limit += BLOCK;
+    }
+
+    private long key(int i) {
+        return keys[i >>> SHIFT][i & MASK];
     }
 
     /** Number of distinct ids (after the first lookup; before it, of appended entries). */
@@ -67,7 +128,7 @@ public final class IdJoin {
             return -1;
         }
         int f = finger;
-        long at = keys[f];
+        long at = key(f);
         if (at == key) {
             return f;
         }
@@ -77,7 +138,7 @@ public final class IdJoin {
             int step = 1;
             lo = f + 1;
             hi = f + 1;
-            while (hi < size && keys[hi] < key) {
+            while (hi < size && key(hi) < key) {
                 lo = hi + 1;
                 hi = f + (step <<= 1);
             }
@@ -86,7 +147,7 @@ public final class IdJoin {
             int step = 1;
             hi = f - 1;
             lo = f - 1;
-            while (lo >= 0 && keys[lo] > key) {
+            while (lo >= 0 && key(lo) > key) {
                 hi = lo - 1;
                 lo = f - (step <<= 1);
             }
@@ -94,7 +155,7 @@ public final class IdJoin {
         }
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            long k = keys[mid];
+            long k = key(mid);
             if (k < key) {
                 lo = mid + 1;
             } else if (k > key) {
@@ -109,16 +170,19 @@ public final class IdJoin {
     }
 
     public long a(int slot) {
-        return as[slot];
+        return as[slot >>> SHIFT][slot & MASK];
     }
 
     public long b(int slot) {
-        return bs[slot];
+        return bs == null ? 0 : bs[slot >>> SHIFT][slot & MASK];
     }
 
     /** Replaces value {@code b} at a slot returned by {@link #find(long)}. */
     public void setB(int slot, long b) {
-        bs[slot] = b;
+        if (bs == null) {
+            throw new IllegalStateException("a join made by keysAndA() has no value b");
+        }
+        bs[slot >>> SHIFT][slot & MASK] = b;
     }
 
     /** Calls {@code visitor} for every entry, in id order. */
@@ -127,7 +191,24 @@ public final class IdJoin {
             seal();
         }
         for (int i = 0; i < size; i++) {
-            visitor.visit(keys[i], as[i], bs[i]);
+            visitor.visit(key(i), a(i), b(i));
+        }
+    }
+
+    /** Copies entry {@code from} to slot {@code to}. */
+    private void move(int from, int to) {
+        keys[to >>> SHIFT][to & MASK] = keys[from >>> SHIFT][from & MASK];
+        as[to >>> SHIFT][to & MASK] = as[from >>> SHIFT][from & MASK];
+        if (bs != null) {
+            bs[to >>> SHIFT][to & MASK] = bs[from >>> SHIFT][from & MASK];
+        }
+    }
+
+    private void set(int slot, long key, long a, long b) {
+        keys[slot >>> SHIFT][slot & MASK] = key;
+        as[slot >>> SHIFT][slot & MASK] = a;
+        if (bs != null) {
+            bs[slot >>> SHIFT][slot & MASK] = b;
         }
     }
 
@@ -146,12 +227,12 @@ public final class IdJoin {
         }
         int n = 0;
         for (int i = 0; i < size; i++) {
-            if (n > 0 && keys[i] == keys[n - 1]) {
+            if (n > 0 && key(i) == key(n - 1)) {
                 continue; // a later entry of the same id
             }
-            keys[n] = keys[i];
-            as[n] = as[i];
-            bs[n] = bs[i];
+            if (n != i) {
+                move(i, n);
+            }
             n++;
         }
         size = n;
@@ -161,23 +242,19 @@ public final class IdJoin {
     private boolean insertionSort(long budget) {
         long moves = 0;
         for (int i = 1; i < size; i++) {
-            long k = keys[i];
-            if (k >= keys[i - 1]) {
+            long k = key(i);
+            if (k >= key(i - 1)) {
                 continue;
             }
-            long a = as[i];
-            long b = bs[i];
+            long a = a(i);
+            long b = b(i);
             int j = i - 1;
-            while (j >= 0 && keys[j] > k) {
-                keys[j + 1] = keys[j];
-                as[j + 1] = as[j];
-                bs[j + 1] = bs[j];
+            while (j >= 0 && key(j) > k) {
+                move(j, j + 1);
                 j--;
                 moves++;
             }
-            keys[j + 1] = k;
-            as[j + 1] = a;
-            bs[j + 1] = b;
+            set(j + 1, k, a, b);
             if (moves > budget) {
                 return false;
             }
@@ -199,14 +276,14 @@ public final class IdJoin {
             for (int lo = 0; lo < size - width; lo += 2 * width) {
                 int mid = lo + width;
                 int hi = Math.min(lo + 2 * width, size);
-                if (keys[order[mid - 1]] <= keys[order[mid]]) {
+                if (key(order[mid - 1]) <= key(order[mid])) {
                     continue; // already in order: the common case for almost sorted ids
                 }
                 int i = lo;
                 int j = mid;
                 int k = lo;
                 while (i < mid && j < hi) {
-                    buffer[k++] = keys[order[j]] < keys[order[i]] ? order[j++] : order[i++]; // ties: left first
+                    buffer[k++] = key(order[j]) < key(order[i]) ? order[j++] : order[i++]; // ties: left first
                 }
                 while (i < mid) {
                     buffer[k++] = order[i++];
@@ -223,22 +300,18 @@ public final class IdJoin {
             if (buffer[start] != 0 || order[start] == start) {
                 continue;
             }
-            long k = keys[start];
-            long a = as[start];
-            long b = bs[start];
+            long k = key(start);
+            long a = a(start);
+            long b = b(start);
             int i = start;
             while (true) {
                 buffer[i] = 1;
                 int from = order[i];
                 if (from == start) {
-                    keys[i] = k;
-                    as[i] = a;
-                    bs[i] = b;
+                    set(i, k, a, b);
                     break;
                 }
-                keys[i] = keys[from];
-                as[i] = as[from];
-                bs[i] = bs[from];
+                move(from, i);
                 i = from;
             }
         }

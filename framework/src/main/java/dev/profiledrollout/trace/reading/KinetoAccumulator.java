@@ -32,8 +32,8 @@ import org.HdrHistogram.IntCountsHistogram;
  * timeline ({@link GpuTimeline}, bounded) and the join tables. {@link TimelineSweep} does the rest at the end.
  *
  * <p>Memory beyond the bounded timeline: per distinct kernel name four longs and a histogram; per CPU runtime event
- * with a correlation id one {@link IdJoin} entry (24 bytes); per {@code cpu_op} with an
- * {@code External id} one entry; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}); the
+ * with a correlation id one {@link IdJoin} entry (24 bytes; 16 more for HTA's launch calls); per {@code cpu_op} with
+ * an {@code External id} one entry of 16 bytes; per CPU annotation one small object (at most {@value #MAX_ANNOTATIONS}); the
  * roofline join ({@link RooflineAccumulator}). Confined
  * to the reading thread.
  */
@@ -95,11 +95,11 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     final List<String> warnings = new ArrayList<>();
     final IdJoin launches = new IdJoin();
     /** correlation → launch ts of HTA's launch calls ({@link StreamQueue}). */
-    final IdJoin queueLaunches = new IdJoin();   // correlation → (cpu ts, cpu end)
+    final IdJoin queueLaunches = IdJoin.keysAndA(); // correlation → cpu ts
     final IdJoin graphLaunches = new IdJoin(); // correlation → (cpu ts, GPU events seen)
     final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
     long launchCount;
-    final IdJoin opsByExternalId = new IdJoin(); // External id → (op index, 0)
+    final IdJoin opsByExternalId = IdJoin.keysAndA(); // External id → op index
     /** op name → input dims → index into {@link #opKeys}. */
     final Map<String, Map<String, Integer>> opIndex = new HashMap<>();
     final List<String[]> opKeys = new ArrayList<>();

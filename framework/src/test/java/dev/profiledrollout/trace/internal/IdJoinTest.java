@@ -75,4 +75,42 @@ class IdJoinTest {
         assertThat(visited[0]).isEqualTo(reference.size());
         assertThatThrownBy(() -> join.putIfAbsent(1, 0, 0)).isInstanceOf(IllegalStateException.class);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"increasing", "nearly increasing", "runs far apart", "decreasing", "random with duplicates"})
+    void a_join_without_b_keeps_the_first_a_of_every_id(String pattern) {
+        long[] ids = ids(pattern);
+        IdJoin join = IdJoin.keysAndA();
+        Map<Long, Long> reference = new LinkedHashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            join.putIfAbsent(ids[i], i, -i);
+            reference.putIfAbsent(ids[i], (long) i);
+        }
+        List<String> wrong = new ArrayList<>();
+        for (Map.Entry<Long, Long> e : reference.entrySet()) {
+            int slot = join.find(e.getKey());
+            if ((slot < 0 || join.a(slot) != e.getValue() || join.b(slot) != 0) && wrong.size() < 5) {
+                wrong.add("id " + e.getKey() + ": slot " + slot);
+            }
+        }
+        assertThat(wrong).isEmpty();
+        assertThat(join.size()).isEqualTo(reference.size());
+        assertThat(join.find(Long.MAX_VALUE)).isNegative();
+        assertThatThrownBy(() -> join.setB(0, 1)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @org.junit.jupiter.api.Test
+    void blocks_hold_entries_across_their_boundaries() {
+        IdJoin join = new IdJoin();
+        int n = 3 * IdJoin.BLOCK + 5;
+        for (int i = n - 1; i >= 0; i--) { // reversed: the sort moves every entry across blocks
+            join.putIfAbsent(i, i * 2L, i * 3L);
+        }
+        for (int i = 0; i < n; i++) {
+            int slot = join.find(i);
+            assertThat(slot).isEqualTo(i);
+            assertThat(join.a(slot)).isEqualTo(i * 2L);
+            assertThat(join.b(slot)).isEqualTo(i * 3L);
+        }
+    }
 }
