@@ -80,6 +80,25 @@ public final class StageRunner implements AutoCloseable {
      * @throws TimeoutException when a stage outlives the stage timeout (it is cancelled first)
      */
     public SweepResult run(LoadSweep sweep) throws InterruptedException, TimeoutException {
+        return run(sweep, () -> false, "");
+    }
+
+    /**
+     * Runs the stages of {@code sweep} in order until {@code enough} says the rest is not needed: it is asked each
+     * time a stage has ended (its last response read), before the next stage counts. When it answers true, the next
+     * stage (already started on that last response, see the class comment) is cancelled, its records dropped, and it
+     * and every later stage are reported as {@link SweepResult#notRun()}. The stages that ran are measured as in
+     * {@link #run(LoadSweep)}.
+     *
+     * @param enough asked on the calling thread after each stage but the last; e.g. a recipe's "every window's
+     *               traces are in" ({@code dev.profiledrollout.recipe.SweepCutoff})
+     * @param why    why the stages not run were not run, for {@link SweepResult#notRunNote()}
+     * @throws TimeoutException when a stage outlives the stage timeout (it is cancelled first)
+     */
+    public SweepResult run(LoadSweep sweep, java.util.function.BooleanSupplier enough, String why)
+            throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(enough, "enough");
+        Objects.requireNonNull(why, "why");
         List<StageResult> results = new ArrayList<>();
         List<LoadStage> stages = sweep.stages();
         Pending previous = null;
@@ -102,6 +121,15 @@ public final class StageRunner implements AutoCloseable {
                 throw e;
             }
             previous = current;
+            if (i + 1 < stages.size() && enough.getAsBoolean()) {
+                if (next != null) {
+                    upcoming = null;
+                    next.run.cancel(); // chained: it may have started on this stage's last response; it counts not
+                    next.run.await(stageTimeout);
+                }
+                results.add(finish(previous));
+                return new SweepResult(results, stages.subList(i + 1, stages.size()), why);
+            }
             if (i + 1 < stages.size()) {
                 current = next != null ? next : begin(stages.get(i + 1));
                 this.current = current.run;

@@ -24,6 +24,18 @@ final class SglangCapture extends FanOutCapture {
         super(engine, workers, spec, settings, traces);
     }
 
+    /** Each engine's own output directory, emptied before the window opened: every rank trace there is this window's. */
+    @Override
+    public void watchTraces(dev.profiledrollout.recipe.SweepCutoff cutoff) {
+        if (!spec.writesTraceFiles()) {
+            cutoff.watch(null, Set.of()); // nothing written to watch
+            return;
+        }
+        for (int i = 0; i < workers.size(); i++) {
+            cutoff.watch(location(i).localPath(), Set.of());
+        }
+    }
+
     /**
      * Collects every profiled engine's files, those that arrived even when others never come.
      *
