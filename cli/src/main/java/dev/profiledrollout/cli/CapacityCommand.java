@@ -134,10 +134,12 @@ public final class CapacityCommand implements Callable<Integer> {
         Capacity capacity;
         try (StageRunner runner = new StageRunner(target, modelId, base, Slo.none(),
                 Duration.ofSeconds(stageTimeoutSeconds), Duration.ofMillis(maxLagMs))) {
-            capacity = search.run(base, stage -> {
-                System.err.println("capacity: stage " + stage.label() + ", " + stage.spec().requests() + " requests");
-                return runner.run(stage);
-            });
+            // each stage is chosen and started by the thread that read the previous one's last response
+            capacity = search.run(base, runner, r -> System.err.println(String.format(java.util.Locale.ROOT,
+                    "capacity: stage %s, %d requests, %.1f s", r.label(), r.latency().completed() + r.failures(),
+                    r.latency().records().stream().mapToLong(x -> Math.max(x.endNanos(), x.startNanos())).max()
+                            .orElse(0) / 1e9 - r.latency().records().stream().mapToLong(x -> x.startNanos()).min()
+                            .orElse(0) / 1e9)));
         }
         if (format.equals("json")) {
             out.println(StageReport.toJson(capacity.stages(), capacity).toPrettyString());

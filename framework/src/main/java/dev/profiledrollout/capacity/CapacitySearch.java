@@ -108,7 +108,7 @@ public final class CapacitySearch {
     }
 
     /**
-     * Runs the search.
+     * Runs the search, one stage at a time through {@code executor}.
      *
      * @param base     the request shape of every stage, and the first stage's warm-up
      * @param executor runs one stage, not null
@@ -118,26 +118,77 @@ public final class CapacitySearch {
     public Capacity run(LoadSpec base, StageExecutor executor) throws InterruptedException, TimeoutException {
         Objects.requireNonNull(base, "base");
         Objects.requireNonNull(executor, "executor");
-        List<StageResult> results = new ArrayList<>();
-        List<List<SloTarget.Check>> checks = new ArrayList<>();
-        double lower = Double.NaN;
-        double upper = Double.NaN;
-        double level = clamp(start);
-        Capacity.Status status = null;
-        String clientNote = "";
-        while (status == null) {
-            if (results.size() >= maxStages) {
-                status = Capacity.Status.STAGE_BUDGET_SPENT;
-                break;
+        Walk walk = new Walk(base);
+        java.util.Optional<LoadStage> stage = java.util.Optional.of(walk.first());
+        while (stage.isPresent()) {
+            stage = walk.after(executor.run(stage.get()));
+        }
+        return walk.result();
+    }
+
+    /**
+     * Runs the search on {@code runner}, each stage chosen and started by the thread that read the previous stage's
+     * last response ({@link dev.profiledrollout.load.StageRunner#run(LoadStage, java.util.function.Function)}), so
+     * that stages follow each other without a gap. Same stages and result as {@link #run(LoadSpec, StageExecutor)}.
+     *
+     * @param base   the request shape of every stage (the runner's), and the first stage's warm-up
+     * @param runner runs the stages, not null
+     * @throws TimeoutException when a stage outlives its timeout
+     */
+    public Capacity run(LoadSpec base, dev.profiledrollout.load.StageRunner runner)
+            throws InterruptedException, TimeoutException {
+        return run(base, runner, r -> { });
+    }
+
+    /**
+     * As {@link #run(LoadSpec, dev.profiledrollout.load.StageRunner)}, telling {@code ended} of each stage's result
+     * on the calling thread (progress output).
+     */
+    public Capacity run(LoadSpec base, dev.profiledrollout.load.StageRunner runner,
+            java.util.function.Consumer<StageResult> ended) throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(base, "base");
+        Objects.requireNonNull(runner, "runner");
+        Walk walk = new Walk(base);
+        LoadStage first = walk.first();
+        walk.rankAhead(first);
+        // the next stage's ranks are computed on this thread while it runs (the loop thread chose and started it)
+        runner.run(first, walk::after, r -> {
+            ended.accept(r);
+            if (walk.status == null) { // read while the loop thread may move on: only a cache is warmed from it
+                walk.rankAhead(stageAt(base, walk.level, false));
             }
-            StageResult r = executor.run(stageAt(base, level, results.isEmpty()));
+        });
+        return walk.result();
+    }
+
+    /** The search's state: which stage comes after each result. Used by one thread at a time. */
+    private final class Walk {
+        private final LoadSpec base;
+        private final List<StageResult> results = new ArrayList<>();
+        private final List<List<SloTarget.Check>> checks = new ArrayList<>();
+        private double lower = Double.NaN;
+        private double upper = Double.NaN;
+        private volatile double level = clamp(start);
+        private volatile Capacity.Status status;
+        private String clientNote = "";
+
+        Walk(LoadSpec base) {
+            this.base = base;
+        }
+
+        LoadStage first() {
+            return stageAt(base, level, true);
+        }
+
+        /** @return the next stage after {@code r}, the stage run at the current level; empty when the search ended */
+        java.util.Optional<LoadStage> after(StageResult r) {
             List<SloTarget.Check> c = slos.stream().map(s -> s.check(r.latency())).toList();
             results.add(r);
             checks.add(c);
             if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
                 clientNote = "; stage " + r.label() + " was not driven: " + r.fidelity().message();
                 status = Capacity.Status.CLIENT_LIMITED;
-                break;
+                return java.util.Optional.empty();
             }
             boolean met = r.fidelity().driven() && r.failures() == 0
                     && c.stream().allMatch(x -> x.outcome() == SloTarget.Outcome.MET);
@@ -163,14 +214,40 @@ public final class CapacitySearch {
             } else {
                 level = mode == Capacity.Mode.CONCURRENCY ? Math.floor((lower + upper) / 2) : (lower + upper) / 2;
             }
+            if (status == null && results.size() >= maxStages) {
+                status = Capacity.Status.STAGE_BUDGET_SPENT;
+            }
+            if (status != null) {
+                return java.util.Optional.empty();
+            }
+            LoadStage next = stageAt(base, level, false);
+            return java.util.Optional.of(next);
         }
-        long inconclusive = checks.stream().filter(c -> c.stream()
-                .anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE)).count();
-        String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the percentile's"
-                + " interval straddled the budget or had no upper end) and counted as not meeting: more requests per"
-                + " stage narrow it (p99 needs about 370, p90 about 35)";
-        return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
-                message(status, lower, upper, results.size()) + clientNote + hint);
+
+        /**
+         * Computes the interval ranks of every SLO for {@code stage}'s request count ahead of its end (they are
+         * kept, {@link QuantileInterval#ranks}), so that judging the stage on the thread that starts the next one
+         * does not wait for the binomial CDF.
+         */
+        void rankAhead(LoadStage stage) {
+            int n = stage.spec().requests();
+            for (SloTarget t : slos) {
+                QuantileInterval.ranks(n, t.percentile(), QuantileInterval.DEFAULT_CONFIDENCE);
+            }
+        }
+
+        Capacity result() {
+            if (status == null) {
+                throw new IllegalStateException("the capacity search has not ended");
+            }
+            long inconclusive = checks.stream().filter(c -> c.stream()
+                    .anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE)).count();
+            String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the"
+                    + " percentile's interval straddled the budget or had no upper end) and counted as not meeting:"
+                    + " more requests per stage narrow it (p99 needs about 370, p90 about 35)";
+            return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
+                    message(status, lower, upper, results.size()) + clientNote + hint);
+        }
     }
 
     private boolean closeEnough(double lower, double upper) {

@@ -88,6 +88,10 @@ public final class LoadRun {
     /** Guards {@link #next} and {@link #finished}. */
     private final Object handOver = new Object();
     private LoadRun next;
+    /** Instead of {@link #next}: picks the run to start from this run's records, on the thread that ends it. */
+    private java.util.function.Function<List<RequestRecord>, LoadRun> chooser;
+    /** Idle lane connections kept for the run {@link #chooser} picks. */
+    private final Queue<StreamConnection> parked = new ConcurrentLinkedQueue<>();
     private boolean finished;
     /** Idle keep-alive connections a previous run's lanes left to this run's lanes. */
     private final Queue<StreamConnection> inherited = new ConcurrentLinkedQueue<>();
@@ -166,14 +170,56 @@ public final class LoadRun {
         }
     }
 
+    /**
+     * As {@link #startNextWhenDone}, with the following run picked when this one ends: {@code choose} gets this run's
+     * records (every request ended) on the thread that ends its last request and returns the run to start there,
+     * not yet started, or null for none. Meanwhile the lanes' idle keep-alive connections are kept, and handed to the
+     * chosen run's lanes when it is a closed loop (closed otherwise). For stages chosen from the previous stage's
+     * result (a capacity search), so that they too start without a thread hand-off.
+     */
+    void startChosenWhenDone(java.util.function.Function<List<RequestRecord>, LoadRun> choose) {
+        boolean now;
+        synchronized (handOver) {
+            now = finished;
+            if (!now) {
+                chooser = choose;
+            }
+        }
+        if (now) {
+            LoadRun following = choose.apply(snapshot());
+            if (following != null) {
+                following.startThreads();
+            }
+        }
+    }
+
     /** A lane or the pacer finished; the last one starts the chained run, then the waiters are released. */
     private void workerDone() {
         if (workersLeft.decrementAndGet() == 0) {
             LoadRun following;
+            java.util.function.Function<List<RequestRecord>, LoadRun> choose;
             synchronized (handOver) {
                 finished = true;
                 following = next;
                 next = null;
+                choose = chooser;
+                chooser = null;
+            }
+            if (choose != null) {
+                try {
+                    following = choose.apply(snapshot());
+                } catch (RuntimeException e) {
+                    following = null;
+                    System.getLogger(LoadRun.class.getName()).log(System.Logger.Level.WARNING,
+                            "the next stage could not be chosen: " + e);
+                }
+                for (StreamConnection c; (c = parked.poll()) != null; ) {
+                    if (following != null && following.schedule == null && !following.cancelled) {
+                        following.inherited.add(c);
+                    } else {
+                        c.channel().close();
+                    }
+                }
             }
             if (following != null) {
                 try {
@@ -190,6 +236,10 @@ public final class LoadRun {
     /** Hands an idle connection of an ending lane to the chained closed-loop run; false when there is none. */
     private boolean handOver(StreamConnection connection) {
         synchronized (handOver) {
+            if (chooser != null && !cancelled) {
+                parked.add(connection);
+                return true;
+            }
             if (next == null || next.schedule != null || cancelled || next.cancelled) {
                 return false;
             }
@@ -504,6 +554,9 @@ public final class LoadRun {
             future.channel().close();
         }
         for (StreamConnection connection : idle) {
+            connection.channel().close();
+        }
+        for (StreamConnection connection : parked) {
             connection.channel().close();
         }
     }

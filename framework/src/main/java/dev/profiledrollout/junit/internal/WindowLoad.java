@@ -98,7 +98,7 @@ final class WindowLoad implements AutoCloseable {
         Thread t = new Thread(() -> {
             try {
                 if (spec.capacity() != null) {
-                    Capacity found = spec.capacity().run(spec.load(), runner::run);
+                    Capacity found = spec.capacity().run(spec.load(), runner);
                     capacity = found;
                     stages = found.stages();
                 } else if (spec.sweep().untilTracesIn() && cutoff != null) {
