@@ -50,6 +50,25 @@ public final class CapacitySearch {
         StageResult run(LoadStage stage) throws InterruptedException, TimeoutException;
     }
 
+    /**
+     * Interim looks at a running stage (searches run on a {@link dev.profiledrollout.load.StageRunner}): a stage is
+     * ended as soon as its verdict "not met" is decided, instead of after all its requests. Look k (k = 1…L) is taken
+     * once k/(L+1) of the stage's requests have ended; there, an SLO whose percentile interval at the interim
+     * confidence 1 − α/L (α = 1 − {@link QuantileInterval#DEFAULT_CONFIDENCE}) starts at or above its budget is
+     * missed, and the stage ends. This is a repeated confidence interval with Bonferroni-split error (Jennison and
+     * Turnbull, "Interim analyses: the repeated confidence interval approach", J. R. Statist. Soc. B 51(3), 1989,
+     * 305–361; "Group Sequential Methods with Applications to Clinical Trials", 2000, ch. 9): the chance that any
+     * interim look ends a stage whose true percentile is below the budget is at most L × α/(2L) = α/2, the same as the
+     * chance that the stage's final 95 % interval starts above it. A stage that meets the SLOs always runs to its
+     * last request and is judged at 95 %, so the capacity figure is shown exactly as before; the looks only end stages
+     * that miss sooner. A stage with a failed request is ended at once: it cannot meet the SLOs. An ended stage sends
+     * no further request and lets those in flight finish, so that the next stage does not find the engine still busy
+     * with them.
+     */
+    public static final int INTERIM_LOOKS = 7;
+    /** The interval confidence at an interim look: 1 − α/{@link #INTERIM_LOOKS}. */
+    public static final double INTERIM_CONFIDENCE = 1 - (1 - QuantileInterval.DEFAULT_CONFIDENCE) / INTERIM_LOOKS;
+
     /** Default precision: ±5 %. */
     public static final double DEFAULT_PRECISION = 0.05;
     /** Default bound on stages. */
@@ -157,7 +176,7 @@ public final class CapacitySearch {
             if (walk.status == null) { // read while the loop thread may move on: only a cache is warmed from it
                 walk.rankAhead(stageAt(base, walk.level, false));
             }
-        });
+        }, walk::decided);
         return walk.result();
     }
 
@@ -185,12 +204,18 @@ public final class CapacitySearch {
             List<SloTarget.Check> c = slos.stream().map(s -> s.check(r.latency())).toList();
             results.add(r);
             checks.add(c);
+            String early = endedEarly;
+            endedEarly = null;
+            if (early != null) {
+                earlyNotes.add(early);
+            }
             if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
                 clientNote = "; stage " + r.label() + " was not driven: " + r.fidelity().message();
                 status = Capacity.Status.CLIENT_LIMITED;
                 return java.util.Optional.empty();
             }
-            boolean met = r.fidelity().driven() && r.failures() == 0
+            // a stage ended early was decided not to meet at its interim look; that decision stands
+            boolean met = early == null && r.fidelity().driven() && r.failures() == 0
                     && c.stream().allMatch(x -> x.outcome() == SloTarget.Outcome.MET);
             if (met) {
                 lower = Double.isNaN(lower) ? level : Math.max(lower, level);
@@ -236,6 +261,57 @@ public final class CapacitySearch {
             }
         }
 
+        /** The stage {@link #decided} looked at last, and how many looks it took there. */
+        private LoadStage lookedAt;
+        private int looks;
+        /** Why the running stage was ended early, read by {@link #after} on the thread that ends it. */
+        private volatile String endedEarly;
+        private final List<String> earlyNotes = new ArrayList<>();
+
+        /**
+         * Whether the running stage is already known not to meet the SLOs from its ended requests (on the search's
+         * thread; see {@link CapacitySearch#INTERIM_LOOKS}): a request failed (a stage with a failure never meets),
+         * or, at one of at most {@link CapacitySearch#INTERIM_LOOKS} interim looks, an SLO percentile's interval at
+         * the interim confidence lies at or above its budget.
+         */
+        boolean decided(LoadStage stage, List<dev.profiledrollout.metrics.RequestRecord> ended) {
+            if (stage != lookedAt) {
+                lookedAt = stage;
+                looks = 0;
+            }
+            long failed = ended.stream().filter(r -> !r.succeeded()).count();
+            if (failed > 0) {
+                endedEarly = String.format(Locale.ROOT, "stage %s ended after %d of %d requests: %d failed, so it"
+                        + " could not meet the SLOs", stage.label(), ended.size(), stage.spec().requests(), failed);
+                return true;
+            }
+            int n = stage.spec().requests();
+            // look k happens once k/(L+1) of the stage's requests have ended, k = 1..L; the samples between looks
+            // only wait for the next one, so that at most L interim looks are taken
+            int due = (int) Math.min(INTERIM_LOOKS, (long) ended.size() * (INTERIM_LOOKS + 1) / n);
+            if (due <= looks) {
+                return false;
+            }
+            looks = due;
+            dev.profiledrollout.metrics.LatencyReport report = dev.profiledrollout.metrics.LatencyReport.of(ended);
+            for (SloTarget t : slos) {
+                dev.profiledrollout.metrics.LatencyDistribution d = t.distribution(report);
+                if (d.count() == 0) {
+                    continue;
+                }
+                QuantileInterval ci = d.percentileInterval(t.percentile(), INTERIM_CONFIDENCE);
+                if (ci.low().isPresent() && ci.low().get().compareTo(t.budget()) >= 0) {
+                    endedEarly = String.format(Locale.ROOT, "stage %s ended after %d of %d requests: %s.p%s's"
+                            + " %.4f %% interval starts at %.1f ms, at or above the budget %.1f ms (interim look %d"
+                            + " of %d)", stage.label(), ended.size(), n, t.metric(), fmt(t.percentile()),
+                            100 * INTERIM_CONFIDENCE, ci.low().get().toNanos() / 1e6, t.budget().toNanos() / 1e6,
+                            due, INTERIM_LOOKS);
+                    return true;
+                }
+            }
+            return false;
+        }
+
         Capacity result() {
             if (status == null) {
                 throw new IllegalStateException("the capacity search has not ended");
@@ -245,8 +321,10 @@ public final class CapacitySearch {
             String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the"
                     + " percentile's interval straddled the budget or had no upper end) and counted as not meeting:"
                     + " more requests per stage narrow it (p99 needs about 370, p90 about 35)";
+            String early = earlyNotes.isEmpty() ? "" : "; " + earlyNotes.size() + " stage(s) ended early, their"
+                    + " verdict decided (" + String.join("; ", earlyNotes) + ")";
             return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
-                    message(status, lower, upper, results.size()) + clientNote + hint);
+                    message(status, lower, upper, results.size()) + clientNote + hint + early);
         }
     }
 
@@ -282,6 +360,10 @@ public final class CapacitySearch {
                         ? "no stage met every SLO " + slo : "every SLO " + slo + " held at " + num(lower) + unit
                         + (Double.isNaN(upper) ? "" : ", not at " + num(upper) + unit));
         }
+    }
+
+    private static String fmt(double percentile) {
+        return percentile == Math.rint(percentile) ? String.valueOf((long) percentile) : String.valueOf(percentile);
     }
 
     private String num(double v) {

@@ -82,6 +82,8 @@ public final class LoadRun {
     private volatile boolean pacingDone;
     private volatile long t0Nanos;
     private volatile boolean cancelled;
+    /** No further request is issued; those in flight run to their end ({@link #stopIssuing()}). */
+    private volatile boolean issuingStopped;
     // stage hand-over (StageRunner): the run started on the thread that ends this one, and the connections it inherits
     /** Workers not yet finished; the one that finishes last starts {@link #next}. */
     private final AtomicInteger workersLeft;
@@ -250,7 +252,7 @@ public final class LoadRun {
 
     /** Closed loop: the lane's next request on its connection (null: open one), or the lane's end. */
     private void nextInLane(StreamConnection connection) {
-        int slot = cancelled ? size : nextSlot.getAndIncrement();
+        int slot = cancelled || issuingStopped ? size : nextSlot.getAndIncrement();
         if (slot >= size || System.nanoTime() - t0Nanos > maxDurationNanos) {
             if (connection != null && !handOver(connection)) {
                 connection.channel().close();
@@ -379,14 +381,14 @@ public final class LoadRun {
     private void pace() {
         long t0 = t0Nanos + PACER_HEAD_START_NANOS;
         try {
-            for (int slot = 0; slot < size && !cancelled; slot++) {
+            for (int slot = 0; slot < size && !cancelled && !issuingStopped; slot++) {
                 long offset = schedule.offsetNanos(slot);
                 if (offset > maxDurationNanos) {
                     break;
                 }
                 long intended = t0 + offset;
                 parkUntil(intended);
-                if (cancelled) {
+                if (cancelled || issuingStopped) {
                     break;
                 }
                 dispatch(new Pending(slot, requestAtSlot.apply(slot), intended));
@@ -414,7 +416,7 @@ public final class LoadRun {
     private void released(StreamConnection connection) {
         Pending next;
         synchronized (waiting) {
-            next = cancelled ? null : waiting.poll();
+            next = cancelled || issuingStopped ? null : waiting.poll();
             if (next == null) {
                 capped--;
             }
@@ -559,6 +561,24 @@ public final class LoadRun {
         for (StreamConnection connection : parked) {
             connection.channel().close();
         }
+    }
+
+    /**
+     * Issues no further request, and lets those in flight run to their end (they are recorded as usual): the run then
+     * ends with fewer requests than it planned, and the engine holds none of them any more. Requests waiting for the
+     * concurrency cap are dropped without a record, as those the pacer never issued. Idempotent.
+     */
+    public void stopIssuing() {
+        issuingStopped = true;
+        if (pacer != null) {
+            LockSupport.unpark(pacer);
+        }
+        List<Pending> dropped;
+        synchronized (waiting) {
+            dropped = new ArrayList<>(waiting);
+            waiting.clear();
+        }
+        dropped.forEach(p -> settled());
     }
 
     /**

@@ -168,6 +168,29 @@ public final class StageRunner implements AutoCloseable {
      */
     public SweepResult run(LoadStage first, java.util.function.Function<StageResult, java.util.Optional<LoadStage>> then,
             java.util.function.Consumer<StageResult> ended) throws InterruptedException, TimeoutException {
+        return run(first, then, ended, (stage, records) -> false);
+    }
+
+    /** How often {@link #run(LoadStage, java.util.function.Function, java.util.function.Consumer,
+     * java.util.function.BiPredicate)} looks at the running stage's ended requests. */
+    private static final long LOOK_EVERY_NANOS = 50_000_000L;
+
+    /**
+     * As {@link #run(LoadStage, java.util.function.Function, java.util.function.Consumer)}, with stages that may end
+     * before their last request: while a stage runs, {@code decided} is asked on the calling thread (about every
+     * 50 ms, and only when more of its requests have ended since the last time) with the stage and its ended
+     * requests; when it answers true, the stage sends no further request ({@link LoadRun#stopIssuing()}): the
+     * requests in flight run to their end, so that the engine holds none of them when the next stage starts, and the
+     * stage is measured with what it holds and handed to {@code then} as usual. For a search whose verdict on a
+     * stage is already decided (a sequential test).
+     *
+     * @param decided whether the running stage's verdict is already decided, from its requests ended so far
+     */
+    public SweepResult run(LoadStage first, java.util.function.Function<StageResult, java.util.Optional<LoadStage>> then,
+            java.util.function.Consumer<StageResult> ended,
+            java.util.function.BiPredicate<LoadStage, List<RequestRecord>> decided)
+            throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(decided, "decided");
         Objects.requireNonNull(ended, "ended");
         Objects.requireNonNull(first, "first");
         Objects.requireNonNull(then, "then");
@@ -180,8 +203,29 @@ public final class StageRunner implements AutoCloseable {
         if (cancelled) {
             p.cancel();
         }
+        long deadline = System.nanoTime() + stageTimeout.toNanos();
+        Pending looked = null;
+        int endedWhenLooked = 0;
         while (true) {
-            Object o = queue.poll(stageTimeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            Object o = queue.poll(Math.min(LOOK_EVERY_NANOS, Math.max(1, deadline - System.nanoTime())),
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
+            if (o == null && System.nanoTime() < deadline) {
+                Pending running = this.current;
+                int endedNow = running.run.completedCount();
+                if (running != looked || endedNow > endedWhenLooked) {
+                    if (running != looked) {
+                        looked = running;
+                        endedWhenLooked = 0;
+                    }
+                    if (endedNow > endedWhenLooked && !running.run.isDone()) {
+                        endedWhenLooked = endedNow;
+                        if (decided.test(running.stage, running.run.recordsSoFar())) {
+                            running.run.stopIssuing();
+                        }
+                    }
+                }
+                continue;
+            }
             if (o == null) {
                 Pending running = this.current;
                 cancel(); // no stage is chosen after this one
@@ -195,6 +239,7 @@ public final class StageRunner implements AutoCloseable {
             if (o == END) {
                 return new SweepResult(results);
             }
+            deadline = System.nanoTime() + stageTimeout.toNanos();
             results.add((StageResult) o);
             ended.accept((StageResult) o);
         }
