@@ -171,6 +171,9 @@ public final class StageRunner implements AutoCloseable {
         return run(first, then, ended, (stage, records) -> false);
     }
 
+    /** At most this many looks at a stage's ended requests in {@link #run(LoadStage, java.util.function.BiPredicate)}. */
+    public static final int LOOKS_PER_STAGE = 7;
+
     /** How often {@link #run(LoadStage, java.util.function.Function, java.util.function.Consumer,
      * java.util.function.BiPredicate)} looks at the running stage's ended requests. */
     private static final long LOOK_EVERY_NANOS = 50_000_000L;
@@ -301,6 +304,46 @@ public final class StageRunner implements AutoCloseable {
     public StageResult run(LoadStage stage) throws InterruptedException, TimeoutException {
         Pending p = begin(stage);
         p.await(stageTimeout);
+        return finish(p);
+    }
+
+    /**
+     * As {@link #run(LoadStage)}, ending the stage early when its verdict is decided: {@code decided} is asked on the
+     * calling thread each time another eighth of the stage's requests has ended ({@link #LOOKS_PER_STAGE} times at
+     * most; in between this thread only reads a counter, every 50 ms), with the stage and its ended requests; when it
+     * answers true the stage sends no further request ({@link LoadRun#stopIssuing()}), its requests in flight run to
+     * their end, and it is measured with what it holds.
+     *
+     * @throws TimeoutException when the stage outlives the stage timeout (it is cancelled first)
+     */
+    public StageResult run(LoadStage stage, java.util.function.BiPredicate<LoadStage, List<RequestRecord>> decided)
+            throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(decided, "decided");
+        Pending p = begin(stage);
+        long deadline = System.nanoTime() + stageTimeout.toNanos();
+        int every = Math.max(1, stage.spec().requests() / (LOOKS_PER_STAGE + 1));
+        int nextLook = every;
+        boolean stopped = false;
+        while (!p.run.isDone() && System.nanoTime() < deadline) {
+            if (p.warmupRun != null && !p.warmupRun.isDone()) {
+                Thread.sleep(LOOK_EVERY_NANOS / 1_000_000);
+                continue;
+            }
+            int endedNow = p.run.completedCount();
+            if (!stopped && endedNow >= nextLook) {
+                nextLook = (endedNow / every + 1) * every;
+                if (decided.test(stage, p.run.recordsSoFar())) {
+                    p.run.stopIssuing();
+                    stopped = true;
+                }
+            }
+            try {
+                p.run.await(Duration.ofNanos(Math.min(LOOK_EVERY_NANOS, Math.max(1, deadline - System.nanoTime()))));
+            } catch (TimeoutException e) {
+                // not ended yet: look again
+            }
+        }
+        p.await(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         return finish(p);
     }
 
