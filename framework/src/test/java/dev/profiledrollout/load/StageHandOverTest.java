@@ -136,4 +136,32 @@ class StageHandOverTest {
             }
         }
     }
+
+    /**
+     * A stage whose verdict is decided ends early: {@code decided} is asked at each eighth of its requests (at most
+     * 7 times), and once it answers true no further request is sent while those in flight finish (none cancelled);
+     * the runner then runs the next stage as usual.
+     */
+    @Test
+    void a_stage_decided_early_sends_no_more_and_lets_its_requests_finish() throws Exception {
+        LoadSpec base = LoadSpec.closedLoop(1, 64, 8, SseTestServer.TOKENS, 0.0, 0, 3L);
+        try (SseTestServer server = new SseTestServer(0, 0);
+             StageRunner runner = new StageRunner(LoadTarget.of(server.base()), "m", base, Slo.none(),
+                     Duration.ofMinutes(1), LoadFidelity.DEFAULT_LAG_BOUND)) {
+            List<Integer> seen = new java.util.ArrayList<>();
+            StageResult cut = runner.run(LoadStage.closedLoop(base, 2), (stage, ended) -> {
+                seen.add(ended.size());
+                return ended.size() >= 16; // the second look at the latest (every 64 / 8 = 8 ended requests)
+            });
+            StageResult next = runner.run(LoadStage.closedLoop(base, 2), (stage, ended) -> false);
+
+            assertThat(seen).isNotEmpty().hasSizeLessThanOrEqualTo(StageRunner.LOOKS_PER_STAGE);
+            assertThat(seen.get(0)).as("the first look once an eighth had ended").isGreaterThanOrEqualTo(8);
+            int sent = cut.latency().completed() + cut.failures();
+            assertThat(sent).isLessThan(64).isGreaterThanOrEqualTo(seen.get(seen.size() - 1));
+            assertThat(cut.failures()).as("requests in flight finished, none cancelled").isZero();
+            assertThat(next.latency().completed()).isEqualTo(64);
+            assertThat(server.requests.get()).isEqualTo(sent + 64);
+        }
+    }
 }
