@@ -25,8 +25,8 @@ import org.apiguardian.api.API;
  * {@link StageResult#gapBefore()}; an open loop's schedule starts then. A stage with a warm-up of its own starts with
  * that warm-up, chained the same way (its requests go out on the previous stage's connections), and its measured run
  * is chained to the warm-up's end; the warm-up is excluded from every metric. Stages chosen from the previous stage's
- * result ({@link #run(LoadStage, java.util.function.Function)}, a capacity search) are chosen and started by that
- * same thread. Stages never share a workload index, so no prompt is sent twice.
+ * result, as a search chooses them ({@link #run(LoadStage, java.util.function.Function)}), are chosen and started by
+ * that same thread. Stages never share a workload index, so no prompt is sent twice.
  *
  * <p>Not thread-safe: one sweep at a time. {@link #close()} closes the generator.
  */
