@@ -95,4 +95,14 @@ public @interface RolloutRecipe {
      * once); 0 (the default) keeps the recipe's.
      */
     int maxConcurrency() default 0;
+
+    /**
+     * Whether a recipe's benchmark sweep runs to its last stage. {@code false} (the default) stops it once every
+     * window has closed and its traces are in, as {@code profile --recipe} does: srtctl arms the profiler for
+     * {@code start_step … stop_step} only, so the later stages of a sweep to concurrency 1024 would profile nothing.
+     * The stages left out are listed by {@code RolloutResult.stages().notRun()} (and {@code stage(c)} names them as
+     * not run); when the trace directories are not on this machine the whole sweep runs. {@code true} runs every
+     * stage, as a benchmark ({@code profile --recipe --full-sweep}).
+     */
+    boolean fullSweep() default false;
 }

@@ -10,10 +10,13 @@ import dev.profiledrollout.load.ArrivalProcess;
 import dev.profiledrollout.load.LoadFidelity;
 import dev.profiledrollout.load.LoadSpec;
 import dev.profiledrollout.load.LoadStage;
+import dev.profiledrollout.load.LoadSweep;
 import dev.profiledrollout.load.StageResult;
 import dev.profiledrollout.load.StageRunner;
+import dev.profiledrollout.load.SweepResult;
 import dev.profiledrollout.metrics.Slo;
 import dev.profiledrollout.recipe.SrtctlRecipe;
+import dev.profiledrollout.recipe.SweepCutoff;
 import dev.profiledrollout.trace.StepStats;
 import dev.profiledrollout.trace.TraceSummary;
 import dev.profiledrollout.trace.files.TraceFiles;
@@ -42,9 +45,9 @@ import java.util.function.IntFunction;
  * through the router, one closed loop (or {@code req_rate} with the concurrency as cap) per concurrency, so the
  * captured steps fall wherever the sweep puts them.
  *
- * <p>After each stage the windows' trace directories are looked at: once every worker of every window has written its
- * trace (SGLang stops by itself after {@code num_steps}), the rest of the sweep profiles nothing and is skipped,
- * unless {@code --full-sweep}. When the directories are not on this machine (remote servers, or a backend whose
+ * <p>After each stage the windows' trace directories are looked at ({@link SweepCutoff}, the rule
+ * {@code @RolloutRecipe} shares): once every worker of every window has written its trace (SGLang stops by itself
+ * after {@code num_steps}), the rest of the sweep profiles nothing and is skipped, unless {@code --full-sweep}. When the directories are not on this machine (remote servers, or a backend whose
  * server fixes the trace directory) the whole sweep runs. Each window's steps are then placed in the stages by their
  * timestamps ({@code baseTimeNanoseconds} + the step span's start, against each stage's wall-clock start and end).
  * A window fails when its workers wrote no trace, or fewer steps than {@code num_steps}: {@code stop_step} then lies
@@ -123,34 +126,42 @@ final class RecipeSweepRun {
                         + w.numSteps() + ") on " + started.stream().filter(o -> o.state()
                         == WorkerOutcome.State.STARTED).count() + " of " + ofPhase.size() + " worker(s)");
             }
-            boolean observable = armed.stream().allMatch(a -> a.dirs().stream().allMatch(d -> d != null));
-            if (!fullSweep && !observable) {
+            SweepCutoff cutoff = new SweepCutoff();
+            for (Armed a : armed) {
+                for (int i = 0; i < a.dirs().size(); i++) {
+                    cutoff.watch(a.dirs().get(i), a.before().get(i));
+                }
+            }
+            if (!fullSweep && !cutoff.observable()) {
                 out.println("  the trace directories are not on this machine: the whole sweep runs");
             }
             LoadSpec base = new LoadSpec(stages.get(0), requests, caps.isl(first.inputTokens()),
                     caps.osl(first.outputTokens()), 0.0, 0, 0L, ArrivalProcess.closedLoop(), 0, null,
                     dev.profiledrollout.load.Endpoint.COMPLETIONS);
+            List<LoadStage> sweep = new ArrayList<>();
+            for (int c : stages) {
+                sweep.add(Double.isInfinite(rate) ? LoadStage.closedLoop(base, c)
+                        : LoadStage.atRate(base, ArrivalProcess.poisson(rate), c));
+            }
             try (StageRunner runner = new StageRunner(CliHttp.loadTarget(routerUrl), model, base, Slo.none(),
                     Duration.ofMinutes(30), LoadFidelity.DEFAULT_LAG_BOUND)) {
-                for (int c : stages) {
-                    LoadStage stage = Double.isInfinite(rate) ? LoadStage.closedLoop(base, c)
-                            : LoadStage.atRate(base, ArrivalProcess.poisson(rate), c);
-                    long start = epochNs();
-                    StageResult r = runner.run(stage);
-                    times.add(new StageTime(stage.label(), start, epochNs()));
+                // epoch ns = nanoTime + offset, to place the steps (epoch timestamps) in the stages
+                long offset = epochNs() - System.nanoTime();
+                SweepResult ran = runner.run(new LoadSweep(sweep), fullSweep ? () -> false : cutoff,
+                        SweepCutoff.WHY);
+                for (StageResult r : ran.stages()) {
+                    long start = r.latency().records().stream().mapToLong(x -> x.startNanos()).min().orElse(0);
+                    long end = r.latency().records().stream().mapToLong(x -> Math.max(x.endNanos(), x.startNanos()))
+                            .max().orElse(start);
+                    times.add(new StageTime(r.label(), start + offset, end + offset));
                     results.add(r);
-                    out.println("  stage " + stage.label() + ": " + r.latency().completed() + " completed, "
+                    out.println("  stage " + r.label() + ": " + r.latency().completed() + " completed, "
                             + r.failures() + " failed");
-                    out.flush();
-                    if (!fullSweep && observable && armed.stream().allMatch(RecipeSweepRun::tracesIn)) {
-                        int left = stages.size() - times.size();
-                        if (left > 0) {
-                            out.println("  every window's traces are in: the " + left + " remaining stage(s) would"
-                                    + " profile nothing and are skipped (--full-sweep runs them)");
-                        }
-                        break;
-                    }
                 }
+                if (!ran.notRun().isEmpty()) {
+                    out.println("  " + SweepCutoff.skipped(ran.notRun().size(), "--full-sweep"));
+                }
+                out.flush();
             } catch (TimeoutException e) {
                 loadError = "a stage did not finish in time: " + e.getMessage();
                 ok = false;
@@ -174,17 +185,6 @@ final class RecipeSweepRun {
         }
         out.flush();
         return ok;
-    }
-
-    /** @return whether every worker of the window has written a trace since it was armed */
-    private static boolean tracesIn(Armed a) {
-        for (int i = 0; i < a.dirs().size(); i++) {
-            Path dir = a.dirs().get(i);
-            if (dir == null || TraceFiles.rankTraces(dir, false, a.before().get(i)).isEmpty()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

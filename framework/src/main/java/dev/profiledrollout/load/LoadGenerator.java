@@ -226,6 +226,20 @@ public final class LoadGenerator implements AutoCloseable {
                 .awaitUninterruptibly();
     }
 
+    /**
+     * {@link #warmupStage} without the start or the wait: the warm-up run is registered and started later, by
+     * {@link LoadRun#startNextWhenDone} on the thread that ends the previous stage; null when the stage has no
+     * warm-up.
+     */
+    LoadRun prepareWarmup(LoadSpec stage, int firstIndex) {
+        int n = stage.warmupRequests();
+        if (n == 0) {
+            return null;
+        }
+        int workers = stage.maxInFlight() == 0 ? n : Math.min(stage.maxInFlight(), n);
+        return register(n, slot -> workload.request(-(firstIndex + slot + 1)), workers, null, 0, null);
+    }
+
     private LoadRun launch(int size, java.util.function.IntFunction<CompletionRequest> requests,
                            int workers, ArrivalSchedule schedule, Duration maxDuration) {
         return launch(size, requests, workers, schedule, spec.maxInFlight(), maxDuration);

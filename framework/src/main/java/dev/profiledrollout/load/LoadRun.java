@@ -82,12 +82,18 @@ public final class LoadRun {
     private volatile boolean pacingDone;
     private volatile long t0Nanos;
     private volatile boolean cancelled;
+    /** No further request is issued; those in flight run to their end ({@link #stopIssuing()}). */
+    private volatile boolean issuingStopped;
     // stage hand-over (StageRunner): the run started on the thread that ends this one, and the connections it inherits
     /** Workers not yet finished; the one that finishes last starts {@link #next}. */
     private final AtomicInteger workersLeft;
     /** Guards {@link #next} and {@link #finished}. */
     private final Object handOver = new Object();
     private LoadRun next;
+    /** Instead of {@link #next}: picks the run to start from this run's records, on the thread that ends it. */
+    private java.util.function.Function<List<RequestRecord>, LoadRun> chooser;
+    /** Idle lane connections kept for the run {@link #chooser} picks. */
+    private final Queue<StreamConnection> parked = new ConcurrentLinkedQueue<>();
     private boolean finished;
     /** Idle keep-alive connections a previous run's lanes left to this run's lanes. */
     private final Queue<StreamConnection> inherited = new ConcurrentLinkedQueue<>();
@@ -166,14 +172,56 @@ public final class LoadRun {
         }
     }
 
+    /**
+     * As {@link #startNextWhenDone}, with the following run picked when this one ends: {@code choose} gets this run's
+     * records (every request ended) on the thread that ends its last request and returns the run to start there,
+     * not yet started, or null for none. Meanwhile the lanes' idle keep-alive connections are kept, and handed to the
+     * chosen run's lanes when it is a closed loop (closed otherwise). For stages chosen from the previous stage's
+     * result (a capacity search), so that they too start without a thread hand-off.
+     */
+    void startChosenWhenDone(java.util.function.Function<List<RequestRecord>, LoadRun> choose) {
+        boolean now;
+        synchronized (handOver) {
+            now = finished;
+            if (!now) {
+                chooser = choose;
+            }
+        }
+        if (now) {
+            LoadRun following = choose.apply(snapshot());
+            if (following != null) {
+                following.startThreads();
+            }
+        }
+    }
+
     /** A lane or the pacer finished; the last one starts the chained run, then the waiters are released. */
     private void workerDone() {
         if (workersLeft.decrementAndGet() == 0) {
             LoadRun following;
+            java.util.function.Function<List<RequestRecord>, LoadRun> choose;
             synchronized (handOver) {
                 finished = true;
                 following = next;
                 next = null;
+                choose = chooser;
+                chooser = null;
+            }
+            if (choose != null) {
+                try {
+                    following = choose.apply(snapshot());
+                } catch (RuntimeException e) {
+                    following = null;
+                    System.getLogger(LoadRun.class.getName()).log(System.Logger.Level.WARNING,
+                            "the next stage could not be chosen: " + e);
+                }
+                for (StreamConnection c; (c = parked.poll()) != null; ) {
+                    if (following != null && following.schedule == null && !following.cancelled) {
+                        following.inherited.add(c);
+                    } else {
+                        c.channel().close();
+                    }
+                }
             }
             if (following != null) {
                 try {
@@ -190,6 +238,10 @@ public final class LoadRun {
     /** Hands an idle connection of an ending lane to the chained closed-loop run; false when there is none. */
     private boolean handOver(StreamConnection connection) {
         synchronized (handOver) {
+            if (chooser != null && !cancelled) {
+                parked.add(connection);
+                return true;
+            }
             if (next == null || next.schedule != null || cancelled || next.cancelled) {
                 return false;
             }
@@ -200,7 +252,7 @@ public final class LoadRun {
 
     /** Closed loop: the lane's next request on its connection (null: open one), or the lane's end. */
     private void nextInLane(StreamConnection connection) {
-        int slot = cancelled ? size : nextSlot.getAndIncrement();
+        int slot = cancelled || issuingStopped ? size : nextSlot.getAndIncrement();
         if (slot >= size || System.nanoTime() - t0Nanos > maxDurationNanos) {
             if (connection != null && !handOver(connection)) {
                 connection.channel().close();
@@ -329,14 +381,14 @@ public final class LoadRun {
     private void pace() {
         long t0 = t0Nanos + PACER_HEAD_START_NANOS;
         try {
-            for (int slot = 0; slot < size && !cancelled; slot++) {
+            for (int slot = 0; slot < size && !cancelled && !issuingStopped; slot++) {
                 long offset = schedule.offsetNanos(slot);
                 if (offset > maxDurationNanos) {
                     break;
                 }
                 long intended = t0 + offset;
                 parkUntil(intended);
-                if (cancelled) {
+                if (cancelled || issuingStopped) {
                     break;
                 }
                 dispatch(new Pending(slot, requestAtSlot.apply(slot), intended));
@@ -364,7 +416,7 @@ public final class LoadRun {
     private void released(StreamConnection connection) {
         Pending next;
         synchronized (waiting) {
-            next = cancelled ? null : waiting.poll();
+            next = cancelled || issuingStopped ? null : waiting.poll();
             if (next == null) {
                 capped--;
             }
@@ -506,6 +558,27 @@ public final class LoadRun {
         for (StreamConnection connection : idle) {
             connection.channel().close();
         }
+        for (StreamConnection connection : parked) {
+            connection.channel().close();
+        }
+    }
+
+    /**
+     * Issues no further request, and lets those in flight run to their end (they are recorded as usual): the run then
+     * ends with fewer requests than it planned, and the engine holds none of them any more. Requests waiting for the
+     * concurrency cap are dropped without a record, as those the pacer never issued. Idempotent.
+     */
+    public void stopIssuing() {
+        issuingStopped = true;
+        if (pacer != null) {
+            LockSupport.unpark(pacer);
+        }
+        List<Pending> dropped;
+        synchronized (waiting) {
+            dropped = new ArrayList<>(waiting);
+            waiting.clear();
+        }
+        dropped.forEach(p -> settled());
     }
 
     /**

@@ -25,9 +25,13 @@ import org.apiguardian.api.API;
  *                       stage; {@code true} each stage gets its own window (profiler started before the stage's first
  *                       request, stopped after its last response, its traces read on their own), so that kernel
  *                       budgets can be asserted per stage. Ignored where no profiler runs ({@link StageRunner} alone)
+ * @param untilTracesIn  whether a profile window over the sweep stops it once every window has closed and its traces
+ *                       are in (an srtctl recipe's sweep, whose profiler is armed for a fixed step range: the later
+ *                       stages would profile nothing); {@code false} (the default) runs every stage. The stages not
+ *                       run are {@link SweepResult#notRun()}. Ignored where no profiler runs
  */
 @API(status = EXPERIMENTAL, since = "0.2")
-public record LoadSweep(List<LoadStage> stages, boolean windowPerStage) {
+public record LoadSweep(List<LoadStage> stages, boolean windowPerStage, boolean untilTracesIn) {
 
     public LoadSweep {
         stages = List.copyOf(Objects.requireNonNull(stages, "stages"));
@@ -38,13 +42,24 @@ public record LoadSweep(List<LoadStage> stages, boolean windowPerStage) {
 
     /** @param stages the stages in the order they run, at least one; one profile window spans them */
     public LoadSweep(List<LoadStage> stages) {
-        this(stages, false);
+        this(stages, false, false);
+    }
+
+    /** As the canonical constructor, every stage run. */
+    public LoadSweep(List<LoadStage> stages, boolean windowPerStage) {
+        this(stages, windowPerStage, false);
     }
 
     /** @return this sweep with each stage in its own profile window ({@code true}) or one window over all */
     @API(status = EXPERIMENTAL, since = "0.2")
     public LoadSweep withWindowPerStage(boolean perStage) {
-        return new LoadSweep(stages, perStage);
+        return new LoadSweep(stages, perStage, untilTracesIn);
+    }
+
+    /** @return this sweep stopped by its profile window once every window's traces are in ({@code true}), or run whole */
+    @API(status = EXPERIMENTAL, since = "0.2")
+    public LoadSweep withUntilTracesIn(boolean untilIn) {
+        return new LoadSweep(stages, windowPerStage, untilIn);
     }
 
     /**

@@ -11,18 +11,30 @@ import java.util.stream.Collectors;
 import org.apiguardian.api.API;
 
 /**
- * The stages of a staged load, in the order they ran. Immutable.
+ * The stages of a staged load, in the order they ran, and those of its sweep that were not run. Immutable.
  *
- * @param stages one result per stage
+ * @param stages one result per stage that ran
+ * @param notRun the sweep's stages that were not run, in sweep order: the sweep was stopped early
+ *               ({@link StageRunner#run(LoadSweep, java.util.function.BooleanSupplier)}, e.g. a recipe's sweep once
+ *               every profile window's traces were in); empty when every stage ran. Nothing is measured of them:
+ *               {@link #stage(int)} names them as not run instead of answering for them
+ * @param whyNotRun why the stages of {@code notRun} were not run, for messages; empty when every stage ran
  */
 @API(status = EXPERIMENTAL, since = "0.2")
-public record SweepResult(List<StageResult> stages) {
+public record SweepResult(List<StageResult> stages, List<LoadStage> notRun, String whyNotRun) {
 
     /** The knee rule: a stage's throughput gain below this fraction of its load gain, while latency rose. */
     public static final double KNEE_GAIN = 0.5;
 
     public SweepResult {
         stages = List.copyOf(stages);
+        notRun = List.copyOf(notRun);
+        whyNotRun = java.util.Objects.requireNonNull(whyNotRun, "whyNotRun");
+    }
+
+    /** @param stages one result per stage; every stage of the sweep ran */
+    public SweepResult(List<StageResult> stages) {
+        this(stages, List.of(), "");
     }
 
     /**
@@ -33,7 +45,7 @@ public record SweepResult(List<StageResult> stages) {
     public StageResult stage(int concurrency) {
         return stages.stream().filter(s -> s.stage().isClosedLoop() && s.stage().concurrency() == concurrency)
                 .findFirst().orElseThrow(() -> new NoSuchElementException("no closed-loop stage at concurrency "
-                        + concurrency + "; the stages were " + labels()));
+                        + concurrency + " ran; the stages were " + labels() + notRunNote()));
     }
 
     /**
@@ -45,7 +57,15 @@ public record SweepResult(List<StageResult> stages) {
         return stages.stream().filter(s -> !s.stage().isClosedLoop()
                         && Math.abs(s.stage().requestRate() - rate) <= 1e-9 * Math.max(1, rate))
                 .findFirst().orElseThrow(() -> new NoSuchElementException("no open-loop stage at rate " + rate
-                        + " req/s; the stages were " + labels()));
+                        + " req/s ran; the stages were " + labels() + notRunNote()));
+    }
+
+    /**
+     * @return {@code "; not run: [concurrency 8, concurrency 16] (why)"} when stages were not run, else {@code ""}
+     */
+    public String notRunNote() {
+        return notRun.isEmpty() ? "" : "; not run: " + notRun.stream().map(LoadStage::label)
+                .collect(Collectors.joining(", ", "[", "]")) + (whyNotRun.isEmpty() ? "" : " (" + whyNotRun + ")");
     }
 
     /** @return the stage labels in run order, for messages */

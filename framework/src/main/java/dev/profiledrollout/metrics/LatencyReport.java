@@ -151,6 +151,18 @@ public final class LatencyReport {
     }
 
     /**
+     * As {@link #of(List, Slo)} followed by {@link #withScope(String)}, computed once.
+     *
+     * @param scope see {@link #scope()}, not null
+     */
+    public static LatencyReport of(List<RequestRecord> records, Slo slo, String scope) {
+        Objects.requireNonNull(records, "records");
+        Objects.requireNonNull(slo, "slo");
+        Objects.requireNonNull(scope, "scope");
+        return new LatencyReport(records, slo, scope);
+    }
+
+    /**
      * @return where these requests belong, for assertion messages and verdicts: {@code ""} for a whole run, else e.g.
      *         the phase name {@code "PREFILL"} of a phased test
      */

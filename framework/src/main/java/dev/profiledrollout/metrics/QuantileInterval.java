@@ -58,6 +58,41 @@ public record QuantileInterval(double percentile, double confidence, long count,
         if (n == 0) {
             return new QuantileInterval(percentile, confidence, 0, 0, 0, 0, 0);
         }
+        int[] ranks = ranks(n, percentile, confidence);
+        int lower = ranks[0];
+        int upper = ranks[1];
+        return new QuantileInterval(percentile, confidence, n, lower, upper,
+                lower == 0 ? 0 : sortedNanos[lower - 1], upper == 0 ? 0 : sortedNanos[upper - 1]);
+    }
+
+    /** Ranks already computed, by (n, percentile, confidence): they depend on nothing else. Bounded. */
+    private static final java.util.Map<String, int[]> RANKS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_CACHED_RANKS = 4096;
+
+    /**
+     * The interval's ranks l and u for {@code n} samples (see the class comment), 0 for an absent end. They depend
+     * only on n, the percentile and the confidence, so they are computed once and kept; computing them ahead (a
+     * capacity search does so for its next stage's size) keeps the binomial CDF off the path that judges a stage.
+     *
+     * @param n          the sample count, ≥ 1
+     * @param percentile 0 to 100
+     * @param confidence in (0, 1)
+     * @return {@code {l, u}}
+     * @throws IllegalArgumentException when n &lt; 1, or percentile or confidence is out of range
+     */
+    public static int[] ranks(int n, double percentile, double confidence) {
+        if (n < 1) {
+            throw new IllegalArgumentException("n must be ≥ 1, was " + n);
+        }
+        if (!(percentile >= 0 && percentile <= 100)) {
+            throw new IllegalArgumentException("percentile must be in [0, 100], was " + percentile);
+        }
+        checkConfidence(confidence);
+        String key = n + "/" + percentile + "/" + confidence;
+        int[] cached = RANKS.get(key);
+        if (cached != null) {
+            return cached.clone();
+        }
         double q = percentile / 100.0;
         double halfAlpha = (1 - confidence) / 2;
         BinomialDistribution b = new BinomialDistribution(null, n, q);
@@ -87,8 +122,11 @@ public record QuantileInterval(double percentile, double confidence, long count,
                 lo = mid + 1;
             }
         }
-        return new QuantileInterval(percentile, confidence, n, lower, upper,
-                lower == 0 ? 0 : sortedNanos[lower - 1], upper == 0 ? 0 : sortedNanos[upper - 1]);
+        if (RANKS.size() >= MAX_CACHED_RANKS) {
+            RANKS.clear();
+        }
+        RANKS.put(key, new int[] {lower, upper});
+        return new int[] {lower, upper};
     }
 
     /**

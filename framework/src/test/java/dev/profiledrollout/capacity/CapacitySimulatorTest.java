@@ -30,7 +30,7 @@ class CapacitySimulatorTest {
              StageRunner runner = new StageRunner(LoadTarget.of(sim.baseUri()), "m", base, Slo.none(),
                      // a wide lag bound: the simulator and the client share the test machine's cores
                      Duration.ofMinutes(2), Duration.ofMillis(50))) {
-            Capacity capacity = search.run(base, runner::run);
+            Capacity capacity = search.run(base, runner); // interim looks, as the CLI and the extension run it
             System.out.println(capacity.toTable());
 
             org.assertj.core.api.Assertions.assertThat(capacity.status()).as(capacity.toTable())

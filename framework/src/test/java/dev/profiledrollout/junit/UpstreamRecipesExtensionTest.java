@@ -80,6 +80,18 @@ class UpstreamRecipesExtensionTest {
         }
     }
 
+    /** {@link AggTp4} run to the sweep's last stage. */
+    @ProfiledRollout
+    @RolloutRecipe(resource = "/recipes/srt-slurm/recipes/qwen3.5/fp8/agg/profile/agg-tp4-profile.yaml", maxInputTokens = 32, maxOutputTokens = 8,
+            maxConcurrency = 4, fullSweep = true)
+    @RolloutLoad(requests = 12, warmupRequests = 0)
+    static class AggTp4FullSweep {
+        @Test
+        void recipe(RolloutSession session) {
+            RESULTS.put(AggTp4FullSweep.class, session.awaitResult());
+        }
+    }
+
     @ProfiledRollout
     @RolloutRecipe(resource = "/recipes/srt-slurm/recipes/qwen3.5/nvfp4/agg/profile/tp4-profile.yaml", maxInputTokens = 32, maxOutputTokens = 8,
             maxConcurrency = 4)
@@ -265,7 +277,7 @@ class UpstreamRecipesExtensionTest {
         RolloutResult decode = result.phase(Phase.DECODE);
         assertThat(prefill.latency().records()).isNotEmpty().isEqualTo(decode.latency().records());
         assertThat(result.latency().completed()).isEqualTo(prefill.latency().completed());
-        assertThat(prefill.stages().stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2, 4);
+        assertThat(stagesRunThenNotRun(prefill)).containsExactly(1, 2, 4);
         for (RolloutResult phase : List.of(prefill, decode)) {
             assertThat(phase.trace().kernels()).isNotEmpty();
             dev.profiledrollout.report.RunHeader header = dev.profiledrollout.report.RunHeader.of(
@@ -273,6 +285,43 @@ class UpstreamRecipesExtensionTest {
             assertThat(header.stagePlacement()).isNotEmpty().allSatisfy(p -> assertThat(p.stages())
                     .extracting(x -> x.stage()).contains("concurrency 1"));
         }
+    }
+
+    /**
+     * A recipe's sweep stops once its window has closed and its traces are in, as {@code profile --recipe} does
+     * (steps 10..20 of agg-tp4-profile.yaml fall in the first stage: 12 requests of 8 output tokens at concurrency 1
+     * are about 96 steps); the stages left are listed as not run, and no stage result answers for them.
+     * {@code fullSweep = true} runs every stage.
+     */
+    @Test
+    void should_stop_the_sweep_once_the_window_closed_and_run_it_whole_with_full_sweep() throws Exception {
+        run(AggTp4.class, output).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        dev.profiledrollout.load.SweepResult stopped = RESULTS.get(AggTp4.class).stages();
+        assertThat(stopped.stages()).hasSizeLessThan(3);
+        assertThat(stopped.stages()).extracting(s -> s.stage().concurrency()).startsWith(1);
+        assertThat(stagesRunThenNotRun(RESULTS.get(AggTp4.class))).containsExactly(1, 2, 4);
+        assertThat(stopped.whyNotRun()).contains("traces were in");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> stopped.stage(4))
+                .isInstanceOf(java.util.NoSuchElementException.class)
+                .hasMessageContaining("not run: [").hasMessageContaining("concurrency 4");
+        com.fasterxml.jackson.databind.JsonNode verdicts = ProfiledTestKit.summary(RESULTS.get(AggTp4.class)
+                .outputDirectory()).path("verdicts");
+        assertThat(verdicts.toString()).contains("not run: [").contains("concurrency 4");
+
+        Path full = output.resolve("full");
+        run(AggTp4FullSweep.class, full).testEvents().assertStatistics(stats -> stats.succeeded(1));
+        dev.profiledrollout.load.SweepResult whole = RESULTS.get(AggTp4FullSweep.class).stages();
+        assertThat(whole.stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2, 4);
+        assertThat(whole.notRun()).isEmpty();
+        assertThat(whole.stage(4).latency().completed()).isEqualTo(12);
+    }
+
+    /** The concurrencies of the stages that ran, then of those not run. */
+    private static List<Integer> stagesRunThenNotRun(RolloutResult result) {
+        List<Integer> all = new java.util.ArrayList<>();
+        result.stages().stages().forEach(s -> all.add(s.stage().concurrency()));
+        result.stages().notRun().forEach(s -> all.add(s.concurrency()));
+        return all;
     }
 
     static Stream<Arguments> recipes() {
@@ -320,7 +369,7 @@ class UpstreamRecipesExtensionTest {
             assertThat(result.trace().kernels()).isNotEmpty();
         }
         if (sweep && !disaggregated) {
-            assertThat(result.stages().stages()).extracting(s -> s.stage().concurrency()).containsExactly(1, 2, 4);
+            assertThat(stagesRunThenNotRun(result)).containsExactly(1, 2, 4);
         }
         assertThat(traceFiles(output)).isNotEmpty();
     }

@@ -8,6 +8,7 @@ import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
 import dev.profiledrollout.metrics.LatencyReport;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.recipe.SweepCutoff;
 import dev.profiledrollout.report.AllureSteps;
 import dev.profiledrollout.report.RunHeader;
 import dev.profiledrollout.report.StageReport;
@@ -120,7 +121,25 @@ final class Capture implements AutoCloseable {
     void open() {
         prepare();
         startProfiler();
+        if (ownsLoad) {
+            load.stopOnceIn(watchTraces(new SweepCutoff()));
+        }
         startLoad();
+    }
+
+    /** @return {@code cutoff} watching this capture's trace directories as well ({@link ProfilerCapture#watchTraces}) */
+    SweepCutoff watchTraces(SweepCutoff cutoff) {
+        profiler.watchTraces(cutoff);
+        return cutoff;
+    }
+
+    /**
+     * Stops this capture's load, when it is an srtctl recipe's sweep ({@code LoadSweep.untilTracesIn()}), once
+     * {@code cutoff} says every window's traces are in; set before {@link #startLoad()} by the capture that owns
+     * the load.
+     */
+    void stopLoadOnceIn(SweepCutoff cutoff) {
+        load.stopOnceIn(cutoff);
     }
 
     /** Empties the output directory; with its own load, sends the warm-up (outside every window). */

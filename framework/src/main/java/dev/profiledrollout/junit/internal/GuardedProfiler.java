@@ -65,6 +65,11 @@ final class GuardedProfiler implements ProfilerCapture {
     }
 
     @Override
+    public void watchTraces(dev.profiledrollout.recipe.SweepCutoff cutoff) {
+        capture.watchTraces(cutoff);
+    }
+
+    @Override
     public Collected collect() {
         return capture.collect();
     }

@@ -157,9 +157,12 @@ public final class ProfileWindow implements RolloutSession, AutoCloseable {
             captures.add(other);
             other.prepare();
         }
+        dev.profiledrollout.recipe.SweepCutoff cutoff = new dev.profiledrollout.recipe.SweepCutoff();
         for (Capture c : captures) {
             c.startProfiler();
+            c.watchTraces(cutoff);
         }
+        first.stopLoadOnceIn(cutoff);
         first.startLoad();
     }
 

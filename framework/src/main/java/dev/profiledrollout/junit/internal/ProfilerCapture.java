@@ -8,6 +8,7 @@ import dev.profiledrollout.engine.ProfileRequest;
 import dev.profiledrollout.engine.StopOutcome;
 import dev.profiledrollout.engine.Worker;
 import dev.profiledrollout.engine.WorkerOutcome;
+import dev.profiledrollout.recipe.SweepCutoff;
 import dev.profiledrollout.report.AllureSteps;
 import dev.profiledrollout.trace.TraceSet;
 import java.io.IOException;
@@ -119,6 +120,15 @@ interface ProfilerCapture extends AutoCloseable {
         }
         return Optional.of("/stop_profile failed on every profiled engine, so no trace can be trusted: " + stopFailed
                 .stream().map(WorkerOutcome::describe).collect(Collectors.joining("; ")));
+    }
+
+    /**
+     * Adds the directories where this capture's engines write their traces, as this machine sees them, to
+     * {@code cutoff}, so that a recipe's sweep can stop once they are in ({@link SweepCutoff}). By default the
+     * capture cannot be watched (its files are not in a directory of its own here) and the whole sweep runs.
+     */
+    default void watchTraces(SweepCutoff cutoff) {
+        cutoff.watch(null, java.util.Set.of());
     }
 
     /**

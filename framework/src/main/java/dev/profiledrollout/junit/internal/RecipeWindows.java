@@ -85,8 +85,9 @@ public final class RecipeWindows {
     /** As {@link #spec(SrtctlRecipe, ProfiledRollout, RolloutLoad, List, int, int, int)} with the annotation's caps. */
     public static WindowSpec spec(SrtctlRecipe recipe, RolloutRecipe annotation, ProfiledRollout profile,
             RolloutLoad load, List<RolloutPhase> phases) {
-        return spec(recipe, profile, load, phases, annotation.maxInputTokens(), annotation.maxOutputTokens(),
-                annotation.maxConcurrency());
+        WindowSpec spec = spec(recipe, profile, load, phases, annotation.maxInputTokens(),
+                annotation.maxOutputTokens(), annotation.maxConcurrency());
+        return annotation.fullSweep() ? spec.withFullSweep() : spec;
     }
 
     /** As {@link #spec(SrtctlRecipe, ProfiledRollout, RolloutLoad, List, int, int, int)} without load caps. */
@@ -106,7 +107,8 @@ public final class RecipeWindows {
      * @param maxOsl  {@code @RolloutRecipe(maxOutputTokens)}: cap on the recipe's OSL, 0 for none
      * @param maxConcurrency {@code @RolloutRecipe(maxConcurrency)}: cap on every concurrency, 0 for none
      * @return the specification: one phase per prefill/decode window, or the aggregated window; with the recipe's
-     *         sweep ({@link SrtctlRecipe#sweep()}) as the staged load of every window
+     *         sweep ({@link SrtctlRecipe#sweep()}) as the staged load of every window, stopped once every window's
+     *         traces are in ({@code LoadSweep.untilTracesIn()}; {@link WindowSpec#withFullSweep()} runs it whole)
      * @throws ExtensionConfigurationException when the annotations contradict the recipe
      */
     public static WindowSpec spec(SrtctlRecipe recipe, ProfiledRollout profile, RolloutLoad load,
@@ -164,7 +166,7 @@ public final class RecipeWindows {
             for (int c : levels) {
                 b.stage(new LoadStage(load(base.load(), first, c, maxIsl, maxOsl, maxConcurrency)));
             }
-            sweep = b.build();
+            sweep = b.build().withUntilTracesIn(true);
         }
         return new WindowSpec(recipe.backend(), recipe.profiler(), numSteps, startStep, activities,
                 base.profileByStage(), base.withStack(), base.recordShapes(), base.outputDir(), base.profilePrefix(),

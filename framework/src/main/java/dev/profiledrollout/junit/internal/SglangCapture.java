@@ -58,6 +58,18 @@ final class SglangCapture extends FanOutCapture {
         return watcher.endWhenUnreachable(() -> judge.observe(liveInfo(client).orElse(null), System.nanoTime()));
     }
 
+    /** Each engine's own output directory, emptied before the window opened: every rank trace there is this window's. */
+    @Override
+    public void watchTraces(dev.profiledrollout.recipe.SweepCutoff cutoff) {
+        if (!spec.writesTraceFiles()) {
+            cutoff.watch(null, Set.of()); // nothing written to watch
+            return;
+        }
+        for (int i = 0; i < workers.size(); i++) {
+            cutoff.watch(location(i).localPath(), Set.of());
+        }
+    }
+
     /**
      * Collects every profiled engine's files, those that arrived even when others never come.
      *

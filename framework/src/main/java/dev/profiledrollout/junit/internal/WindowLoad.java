@@ -11,6 +11,7 @@ import dev.profiledrollout.load.StageResult;
 import dev.profiledrollout.load.StageRunner;
 import dev.profiledrollout.load.SweepResult;
 import dev.profiledrollout.metrics.RequestRecord;
+import dev.profiledrollout.recipe.SweepCutoff;
 import dev.profiledrollout.report.AllureSteps;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,6 +44,8 @@ final class WindowLoad implements AutoCloseable {
     private volatile Capacity capacity;
     private volatile Exception sweepFailure;
     private long sweepStartNanos;
+    // an srtctl recipe's sweep: when every window's traces are in (null: run every stage)
+    private volatile SweepCutoff cutoff;
     // the records of a run that ended, kept for the other windows that share this load (a recipe's phases armed at once)
     private volatile List<RequestRecord> awaited;
 
@@ -72,6 +75,15 @@ final class WindowLoad implements AutoCloseable {
         }
     }
 
+    /**
+     * A recipe's sweep ({@code LoadSweep.untilTracesIn()}) stops once {@code cutoff} answers true after a stage; the
+     * stages left are the result's {@code SweepResult.notRun()}. Ignored for any other load. Set before
+     * {@link #start()}.
+     */
+    void stopOnceIn(SweepCutoff cutoff) {
+        this.cutoff = cutoff;
+    }
+
     /** Starts the measured run; {@link #warmUp()} came first. */
     void start() {
         startMillis = System.currentTimeMillis();
@@ -86,9 +98,15 @@ final class WindowLoad implements AutoCloseable {
         Thread t = new Thread(() -> {
             try {
                 if (spec.capacity() != null) {
-                    Capacity found = spec.capacity().run(spec.load(), runner::run);
+                    Capacity found = spec.capacity().run(spec.load(), runner);
                     capacity = found;
                     stages = found.stages();
+                } else if (spec.sweep().untilTracesIn() && cutoff != null) {
+                    stages = runner.run(spec.sweep(), cutoff, SweepCutoff.WHY);
+                    if (!stages.notRun().isEmpty()) {
+                        System.out.println("=== " + SweepCutoff.skipped(stages.notRun().size(),
+                                "@RolloutRecipe(fullSweep = true)"));
+                    }
                 } else {
                     stages = runner.run(spec.sweep());
                 }
@@ -116,9 +134,9 @@ final class WindowLoad implements AutoCloseable {
             return Optional.empty();
         }
         List<StageResult> undriven = s.stages().stream().filter(x -> !x.fidelity().driven()).toList();
-        String detail = undriven.isEmpty() ? "all " + s.stages().size() + " stages driven"
+        String detail = (undriven.isEmpty() ? "all " + s.stages().size() + " stages driven"
                 : undriven.stream().map(x -> x.label() + ": " + x.fidelity().message())
-                .collect(java.util.stream.Collectors.joining("; "));
+                .collect(java.util.stream.Collectors.joining("; "))) + s.notRunNote();
         Verdict v = Verdict.of(Verdict.Kind.THROUGHPUT, "stages not driven (load fidelity)", "≤", undriven.size(), 0,
                 "", String.valueOf(undriven.size()), "0", detail, undriven.isEmpty());
         return Optional.of(spec.strictFidelity() ? v : v.asWarning());

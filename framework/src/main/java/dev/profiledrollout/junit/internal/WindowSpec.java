@@ -118,7 +118,15 @@ public record WindowSpec(
             b.stage(new dev.profiledrollout.load.LoadStage(phaseLoad.withArrival(s.arrival(), s.concurrency())
                     .withMaxDuration(s.maxDuration())));
         }
-        return b.windowPerStage(sweep.windowPerStage()).build();
+        return b.windowPerStage(sweep.windowPerStage()).build().withUntilTracesIn(sweep.untilTracesIn());
+    }
+
+    /** @return this spec with its sweep (if any) run to the last stage ({@code @RolloutRecipe(fullSweep = true)}) */
+    public WindowSpec withFullSweep() {
+        return sweep == null ? this : new WindowSpec(backend, profiler, numSteps, startStep, activities,
+                profileByStage, withStack, recordShapes, outputDir, profilePrefix, load, phases, goodput, dataset,
+                profileId, mergeProfiles, profileStages, shapeDiscovery, sweep.withUntilTracesIn(false), capacity,
+                strictFidelity, stageLagBound);
     }
 
     /** @return whether each stage of the sweep runs in its own profile window ({@code windowPerStage}) */
