@@ -210,6 +210,7 @@ public final class CapacitySearch {
             endedEarly = null;
             if (early != null) {
                 earlyNotes.add(early);
+                endedEarlyStages.add(results.size() - 1);
             }
             if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
                 clientNote = "; stage " + r.label() + " was not driven: " + r.fidelity().message();
@@ -257,6 +258,8 @@ public final class CapacitySearch {
         /** Why the running stage was ended early, read by {@link #after} on the thread that ends it. */
         private volatile String endedEarly;
         private final List<String> earlyNotes = new ArrayList<>();
+        /** Indexes into {@link #results} of the stages ended early: decided, so never counted as inconclusive. */
+        private final java.util.Set<Integer> endedEarlyStages = new java.util.HashSet<>();
 
         /**
          * Whether the running stage is already known not to meet the SLOs from its ended requests (on the search's
@@ -306,8 +309,12 @@ public final class CapacitySearch {
             if (status == null) {
                 throw new IllegalStateException("the capacity search has not ended");
             }
-            long inconclusive = checks.stream().filter(c -> c.stream()
-                    .anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE)).count();
+            // a stage ended at an interim look was decided there; its 95 % interval over the requests it had sent
+            // may straddle the budget, but it is reported among the early ends, not as inconclusive
+            long inconclusive = java.util.stream.IntStream.range(0, checks.size())
+                    .filter(i -> !endedEarlyStages.contains(i))
+                    .filter(i -> checks.get(i).stream().anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE))
+                    .count();
             String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the"
                     + " percentile's interval straddled the budget or had no upper end) and counted as not meeting:"
                     + " more requests per stage narrow it (p99 needs about 370, p90 about 35)";
