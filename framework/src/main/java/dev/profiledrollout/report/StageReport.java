@@ -95,7 +95,8 @@ public final class StageReport {
             rows.add(row.with(window, captured));
         }
         StagesFile root = new StagesFile(rows, doc.capacity(), doc.slos(), placement.isEmpty() ? null
-                : placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max().orElse(0));
+                : placement.stream().mapToInt(RunHeader.StagePlacement::beforeSweep).max().orElse(0), doc.notRun(),
+                doc.whyNotRun());
         try {
             Files.createDirectories(directory);
             Files.writeString(directory.resolve(FILE), toJson(root), StandardCharsets.UTF_8);
@@ -154,14 +155,16 @@ public final class StageReport {
                     capacity == null ? null : String.join("; ", capacity.checks().get(i).stream()
                             .map(SloTarget.Check::text).toList()), null, null));
         }
+        List<String> notRun = sweep.notRun().stream().map(dev.profiledrollout.load.LoadStage::label).toList();
+        String why = notRun.isEmpty() || sweep.whyNotRun().isBlank() ? null : sweep.whyNotRun();
         if (capacity == null) {
-            return new StagesFile(rows, null, null, null);
+            return new StagesFile(rows, null, null, null, notRun, why);
         }
         return new StagesFile(rows, new CapacityBlock(capacity.mode().name(), capacity.status().name(),
                 finite(capacity.lower()), finite(capacity.upper()), finite(capacity.requestRate()),
                 capacity.precision(), capacity.message()),
                 capacity.slos().stream().map(t -> new Slo(t.toString(), t.metric(), t.percentile(),
-                        t.budget().toNanos() / 1e6)).toList(), null);
+                        t.budget().toNanos() / 1e6)).toList(), null, notRun, why);
     }
 
     private static Double finite(double v) {
@@ -183,15 +186,20 @@ public final class StageReport {
      * @param slos             the search's SLOs; empty for a plain sweep
      * @param stepsBeforeSweep with a window over the stages whose steps were placed: the most captured steps of any
      *                         rank trace that began before the first stage; null otherwise
+     * @param notRun           the labels of the sweep's stages that were not run (a recipe's sweep stopped once its
+     *                         windows had closed), in sweep order; empty (and absent from the file) when every stage ran
+     * @param whyNotRun        why the stages of {@code notRun} were not run; null when every stage ran
      */
     @API(status = INTERNAL, since = "0.2")
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record StagesFile(List<Row> stages, CapacityBlock capacity,
-                             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Slo> slos, Integer stepsBeforeSweep) {
+                             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Slo> slos, Integer stepsBeforeSweep,
+                             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> notRun, String whyNotRun) {
 
         public StagesFile {
             stages = stages == null ? List.of() : List.copyOf(stages);
             slos = slos == null ? List.of() : List.copyOf(slos);
+            notRun = notRun == null ? List.of() : List.copyOf(notRun);
         }
     }
 
@@ -408,6 +416,11 @@ public final class StageReport {
                     .append(windows ? windowCell(s.window()) : "").append("</tr>");
         }
         h.append("</tbody></table></div>");
+        if (!root.notRun().isEmpty()) {
+            h.append("<p class=\"not-run\">Not run: ").append(HtmlReport.escape(String.join(", ", root.notRun())))
+                    .append(root.whyNotRun() == null ? "" : " (" + HtmlReport.escape(root.whyNotRun()) + ")")
+                    .append(".</p>");
+        }
         if (placed) {
             h.append("<p class=\"steps-before-sweep\">Captured steps that began before the first stage: ")
                     .append(root.stepsBeforeSweep() == null ? 0 : root.stepsBeforeSweep()).append(".</p>");

@@ -46,7 +46,7 @@ class CapacitySimulatorTest {
             assertThat(slo.check(rerun.latency()).estimate()).isLessThan(slo.budget());
 
             // +20 %: the SLO is missed under a sustained load. Near the engine's service rate the queue, and with it
-            // TTFT, grows with the stage's length; the search's 3-second stages see only its start (CI saw 190-199 ms
+            // TTFT, grows with the stage's length; the search's 3-second stages see only its start (runs under load saw 190-199 ms
             // against the 200 ms budget there), so this stage holds the rate for 10 s, as a deployment would
             double over = 1.2 * found;
             StageResult above = runner.run(search.stageAt(base, over, false).sized((int) Math.ceil(over * 10), null));

@@ -307,6 +307,14 @@ class UpstreamRecipesExtensionTest {
         com.fasterxml.jackson.databind.JsonNode verdicts = ProfiledTestKit.summary(RESULTS.get(AggTp4.class)
                 .outputDirectory()).path("verdicts");
         assertThat(verdicts.toString()).contains("not run: [").contains("concurrency 4");
+        Path runDir = RESULTS.get(AggTp4.class).outputDirectory();
+        dev.profiledrollout.report.StageReport.StagesFile stagesFile = dev.profiledrollout.report.StageReport
+                .read(runDir).orElseThrow();
+        assertThat(stagesFile.stages()).hasSameSizeAs(stopped.stages());
+        assertThat(stagesFile.notRun()).contains("concurrency 4");
+        assertThat(stagesFile.whyNotRun()).contains("traces were in");
+        assertThat(java.nio.file.Files.readString(runDir.resolve("report.html"))).contains("Not run: ")
+                .contains("concurrency 4");
 
         Path full = output.resolve("full");
         run(AggTp4FullSweep.class, full).testEvents().assertStatistics(stats -> stats.succeeded(1));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,7 +39,8 @@ class StagesFileTest {
         }
         StageReport.StagesFile read = ResultsModule.MAPPER.readValue(old, StageReport.StagesFile.class);
         StageReport.StagesFile placed = new StageReport.StagesFile(read.stages().stream()
-                .map(r -> r.with(null, 3)).toList(), read.capacity(), read.slos(), 1);
+                .map(r -> r.with(null, 3)).toList(), read.capacity(), read.slos(), 1, List.of("concurrency 64"),
+                "the windows had closed");
 
         String json = StageReport.toJson(placed);
 
