@@ -12,6 +12,7 @@ import dev.profiledrollout.RolloutSession;
 import dev.profiledrollout.SimulatedEngine;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
@@ -61,6 +62,11 @@ class BaselineExtensionTest {
         Path recorded = baselines.resolve("HealthyTestCase.decode.json");
         assertThat(ProfiledTestKit.JSON.readTree(recorded.toFile()).path("configuration").path("tp").asInt())
                 .isEqualTo(1);
+        // the block's fields, in the order baselines recorded before it was written from a record
+        List<String> fields = new java.util.ArrayList<>();
+        ProfiledTestKit.JSON.readTree(recorded.toFile()).path("configuration").fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).containsExactly("backend", "model", "gpu", "tp", "dp", "pp", "ep", "inputTokens",
+                "outputTokens", "concurrency", "requestRate", "numSteps");
         Files.copy(recorded, baselines.resolve("OtherConfigurationTestCase.decode.json"));
 
         // WHEN a run at TP 2 finds it (its other load is not a reason to refuse: steps are compared by kind)

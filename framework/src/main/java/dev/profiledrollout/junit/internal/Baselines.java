@@ -112,20 +112,7 @@ final class Baselines {
     private static void addConfiguration(Path file, RunConfiguration configuration) {
         try {
             ObjectNode root = (ObjectNode) JSON.readTree(file.toFile());
-            ObjectNode node = root.putObject("configuration");
-            node.put("backend", configuration.backend());
-            node.put("model", configuration.model());
-            node.put("gpu", configuration.gpu());
-            node.put("tp", configuration.tp());
-            node.put("dp", configuration.dp());
-            node.put("pp", configuration.pp());
-            node.put("ep", configuration.ep());
-            node.put("inputTokens", configuration.inputTokens());
-            node.put("outputTokens", configuration.outputTokens());
-            node.put("concurrency", configuration.concurrency());
-            node.put("requestRate", Double.isInfinite(configuration.requestRate()) ? "inf"
-                    : Double.toString(configuration.requestRate()));
-            node.put("numSteps", configuration.numSteps());
+            root.set("configuration", JSON.valueToTree(ConfigurationBlock.of(configuration)));
             JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not add the run's configuration to the baseline " + file, e);
@@ -191,6 +178,20 @@ final class Baselines {
      * @param configuration the recorded configuration, or null in a baseline recorded without one (not compared)
      */
     record BaselineFile(RecordedConfiguration configuration) {
+    }
+
+    /**
+     * The {@code configuration} block {@link #addConfiguration} writes into a baseline file, in this field order;
+     * {@code requestRate} is {@code "inf"} for a closed loop, else the rate's decimal text (req/s).
+     */
+    record ConfigurationBlock(String backend, String model, String gpu, int tp, int dp, int pp, int ep,
+                              int inputTokens, int outputTokens, int concurrency, String requestRate, int numSteps) {
+
+        static ConfigurationBlock of(RunConfiguration c) {
+            return new ConfigurationBlock(c.backend(), c.model(), c.gpu(), c.tp(), c.dp(), c.pp(), c.ep(),
+                    c.inputTokens(), c.outputTokens(), c.concurrency(),
+                    Double.isInfinite(c.requestRate()) ? "inf" : Double.toString(c.requestRate()), c.numSteps());
+        }
     }
 
     /**
