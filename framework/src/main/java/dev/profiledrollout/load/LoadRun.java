@@ -540,15 +540,7 @@ public final class LoadRun {
      */
     public void cancel() {
         cancelled = true;
-        if (pacer != null) {
-            LockSupport.unpark(pacer);
-        }
-        List<Pending> dropped;
-        synchronized (waiting) {
-            dropped = new ArrayList<>(waiting);
-            waiting.clear();
-        }
-        dropped.forEach(p -> settled());
+        wakePacerAndDropWaiting();
         for (StreamConnection connection : active) {
             connection.channel().eventLoop().execute(connection::cancel);
         }
@@ -570,6 +562,11 @@ public final class LoadRun {
      */
     public void stopIssuing() {
         issuingStopped = true;
+        wakePacerAndDropWaiting();
+    }
+
+    /** Wakes the pacer to see the stop; drops the requests waiting for the concurrency cap (never sent, no record). */
+    private void wakePacerAndDropWaiting() {
         if (pacer != null) {
             LockSupport.unpark(pacer);
         }

@@ -187,7 +187,7 @@ public final class StageReport {
      * @param stepsBeforeSweep with a window over the stages whose steps were placed: the most captured steps of any
      *                         rank trace that began before the first stage; null otherwise
      * @param notRun           the labels of the sweep's stages that were not run (a recipe's sweep stopped once its
-     *                         windows had closed), in sweep order; empty (and absent from the file) when every stage ran
+     *                         windows had closed), in sweep order; empty (absent from the file) when every stage ran
      * @param whyNotRun        why the stages of {@code notRun} were not run; null when every stage ran
      */
     @API(status = INTERNAL, since = "0.2")

@@ -64,7 +64,8 @@ class BaselineExtensionTest {
                 .isEqualTo(1);
         // the block's fields, in the order baselines recorded before it was written from a record
         List<String> fields = new java.util.ArrayList<>();
-        ProfiledTestKit.JSON.readTree(recorded.toFile()).path("configuration").fieldNames().forEachRemaining(fields::add);
+        ProfiledTestKit.JSON.readTree(recorded.toFile()).path("configuration").fieldNames()
+                .forEachRemaining(fields::add);
         assertThat(fields).containsExactly("backend", "model", "gpu", "tp", "dp", "pp", "ep", "inputTokens",
                 "outputTokens", "concurrency", "requestRate", "numSteps");
         Files.copy(recorded, baselines.resolve("OtherConfigurationTestCase.decode.json"));

@@ -36,13 +36,7 @@ class StageHandOverTest {
             // the fourth's second lane: 3 in all, where a connection per lane per stage would be 7
             assertThat(server.clientPorts).hasSize(3);
             assertThat(server.requests.get()).isEqualTo(16);
-            long previousEnd = 0;
-            for (StageResult s : sweep.stages()) {
-                long firstStart = s.latency().records().stream().mapToLong(RequestRecord::startNanos).min()
-                        .orElseThrow();
-                assertThat(firstStart).isGreaterThanOrEqualTo(previousEnd);
-                previousEnd = s.latency().records().stream().mapToLong(RequestRecord::endNanos).max().orElseThrow();
-            }
+            assertStagesDoNotOverlap(sweep);
         }
     }
 
@@ -127,13 +121,7 @@ class StageHandOverTest {
                     .as("chosen on the load's event-loop thread").contains("profiledrollout-load"));
             // 1 connection, kept by the second stage (plus one), both kept by the third (plus two): 4 in all
             assertThat(server.clientPorts).hasSize(4);
-            long previousEnd = 0;
-            for (StageResult s : sweep.stages()) {
-                long firstStart = s.latency().records().stream().mapToLong(RequestRecord::startNanos).min()
-                        .orElseThrow();
-                assertThat(firstStart).isGreaterThanOrEqualTo(previousEnd);
-                previousEnd = s.latency().records().stream().mapToLong(RequestRecord::endNanos).max().orElseThrow();
-            }
+            assertStagesDoNotOverlap(sweep);
         }
     }
 
@@ -162,6 +150,16 @@ class StageHandOverTest {
             assertThat(cut.failures()).as("requests in flight finished, none cancelled").isZero();
             assertThat(next.latency().completed()).isEqualTo(64);
             assertThat(server.requests.get()).isEqualTo(sent + 64);
+        }
+    }
+
+    /** Each stage's first request started no earlier than the previous stage's last response ended. */
+    private static void assertStagesDoNotOverlap(SweepResult sweep) {
+        long previousEnd = 0;
+        for (StageResult s : sweep.stages()) {
+            long firstStart = s.latency().records().stream().mapToLong(RequestRecord::startNanos).min().orElseThrow();
+            assertThat(firstStart).isGreaterThanOrEqualTo(previousEnd);
+            previousEnd = s.latency().records().stream().mapToLong(RequestRecord::endNanos).max().orElseThrow();
         }
     }
 }
