@@ -11,19 +11,11 @@ import org.apiguardian.api.API;
 @API(status = INTERNAL, since = "0.1")
 public final class RooflineOps {
 
-    /** At least the length of the longest name {@link #covers} accepts. */
-    private static final int LONGEST = 48;
-
     private RooflineOps() {
     }
 
     /** Whether calls of {@code name} get a roofline model (GEMM-like and attention ops). */
     public static boolean covers(String name) {
-        // Longer than every name below (the longest has 45 chars): kernel names run to hundreds of chars, and a
-        // String the parser's cache made anew has no hash yet, which the switch would compute over all of them.
-        if (name.length() > LONGEST) {
-            return false;
-        }
         return switch (name) {
             case "aten::mm", "aten::addmm", "aten::_scaled_mm", "trtllm::cublas_scaled_mm", "aten::bmm",
                  "aten::baddbmm", "aten::linear", "aten::matmul",
