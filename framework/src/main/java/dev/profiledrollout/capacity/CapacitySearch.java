@@ -209,8 +209,7 @@ public final class CapacitySearch {
             String early = endedEarly;
             endedEarly = null;
             if (early != null) {
-                earlyNotes.add(early);
-                endedEarlyStages.add(results.size() - 1);
+                earlyEnds.put(results.size() - 1, early);
             }
             if (r.fidelity().limit() == LoadFidelity.Limit.CLIENT) {
                 clientNote = "; stage " + r.label() + " was not driven: " + r.fidelity().message();
@@ -257,9 +256,11 @@ public final class CapacitySearch {
         private int looks;
         /** Why the running stage was ended early, read by {@link #after} on the thread that ends it. */
         private volatile String endedEarly;
-        private final List<String> earlyNotes = new ArrayList<>();
-        /** Indexes into {@link #results} of the stages ended early: decided, so never counted as inconclusive. */
-        private final java.util.Set<Integer> endedEarlyStages = new java.util.HashSet<>();
+        /**
+         * Why each stage that was ended early ended, by its index into {@link #results}: decided there, so never counted
+         * as inconclusive.
+         */
+        private final java.util.SortedMap<Integer, String> earlyEnds = new java.util.TreeMap<>();
 
         /**
          * Whether the running stage is already known not to meet the SLOs from its ended requests (on the search's
@@ -312,14 +313,14 @@ public final class CapacitySearch {
             // a stage ended at an interim look was decided there; its 95 % interval over the requests it had sent
             // may straddle the budget, but it is reported among the early ends, not as inconclusive
             long inconclusive = java.util.stream.IntStream.range(0, checks.size())
-                    .filter(i -> !endedEarlyStages.contains(i))
+                    .filter(i -> !earlyEnds.containsKey(i))
                     .filter(i -> checks.get(i).stream().anyMatch(x -> x.outcome() == SloTarget.Outcome.INCONCLUSIVE))
                     .count();
             String hint = inconclusive == 0 ? "" : "; " + inconclusive + " stage(s) were inconclusive (the"
                     + " percentile's interval straddled the budget or had no upper end) and counted as not meeting:"
                     + " more requests per stage narrow it (p99 needs about 370, p90 about 35)";
-            String early = earlyNotes.isEmpty() ? "" : "; " + earlyNotes.size() + " stage(s) ended early, their"
-                    + " verdict decided (" + String.join("; ", earlyNotes) + ")";
+            String early = earlyEnds.isEmpty() ? "" : "; " + earlyEnds.size() + " stage(s) ended early, their"
+                    + " verdict decided (" + String.join("; ", earlyEnds.values()) + ")";
             return new Capacity(mode, status, lower, upper, precision, slos, new SweepResult(results), checks,
                     message(status, lower, upper, results.size()) + clientNote + hint + early);
         }
