@@ -434,9 +434,52 @@ abstract class ByteCursor {
                 }
             }
         } else {
-            scalarEnd();
-            pos += scalarLength;
+            int len = plainNumberLength();
+            if (len > 0) {
+                pos += len;
+            } else {
+                scalarEnd();
+                pos += scalarLength;
+            }
         }
+    }
+
+    /**
+     * The length of the number at {@code pos} when it has the common form {@code -?(0|[1-9][0-9]*)(.[0-9]+)?} and the
+     * buffer holds the byte after it, a comma, a closing bracket or JSON whitespace; -1 otherwise. Where it answers,
+     * {@link #scalarEnd()} would end the scalar at the same byte and {@link #isJsonScalar} accept it, so the callers
+     * take it in one pass over the bytes instead of three (find the end, validate, convert); anything else (an
+     * exponent, {@code null}, a malformed or cut value) goes the general way.
+     */
+    protected final int plainNumberLength() {
+        byte[] b = buf;
+        int end = lim;
+        int p = pos;
+        if (p < end && b[p] == '-') {
+            p++;
+        }
+        int digits = p;
+        while (p < end && b[p] >= '0' && b[p] <= '9') {
+            p++;
+        }
+        if (p == digits || (p - digits > 1 && b[digits] == '0')) {
+            return -1;
+        }
+        if (p < end && b[p] == '.') {
+            int fraction = ++p;
+            while (p < end && b[p] >= '0' && b[p] <= '9') {
+                p++;
+            }
+            if (p == fraction) {
+                return -1;
+            }
+        }
+        return p < end && endsScalar(b[p]) ? p - pos : -1;
+    }
+
+    /** A byte that may follow a JSON scalar in a well-formed document: a comma, '}' or ']', or whitespace. */
+    protected static boolean endsScalar(byte c) {
+        return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
     }
 
     /** High bit set in exactly the bytes of {@code x} that are zero (no borrows between bytes). */
@@ -603,6 +646,12 @@ abstract class ByteCursor {
         if (b == '"') {
             return readString();
         }
+        int len = plainNumberLength();
+        if (len > 0) { // a numeric pid or tid
+            String s = cached(pos, len, false);
+            pos += len;
+            return s;
+        }
         scalarEnd();
         String s = b == 'n' ? null : cached(pos, scalarLength, false); // pids repeat: no String per event
         pos += scalarLength;
@@ -620,13 +669,17 @@ abstract class ByteCursor {
             len = end - 1;
             pos += end + 1;
         } else {
-            scalarEnd();
             start = pos;
-            len = scalarLength;
-            pos += len;
-            if (b == 'n') {
-                return RawEvent.NONE; // null: as if absent
+            len = plainNumberLength();
+            if (len < 0) {
+                scalarEnd();
+                len = scalarLength;
+                if (b == 'n') {
+                    pos += len;
+                    return RawEvent.NONE; // null: as if absent
+                }
             }
+            pos += len;
         }
         long fast = plainMicros(start, len);
         if (fast != RawEvent.NONE) {
@@ -797,6 +850,25 @@ abstract class ByteCursor {
         if (b != '-' && (b < '0' || b > '9')) {
             skipValue();
             return RawEvent.NONE;
+        }
+        // One pass for the usual value (an id, a stream): up to 18 digits then a delimiter; else the general way.
+        byte[] bytes = buf;
+        int limit = lim;
+        int p = b == '-' ? pos + 1 : pos;
+        int first = p;
+        long value = 0;
+        while (p < limit) {
+            int d = bytes[p] - '0';
+            if (d < 0 || d > 9) {
+                break;
+            }
+            value = value * 10 + d;
+            p++;
+        }
+        int count = p - first;
+        if (count > 0 && count <= 18 && (count == 1 || bytes[first] != '0') && p < limit && endsScalar(bytes[p])) {
+            pos = p;
+            return b == '-' ? -value : value;
         }
         scalarEnd();
         int end = pos + scalarLength;

@@ -471,9 +471,8 @@ public final class FastEventScanner extends ByteCursor {
             pos++;
             return;
         }
-        boolean covered = RooflineOps.wantsArguments(e.name);
         do {
-            int field = argField(key(), covered);
+            int field = argField(key(), e.name);
             expect(':');
             if (field >= ARG_CORRELATION && field <= ARG_STREAM) {
                 long v = integer();
@@ -526,16 +525,20 @@ public final class FastEventScanner extends ByteCursor {
         return s;
     }
 
-    /** The args field just read by {@link #key()}; the shape fields other than Input Dims only when {@code covered}. */
-    private int argField(int len, boolean covered) {
+    /**
+     * The args field just read by {@link #key()}; the shape fields other than Input Dims only for the ops that
+     * {@link RooflineOps#wantsArguments} names (asked only when such a field comes, not for every event's args).
+     */
+    private int argField(int len, String name) {
         return switch (len) {
             case 6 -> keyIs(len, K_STREAM) ? ARG_STREAM : ARG_OTHER;
             case 10 -> keyIs(len, K_INPUT_DIMS) ? ARG_INPUT_DIMS
-                    : covered && keyIs(len, K_INPUT_TYPE) ? ARG_INPUT_TYPE : ARG_OTHER;
+                    : keyIs(len, K_INPUT_TYPE) && RooflineOps.wantsArguments(name) ? ARG_INPUT_TYPE : ARG_OTHER;
             case 11 -> keyIs(len, K_CORRELATION) ? ARG_CORRELATION
                     : keyIs(len, K_EXTERNAL_ID) ? ARG_EXTERNAL_ID : ARG_OTHER;
-            case 13 -> covered && keyIs(len, K_INPUT_STRIDES) ? ARG_INPUT_STRIDES : ARG_OTHER;
-            case 15 -> covered && keyIs(len, K_CONCRETE_INPUTS) ? ARG_CONCRETE_INPUTS : ARG_OTHER;
+            case 13 -> keyIs(len, K_INPUT_STRIDES) && RooflineOps.wantsArguments(name) ? ARG_INPUT_STRIDES : ARG_OTHER;
+            case 15 -> keyIs(len, K_CONCRETE_INPUTS) && RooflineOps.wantsArguments(name) ? ARG_CONCRETE_INPUTS
+                    : ARG_OTHER;
             default -> ARG_OTHER;
         };
     }

@@ -211,9 +211,11 @@ class FastScannerEquivalenceTest {
     void damaged_unquoted_values_go_to_the_jackson_path_and_give_its_verdict() throws IOException {
         // values that are not JSON but start like one: the scanner must not accept them on their first character
         String[] damaged = {"12\"3", "1.2.3", "1-2", "01", "-", "1.", "1e", "1.5e+", "tru", "falsey", "nul", "nulll",
-                "12x", "0x1F", "+1", ".5", "--1", "1e5.5"};
+                "12x", "0x1F", "+1", ".5", "--1", "1e5.5", "00", "-01", "012345678901234567", "1\u0001", "1.5x",
+                "-1.", "1.2e"};
         String[] places = {"\"ts\":%s,\"dur\":2", "\"ts\":1,\"dur\":%s", "\"ts\":1,\"dur\":2,\"pid\":%s",
-                "\"ts\":1,\"dur\":2,\"args\":{\"correlation\":%s}",
+                "\"ts\":1,\"dur\":2,\"tid\":%s", "\"ts\":1,\"dur\":2,\"args\":{\"correlation\":%s}",
+                "\"ts\":1,\"dur\":2,\"args\":{\"stream\":%s}",
                 "\"ts\":1,\"dur\":2,\"args\":{\"blocks per SM\":%s}"};
         int i = 0;
         for (String value : damaged) {
@@ -225,6 +227,34 @@ class FastScannerEquivalenceTest {
                 Object fast = summaryOrError(file, true);
                 Object jackson = summaryOrError(file, false);
                 assertThat(fast).as(doc).isEqualTo(jackson);
+            }
+        }
+    }
+
+    @Test
+    void numbers_read_in_one_pass_and_those_left_to_the_general_path_give_identical_summaries() throws IOException {
+        // ByteCursor.plainNumberLength takes -?(0|[1-9][0-9]*)(.[0-9]+)? followed by , } ] or whitespace in one pass;
+        // the same digits before any other byte, 19-digit ids and exponents take the general path
+        String[] values = {"0", "-0", "7", "-7", "7 ", "7\n", "7\t", "7\r\n", "0.5", "-0.5 ", "2.50\n",
+                "123456789012345678", "-123456789012345678", "999999999999999999", "1234567890123456789",
+                "9223372036854775807", "9223372036854775808", "12345678901234567890123", "1e3", "1.5E2 ", "null"};
+        String[] places = {"\"ts\":%s,\"dur\":2", "\"ts\":1,\"dur\":%s", "\"ts\":1,\"dur\":2,\"pid\":%s",
+                "\"ts\":1,\"dur\":2,\"tid\":%s", "\"ts\":1,\"dur\":2,\"args\":{\"correlation\":%s}",
+                "\"ts\":1,\"dur\":2,\"args\":{\"External id\":%s,\"stream\":%s}",
+                "\"ts\":1,\"dur\":2,\"args\":{\"blocks per SM\":%s,\"grid\":[%s,1,%s]}"};
+        int i = 0;
+        for (String value : values) {
+            for (String place : places) {
+                String filled = place.replace("%s", value);
+                String doc = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"pid\":0,\"ts\":1,"
+                        + "\"dur\":1},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
+                        + "\"tid\":1,\"ts\":0,\"dur\":1,\"args\":{\"correlation\":7}},{\"ph\":\"X\",\"cat\":\"kernel\","
+                        + "\"name\":\"k\"," + (place.contains("pid") ? "" : "\"pid\":0,") + filled + "}]}";
+                Path file = Files.writeString(dir.resolve("n" + i++ + ".json"), doc);
+                Object fast = summaryOrError(file, true);
+                Object jackson = summaryOrError(file, false);
+                assertThat(fast).as(doc).isEqualTo(jackson);
+                assertThat(fast).as(doc).isInstanceOf(TraceSummary.class);
             }
         }
     }
