@@ -6,9 +6,7 @@ import dev.profiledrollout.trace.internal.IdJoin;
 import dev.profiledrollout.trace.internal.RawEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apiguardian.api.API;
 
 /**
@@ -35,41 +33,36 @@ public final class RooflineAccumulator {
         final String types;
         final String strides;
         final String concrete;
+        final int hash;
         long calls;
 
-        Group(String name, String dims, String types, String strides, String concrete) {
+        Group(String name, String dims, String types, String strides, String concrete, int hash) {
             this.name = name;
             this.dims = dims;
             this.types = types;
             this.strides = strides;
             this.concrete = concrete;
-        }
-    }
-
-    /**
-     * A group's identity; the scanner hands out one String per recent distinct shape, so equals is mostly ==.
-     * equals and hashCode are written out: a record's generated ones bootstrap through {@code ObjectMethods} method
-     * handles, which on this per-op path cost JIT work (C2 compiled the method-handle forms) for the same answer.
-     */
-    private record GroupKey(String name, String dims, String types, String strides, String concrete) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof GroupKey k && same(name, k.name) && same(dims, k.dims) && same(types, k.types)
-                    && same(strides, k.strides) && same(concrete, k.concrete);
+            this.hash = hash;
         }
 
-        @Override
-        public int hashCode() {
-            return (((name.hashCode() * 31 + dims.hashCode()) * 31 + types.hashCode()) * 31 + strides.hashCode()) * 31
-                    + concrete.hashCode();
+        boolean is(String name, String dims, String types, String strides, String concrete, int hash) {
+            return this.hash == hash && same(this.name, name) && same(this.dims, dims) && same(this.types, types)
+                    && same(this.strides, strides) && same(this.concrete, concrete);
         }
 
+        /** The scanner hands out one String per recent distinct shape, so this is mostly ==. */
         private static boolean same(String a, String b) {
             return a == b || a.equals(b);
         }
     }
 
-    private final Map<GroupKey, Integer> groupIndex = new HashMap<>();
+    /**
+     * Groups by (name, dims, types, strides, concrete): open addressing over {@link #groups}, each slot a group index
+     * plus one (0: empty). Looked up with the event's own strings, so a call allocates no key object (a HashMap key per
+     * covered op was the largest allocation of a training trace's read).
+     */
+    private int[] groupSlots = new int[64];
+
     private final List<Group> groups = new ArrayList<>();
     private final IdJoin launches = new IdJoin(); // correlation → (tid, ts)
     private int calls;
@@ -93,13 +86,7 @@ public final class RooflineAccumulator {
         String types = e.inputTypes == null ? "" : e.inputTypes;
         String strides = e.inputStrides == null ? "" : e.inputStrides;
         String concrete = e.concreteInputs == null ? "" : e.concreteInputs;
-        GroupKey key = new GroupKey(name, e.inputDims, types, strides, concrete);
-        Integer g = groupIndex.get(key);
-        if (g == null) {
-            g = groups.size();
-            groupIndex.put(key, g);
-            groups.add(new Group(name, e.inputDims, types, strides, concrete));
-        }
+        int g = group(name, e.inputDims, types, strides, concrete);
         if (calls == callGroup.length) {
             int n = calls * 2;
             callGroup = Arrays.copyOf(callGroup, n);
@@ -112,6 +99,42 @@ public final class RooflineAccumulator {
         callStart[calls] = e.tsNs;
         callEnd[calls] = e.tsNs + Math.max(0, e.durNs);
         calls++;
+    }
+
+    /** The index of the group of these fields, added when new. */
+    private int group(String name, String dims, String types, String strides, String concrete) {
+        int hash = (((name.hashCode() * 31 + dims.hashCode()) * 31 + types.hashCode()) * 31 + strides.hashCode()) * 31
+                + concrete.hashCode();
+        int mask = groupSlots.length - 1;
+        for (int i = (hash ^ (hash >>> 16)) & mask; ; i = (i + 1) & mask) {
+            int g = groupSlots[i] - 1;
+            if (g < 0) {
+                g = groups.size();
+                groups.add(new Group(name, dims, types, strides, concrete, hash));
+                groupSlots[i] = g + 1;
+                if (groups.size() * 2 > groupSlots.length) {
+                    rehash();
+                }
+                return g;
+            }
+            if (groups.get(g).is(name, dims, types, strides, concrete, hash)) {
+                return g;
+            }
+        }
+    }
+
+    private void rehash() {
+        int[] slots = new int[groupSlots.length * 2];
+        int mask = slots.length - 1;
+        for (int g = 0; g < groups.size(); g++) {
+            int hash = groups.get(g).hash;
+            int i = (hash ^ (hash >>> 16)) & mask;
+            while (slots[i] != 0) {
+                i = (i + 1) & mask;
+            }
+            slots[i] = g + 1;
+        }
+        groupSlots = slots;
     }
 
     /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
