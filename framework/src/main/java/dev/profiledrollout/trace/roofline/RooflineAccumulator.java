@@ -137,6 +137,58 @@ public final class RooflineAccumulator {
         groupSlots = slots;
     }
 
+    /** Counts each group's calls (those not excluded) and returns the busy times of its timed calls, per group. */
+    private double[][] busyTimes() {
+        groups.forEach(group -> group.calls = 0);
+        int[] timed = new int[groups.size()];
+        for (int c = 0; c < calls; c++) {
+            if (!callExcluded[c]) {
+                groups.get(callGroup[c]).calls++;
+                if (callBusy[c] > 0) {
+                    timed[callGroup[c]]++;
+                }
+            }
+        }
+        double[][] times = new double[groups.size()][];
+        for (int g = 0; g < times.length; g++) {
+            times[g] = new double[timed[g]];
+        }
+        int[] fill = new int[groups.size()];
+        for (int c = 0; c < calls; c++) {
+            if (callBusy[c] > 0 && !callExcluded[c]) {
+                times[callGroup[c]][fill[callGroup[c]]++] = callBusy[c];
+            }
+        }
+        return times;
+    }
+
+    /** The roofline row of a group with these busy times (ns), or null when it has no calls or no model. */
+    private static OperatorRoofline row(Group group, double[] ns) {
+        if (group.calls == 0) {
+            return null;
+        }
+        RooflineModel.Work work = RooflineModel.work(group.name, group.dims, group.types, group.concrete);
+        if (work == null) {
+            return null;
+        }
+        Arrays.sort(ns);
+        List<Long> perCall = new ArrayList<>(ns.length);
+        for (double v : ns) {
+            perCall.add((long) v);
+        }
+        double[] tflops = new double[ns.length];
+        double[] tbps = new double[ns.length];
+        for (int i = 0; i < ns.length; i++) {
+            tflops[i] = work.flops() / ns[i] / 1e3; // FLOP/ns = 10⁹ FLOP/s
+            tbps[i] = work.bytes() / ns[i] / 1e3;
+        }
+        return new OperatorRoofline(group.name, group.dims, group.types, group.strides, group.concrete,
+                work.precision(), work.flops(), work.bytes(), group.calls, ns.length,
+                OperatorRoofline.Distribution.of(ns), OperatorRoofline.Distribution.of(tflops),
+                Double.isNaN(work.bytes()) ? OperatorRoofline.Distribution.NONE
+                        : OperatorRoofline.Distribution.of(tbps), perCall);
+    }
+
     /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
     @API(status = INTERNAL, since = "0.2")
     public void runtime(RawEvent e) {
@@ -232,55 +284,15 @@ public final class RooflineAccumulator {
         if (sorted == null) {
             prepare();
         }
-        groups.forEach(group -> group.calls = 0);
-        for (int c = 0; c < calls; c++) {
-            if (!callExcluded[c]) {
-                groups.get(callGroup[c]).calls++;
-            }
-        }
-        int[] timed = new int[groups.size()];
-        for (int c = 0; c < calls; c++) {
-            if (callBusy[c] > 0 && !callExcluded[c]) {
-                timed[callGroup[c]]++;
-            }
-        }
-        double[][] times = new double[groups.size()][];
-        for (int g = 0; g < times.length; g++) {
-            times[g] = new double[timed[g]];
-        }
-        int[] fill = new int[groups.size()];
-        for (int c = 0; c < calls; c++) {
-            if (callBusy[c] > 0 && !callExcluded[c]) {
-                times[callGroup[c]][fill[callGroup[c]]++] = callBusy[c];
-            }
-        }
+        // Each step is a method of its own: this runs once per trace, and with its loops inline the JIT compiled the
+        // whole of it on stack (OSR) again for each loop that became hot, at about a tenth of a second per compile.
+        double[][] times = busyTimes();
         List<OperatorRoofline> out = new ArrayList<>();
         for (int g = 0; g < groups.size(); g++) {
-            Group group = groups.get(g);
-            if (group.calls == 0) {
-                continue;
+            OperatorRoofline row = row(groups.get(g), times[g]);
+            if (row != null) {
+                out.add(row);
             }
-            RooflineModel.Work work = RooflineModel.work(group.name, group.dims, group.types, group.concrete);
-            if (work == null) {
-                continue;
-            }
-            double[] ns = times[g];
-            Arrays.sort(ns);
-            List<Long> perCall = new ArrayList<>(ns.length);
-            for (double v : ns) {
-                perCall.add((long) v);
-            }
-            double[] tflops = new double[ns.length];
-            double[] tbps = new double[ns.length];
-            for (int i = 0; i < ns.length; i++) {
-                tflops[i] = work.flops() / ns[i] / 1e3; // FLOP/ns = 10⁹ FLOP/s
-                tbps[i] = work.bytes() / ns[i] / 1e3;
-            }
-            out.add(new OperatorRoofline(group.name, group.dims, group.types, group.strides, group.concrete,
-                    work.precision(), work.flops(), work.bytes(), group.calls, ns.length,
-                    OperatorRoofline.Distribution.of(ns), OperatorRoofline.Distribution.of(tflops),
-                    Double.isNaN(work.bytes()) ? OperatorRoofline.Distribution.NONE
-                            : OperatorRoofline.Distribution.of(tbps), perCall));
         }
         out.sort(OperatorRoofline.BY_KERNEL_TIME);
         return out;
