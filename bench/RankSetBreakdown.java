@@ -30,6 +30,8 @@ import java.util.zip.GZIPInputStream;
  *   <li>{@code parts N FILE}: N rounds on one file, each timing on the calling thread: inflate only
  *       ({@code java.util.zip}), inflate + {@link FastEventScanner} with a handler that does nothing, and the full
  *       read ({@link KinetoTraceReader#read(Path, KernelCategories, boolean, boolean)}, inflating on this thread).</li>
+ *   <li>{@code scan N FILE}: the file inflated into memory once (a 1 GB tile needs {@code -Xmx5g}), then N rounds of
+ *       the scanner alone over those bytes, and the number of events it handed over: the scan's cost per event.</li>
  * </ul>
  * Compile it first (run as a source file, the JVM would also compile javac, and the JIT figures would include it):
  * {@code javac -cp cli/target/profiled-rollout.jar -d /tmp/rsb bench/RankSetBreakdown.java && java -XX:+UseSerialGC
@@ -44,7 +46,9 @@ public final class RankSetBreakdown {
             case "once" -> once(paths(args, 1));
             case "steady" -> steady(Integer.parseInt(args[1]), paths(args, 2));
             case "parts" -> parts(Integer.parseInt(args[1]), Path.of(args[2]));
-            default -> throw new IllegalArgumentException("mode: once FILE... | steady N FILE... | parts N FILE");
+            case "scan" -> scan(Integer.parseInt(args[1]), Path.of(args[2]));
+            default -> throw new IllegalArgumentException(
+                    "mode: once FILE... | steady N FILE... | parts N FILE | scan N FILE");
         }
         System.out.println("(sink " + (sink & 1) + ")");
     }
@@ -122,6 +126,39 @@ public final class RankSetBreakdown {
             long t3 = System.nanoTime();
             System.out.printf("round %d: inflate %.3f s, inflate + scan %.3f s, full read %.3f s%n", i,
                     (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9);
+        }
+    }
+
+    private static void scan(int rounds, Path file) throws IOException {
+        byte[] json;
+        try (InputStream in = gzip(file)) {
+            json = in.readAllBytes();
+        }
+        for (int i = 0; i < rounds; i++) {
+            long[] events = new long[1];
+            long t0 = System.nanoTime();
+            new FastEventScanner(new java.io.ByteArrayInputStream(json)).scan(new EventParser.Handler() {
+                @Override
+                public void event(RawEvent event) {
+                    events[0]++;
+                    sink += event.tsNs;
+                }
+
+                @Override
+                public void baseTimeNanoseconds(long ns) {
+                }
+
+                @Override
+                public void distributedRank(int rank) {
+                }
+
+                @Override
+                public void eventsStarted() {
+                }
+            });
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("round %d: scan %.3f s, %d events, %.0f ns per event%n", i, s, events[0],
+                    s * 1e9 / events[0]);
         }
     }
 
