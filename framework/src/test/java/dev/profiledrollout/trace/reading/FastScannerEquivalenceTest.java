@@ -55,6 +55,14 @@ class FastScannerEquivalenceTest {
         return fast;
     }
 
+    /** Writes {@code doc} as {@code name}, asserts that both paths give the same summary or error, returns it. */
+    private Object sameVerdictBothPaths(String name, String doc) throws IOException {
+        Path file = Files.writeString(dir.resolve(name), doc);
+        Object fast = summaryOrError(file, true);
+        assertThat(fast).as(doc).isEqualTo(summaryOrError(file, false));
+        return fast;
+    }
+
     @Test
     void time_values_the_scanner_converts_itself_give_identical_summaries() throws IOException {
         // plain decimals and exponent forms (some writers print doubles as 4.909914216204635E12), rounding at the
@@ -223,10 +231,7 @@ class FastScannerEquivalenceTest {
                 String doc = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"pid\":0,\"ts\":1,"
                         + "\"dur\":1},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
                         + String.format(place, value) + "}]}";
-                Path file = Files.writeString(dir.resolve("d" + i++ + ".json"), doc);
-                Object fast = summaryOrError(file, true);
-                Object jackson = summaryOrError(file, false);
-                assertThat(fast).as(doc).isEqualTo(jackson);
+                sameVerdictBothPaths("d" + i++ + ".json", doc);
             }
         }
     }
@@ -250,11 +255,7 @@ class FastScannerEquivalenceTest {
                         + "\"dur\":1},{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":0,"
                         + "\"tid\":1,\"ts\":0,\"dur\":1,\"args\":{\"correlation\":7}},{\"ph\":\"X\",\"cat\":\"kernel\","
                         + "\"name\":\"k\"," + (place.contains("pid") ? "" : "\"pid\":0,") + filled + "}]}";
-                Path file = Files.writeString(dir.resolve("n" + i++ + ".json"), doc);
-                Object fast = summaryOrError(file, true);
-                Object jackson = summaryOrError(file, false);
-                assertThat(fast).as(doc).isEqualTo(jackson);
-                assertThat(fast).as(doc).isInstanceOf(TraceSummary.class);
+                assertThat(sameVerdictBothPaths("n" + i++ + ".json", doc)).as(doc).isInstanceOf(TraceSummary.class);
             }
         }
     }
