@@ -151,6 +151,11 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     @Override
     public void close() {
         timeline.close();
+        launches.release();
+        queueLaunches.release();
+        graphLaunches.release();
+        opsByExternalId.release();
+        roofline.release();
     }
 
     @Override

@@ -189,6 +189,12 @@ public final class RooflineAccumulator {
                         : OperatorRoofline.Distribution.of(tbps), perCall);
     }
 
+    /** Gives the launch join's memory back for the next trace read on this thread ({@link IdJoin#release()}). */
+    @API(status = INTERNAL, since = "0.2")
+    public void release() {
+        launches.release();
+    }
+
     /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
     @API(status = INTERNAL, since = "0.2")
     public void runtime(RawEvent e) {

@@ -113,4 +113,34 @@ class IdJoinTest {
             assertThat(join.b(slot)).isEqualTo(i * 3L);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void a_join_grown_from_released_blocks_finds_its_own_entries_and_a_released_join_fails() {
+        // the first join fills its blocks with other ids and values; the second, on the same thread, grows into them
+        IdJoin first = new IdJoin();
+        int n = 4 * IdJoin.BLOCK;
+        for (int i = 0; i < n; i++) {
+            first.putIfAbsent(10L * i, -1, -2);
+        }
+        assertThat(first.find(10L * (n - 1))).isEqualTo(n - 1);
+        first.release();
+        assertThatThrownBy(() -> first.find(0)).isInstanceOf(ArrayIndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> first.putIfAbsent(1, 1, 1)).isInstanceOf(IllegalStateException.class);
+
+        IdJoin second = new IdJoin();
+        int m = 3 * IdJoin.BLOCK + 7;
+        for (int i = m - 1; i >= 0; i--) { // reversed: the sort reads and moves every slot of the reused blocks
+            second.putIfAbsent(i, i * 2L, i * 3L);
+        }
+        assertThat(second.size()).isEqualTo(m);
+        for (int i = 0; i < m; i++) {
+            int slot = second.find(i);
+            assertThat(slot).isEqualTo(i);
+            assertThat(second.a(slot)).isEqualTo(i * 2L);
+            assertThat(second.b(slot)).isEqualTo(i * 3L);
+        }
+        assertThat(second.find(10L * (n - 1))).isEqualTo(-1); // nothing of the first join's content
+        second.release();
+        second.release(); // twice: nothing more to give
+    }
 }
