@@ -11,13 +11,13 @@ import dev.profiledrollout.trace.internal.EventParser;
 import dev.profiledrollout.trace.internal.GpuTimeline;
 import dev.profiledrollout.trace.internal.HtaKernelType;
 import dev.profiledrollout.trace.internal.IdJoin;
+import dev.profiledrollout.trace.internal.IndexSlots;
 import dev.profiledrollout.trace.internal.LongLongMap;
 import dev.profiledrollout.trace.internal.MicrosToNanos;
 import dev.profiledrollout.trace.internal.NameMemo;
 import dev.profiledrollout.trace.internal.RawEvent;
 import dev.profiledrollout.trace.roofline.RooflineAccumulator;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -102,13 +102,11 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     long launchCount;
     final IdJoin opsByExternalId = IdJoin.keysAndA(); // External id → op index
     /**
-     * (op name, input dims) → index into {@link #opKeys}: open addressing, each slot an index plus one (0: empty), with
-     * the key's hash in {@link #opHashes}. An int lookup: a {@code Map<String, Integer>} answered null for each new key,
-     * which the JIT had compiled as never null, and the first new operator after compilation recompiled the CPU-event
-     * path (a rank set's later files bring new shapes).
+     * (op name, input dims) → index into {@link #opKeys}. An int lookup: a {@code Map<String, Integer>} answered null
+     * for each new key, which the JIT had compiled as never null, and the first new operator after compilation
+     * recompiled the CPU-event path (a rank set's later files bring new shapes).
      */
-    private int[] opSlots = new int[256];
-    private int[] opHashes = new int[128];
+    private final IndexSlots opSlots = new IndexSlots();
     final List<String[]> opKeys = new ArrayList<>();
     final List<long[]> opAggs = new ArrayList<>(); // count, cpuNs
     final RooflineAccumulator roofline = new RooflineAccumulator();
@@ -396,44 +394,22 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     /** The index of (name, dims) in {@link #opKeys}, added when new. */
     private int opIndex(String name, String dims) {
         int hash = name.hashCode() * 31 + dims.hashCode();
-        int mask = opSlots.length - 1;
-        for (int i = (hash ^ (hash >>> 16)) & mask; ; i = (i + 1) & mask) {
-            int index = opSlots[i] - 1;
+        for (int slot = opSlots.first(hash); ; slot = opSlots.next(slot)) {
+            int index = opSlots.row(slot);
             if (index < 0) {
                 index = opKeys.size();
                 opKeys.add(new String[] {name, dims});
                 opAggs.add(new long[2]);
-                if (index == opHashes.length) {
-                    opHashes = Arrays.copyOf(opHashes, index * 2);
-                }
-                opHashes[index] = hash;
-                opSlots[i] = index + 1;
-                if (opKeys.size() * 2 > opSlots.length) {
-                    rehashOps();
-                }
+                opSlots.add(slot, index, hash);
                 return index;
             }
-            if (opHashes[index] == hash) {
+            if (opSlots.hash(index) == hash) {
                 String[] key = opKeys.get(index);
                 if ((key[0] == name || key[0].equals(name)) && (key[1] == dims || key[1].equals(dims))) {
                     return index;
                 }
             }
         }
-    }
-
-    private void rehashOps() {
-        int[] slots = new int[opSlots.length * 2];
-        int mask = slots.length - 1;
-        for (int index = 0; index < opKeys.size(); index++) {
-            int hash = opHashes[index];
-            int i = (hash ^ (hash >>> 16)) & mask;
-            while (slots[i] != 0) {
-                i = (i + 1) & mask;
-            }
-            slots[i] = index + 1;
-        }
-        opSlots = slots;
     }
 
     /** Step-name answers by annotation name (names repeat every step; the check runs three regexes), shared as above. */

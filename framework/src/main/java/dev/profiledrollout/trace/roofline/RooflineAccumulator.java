@@ -3,6 +3,7 @@ package dev.profiledrollout.trace.roofline;
 import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.trace.internal.IdJoin;
+import dev.profiledrollout.trace.internal.IndexSlots;
 import dev.profiledrollout.trace.internal.RawEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,20 +34,18 @@ public final class RooflineAccumulator {
         final String types;
         final String strides;
         final String concrete;
-        final int hash;
         long calls;
 
-        Group(String name, String dims, String types, String strides, String concrete, int hash) {
+        Group(String name, String dims, String types, String strides, String concrete) {
             this.name = name;
             this.dims = dims;
             this.types = types;
             this.strides = strides;
             this.concrete = concrete;
-            this.hash = hash;
         }
 
-        boolean is(String name, String dims, String types, String strides, String concrete, int hash) {
-            return this.hash == hash && same(this.name, name) && same(this.dims, dims) && same(this.types, types)
+        boolean is(String name, String dims, String types, String strides, String concrete) {
+            return same(this.name, name) && same(this.dims, dims) && same(this.types, types)
                     && same(this.strides, strides) && same(this.concrete, concrete);
         }
 
@@ -56,12 +55,8 @@ public final class RooflineAccumulator {
         }
     }
 
-    /**
-     * Groups by (name, dims, types, strides, concrete): open addressing over {@link #groups}, each slot a group index
-     * plus one (0: empty). Looked up with the event's own strings, so a call allocates no key object (a HashMap key per
-     * covered op was the largest allocation of a training trace's read).
-     */
-    private int[] groupSlots = new int[64];
+    /** Groups by (name, dims, types, strides, concrete), looked up with the event's own strings: no key per op. */
+    private final IndexSlots groupSlots = new IndexSlots();
 
     private final List<Group> groups = new ArrayList<>();
     private final IdJoin launches = new IdJoin(); // correlation → (tid, ts)
@@ -105,36 +100,18 @@ public final class RooflineAccumulator {
     private int group(String name, String dims, String types, String strides, String concrete) {
         int hash = (((name.hashCode() * 31 + dims.hashCode()) * 31 + types.hashCode()) * 31 + strides.hashCode()) * 31
                 + concrete.hashCode();
-        int mask = groupSlots.length - 1;
-        for (int i = (hash ^ (hash >>> 16)) & mask; ; i = (i + 1) & mask) {
-            int g = groupSlots[i] - 1;
+        for (int slot = groupSlots.first(hash); ; slot = groupSlots.next(slot)) {
+            int g = groupSlots.row(slot);
             if (g < 0) {
                 g = groups.size();
-                groups.add(new Group(name, dims, types, strides, concrete, hash));
-                groupSlots[i] = g + 1;
-                if (groups.size() * 2 > groupSlots.length) {
-                    rehash();
-                }
+                groups.add(new Group(name, dims, types, strides, concrete));
+                groupSlots.add(slot, g, hash);
                 return g;
             }
-            if (groups.get(g).is(name, dims, types, strides, concrete, hash)) {
+            if (groupSlots.hash(g) == hash && groups.get(g).is(name, dims, types, strides, concrete)) {
                 return g;
             }
         }
-    }
-
-    private void rehash() {
-        int[] slots = new int[groupSlots.length * 2];
-        int mask = slots.length - 1;
-        for (int g = 0; g < groups.size(); g++) {
-            int hash = groups.get(g).hash;
-            int i = (hash ^ (hash >>> 16)) & mask;
-            while (slots[i] != 0) {
-                i = (i + 1) & mask;
-            }
-            slots[i] = g + 1;
-        }
-        groupSlots = slots;
     }
 
     /** Counts each group's calls (those not excluded) and returns the busy times of its timed calls, per group. */
