@@ -309,8 +309,8 @@ public final class IdJoin {
      * several threads): a bottom-up merge sort of indexes that starts from the runs already in order.
      */
     private void sortByIndex() {
-        int[] order = new int[size];
-        int[] buffer = new int[size];
+        int[] order = ArrayPool.ints(size);
+        int[] buffer = ArrayPool.ints(size);
         for (int i = 0; i < size; i++) {
             order[i] = i;
         }
@@ -337,7 +337,7 @@ public final class IdJoin {
             }
         }
         // Entry order[i] goes to slot i: follow each cycle of the permutation in place (buffer marks done slots).
-        java.util.Arrays.fill(buffer, 0);
+        java.util.Arrays.fill(buffer, 0, size, 0);
         for (int start = 0; start < size; start++) {
             if (buffer[start] != 0 || order[start] == start) {
                 continue;
@@ -357,5 +357,7 @@ public final class IdJoin {
                 i = from;
             }
         }
+        ArrayPool.give(order);
+        ArrayPool.give(buffer);
     }
 }

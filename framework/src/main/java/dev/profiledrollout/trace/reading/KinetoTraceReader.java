@@ -172,7 +172,9 @@ public final class KinetoTraceReader {
         try {
             TimelineSweep sweep = new TimelineSweep(acc);
             sweep.run();
-            return sweep.queueSeries();
+            List<StreamQueue.Point> series = sweep.queueSeries();
+            sweep.release();
+            return series;
         } catch (UncheckedIOException e) {
             throw e.getCause();
         } finally {
@@ -410,6 +412,7 @@ public final class KinetoTraceReader {
                 sweep.exact(), sweep.htaCompatible(), sweep.idleGaps(), sweep.steps(), launches, sweep.operators(),
                 sweep.gpuTimeline(), Optional.ofNullable(acc.deviceName), acc.roofline.results(), sweep.stageKernels(),
                 sweep.streamIdle(), sweep.streamQueues());
+        sweep.release();
         Path name = file.getFileName();
         Optional<RankIdentity> rank = name == null ? Optional.empty() : RankIdentity.fromFileName(name.toString());
         return new TraceSummary(file, rank, acc.kernelEvents, acc.memoryEvents, kernelStats.size(), kernelTotal,

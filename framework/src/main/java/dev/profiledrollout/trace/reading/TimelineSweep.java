@@ -12,6 +12,7 @@ import dev.profiledrollout.trace.analysis.StreamIdle;
 import dev.profiledrollout.trace.analysis.StreamQueue;
 import dev.profiledrollout.trace.analysis.TemporalBreakdown;
 import dev.profiledrollout.trace.baselines.StageKernels;
+import dev.profiledrollout.trace.internal.ArrayPool;
 import dev.profiledrollout.trace.internal.HtaKernelType;
 import dev.profiledrollout.trace.internal.RawEvent;
 import dev.profiledrollout.trace.internal.RunningUnion;
@@ -358,8 +359,8 @@ final class TimelineSweep {
         long[][] q = laneQueue[lane];
         int n = (int) laneQueueSize[lane];
         if (q[0].length == n) {
-            q[0] = java.util.Arrays.copyOf(q[0], Math.max(16, n * 2));
-            q[1] = java.util.Arrays.copyOf(q[1], Math.max(16, n * 2));
+            q[0] = ArrayPool.grow(q[0], n, n + 1);
+            q[1] = ArrayPool.grow(q[1], n, n + 1);
         }
         q[0][n] = launchNs;
         q[1][n] = startNs;
@@ -373,10 +374,12 @@ final class TimelineSweep {
             if (n == 0) {
                 continue;
             }
-            long[] launchesSorted = java.util.Arrays.copyOf(laneQueue[l][0], n);
+            long[] launchesSorted = ArrayPool.longs(n);
+            System.arraycopy(laneQueue[l][0], 0, launchesSorted, 0, n);
             long[] starts = laneQueue[l][1];
-            java.util.Arrays.sort(launchesSorted);
-            long[] counts = new long[2 * n + 1]; // length + n: a launch stamped after its start can go below 0
+            java.util.Arrays.sort(launchesSorted, 0, n);
+            // length + n: a launch stamped after its start can go below 0; zeros past 2n + 1 are skipped as empty
+            long[] counts = ArrayPool.zeroedLongs(2 * n + 1);
             int i = 0;
             int j = 0;
             int length = 0;
@@ -409,9 +412,23 @@ final class TimelineSweep {
                     points > 1 ? Math.sqrt(squares / (points - 1)) : Double.NaN, min,
                     quantile(counts, points, 0.25) - n, quantile(counts, points, 0.5) - n,
                     quantile(counts, points, 0.75) - n, max));
+            ArrayPool.give(launchesSorted);
+            ArrayPool.give(counts);
         }
         list.sort(Comparator.comparing(StreamQueue::deviceId).thenComparingLong(StreamQueue::stream));
         return list;
+    }
+
+    /**
+     * Gives the stream queues' arrays to this thread's {@link ArrayPool} for the next file; {@link #streamQueues()}
+     * and {@link #queueSeries()} must not be called afterwards.
+     */
+    void release() {
+        for (int l = 0; l < laneQueue.length; l++) {
+            ArrayPool.give(laneQueue[l][0]);
+            ArrayPool.give(laneQueue[l][1]);
+            laneQueue[l] = null;
+        }
     }
 
     /** Every point of every stream's queue-length series ({@link StreamQueue.Point}), by device, stream, then time. */

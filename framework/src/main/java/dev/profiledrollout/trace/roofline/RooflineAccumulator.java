@@ -2,6 +2,7 @@ package dev.profiledrollout.trace.roofline;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import dev.profiledrollout.trace.internal.ArrayPool;
 import dev.profiledrollout.trace.internal.IdJoin;
 import dev.profiledrollout.trace.internal.IndexSlots;
 import dev.profiledrollout.trace.internal.RawEvent;
@@ -61,10 +62,11 @@ public final class RooflineAccumulator {
     private final List<Group> groups = new ArrayList<>();
     private final IdJoin launches = new IdJoin(); // correlation → (tid, ts)
     private int calls;
-    private int[] callGroup = new int[64];
-    private long[] callTid = new long[64];
-    private long[] callStart = new long[64];
-    private long[] callEnd = new long[64];
+    // the call columns come from, and go back to, the thread's ArrayPool (release())
+    private int[] callGroup = ArrayPool.ints(64);
+    private long[] callTid = ArrayPool.longs(64);
+    private long[] callStart = ArrayPool.longs(64);
+    private long[] callEnd = ArrayPool.longs(64);
     private long[] callBusy;
     private long[] callLastEnd;
     private boolean[] callExcluded;
@@ -83,11 +85,10 @@ public final class RooflineAccumulator {
         String concrete = e.concreteInputs == null ? "" : e.concreteInputs;
         int g = group(name, e.inputDims, types, strides, concrete);
         if (calls == callGroup.length) {
-            int n = calls * 2;
-            callGroup = Arrays.copyOf(callGroup, n);
-            callTid = Arrays.copyOf(callTid, n);
-            callStart = Arrays.copyOf(callStart, n);
-            callEnd = Arrays.copyOf(callEnd, n);
+            callGroup = ArrayPool.grow(callGroup, calls, calls + 1);
+            callTid = ArrayPool.grow(callTid, calls, calls + 1);
+            callStart = ArrayPool.grow(callStart, calls, calls + 1);
+            callEnd = ArrayPool.grow(callEnd, calls, calls + 1);
         }
         callGroup[calls] = g;
         callTid[calls] = e.tid;
@@ -166,10 +167,34 @@ public final class RooflineAccumulator {
                         : OperatorRoofline.Distribution.of(tbps), perCall);
     }
 
-    /** Gives the launch join's memory back for the next trace read on this thread ({@link IdJoin#release()}). */
+    /**
+     * Gives the launch join's memory ({@link IdJoin#release()}) and the call columns ({@link ArrayPool}) back for the
+     * next trace read on this thread; after {@link #results()}, and nothing may be called afterwards. A second call
+     * does nothing.
+     */
     @API(status = INTERNAL, since = "0.2")
     public void release() {
+        if (callGroup == null) {
+            return;
+        }
         launches.release();
+        for (long[] column : new long[][] {callTid, callStart, callEnd, callBusy, callLastEnd, sortedMaxEnd}) {
+            if (column != null) {
+                ArrayPool.give(column);
+            }
+        }
+        ArrayPool.give(callGroup);
+        if (sorted != null) {
+            ArrayPool.give(sorted);
+        }
+        callGroup = null;
+        callTid = null;
+        callStart = null;
+        callEnd = null;
+        callBusy = null;
+        callLastEnd = null;
+        sorted = null;
+        sortedMaxEnd = null;
     }
 
     /** A {@code cuda_runtime} / {@code cuda_driver} event with a correlation id. */
@@ -181,22 +206,14 @@ public final class RooflineAccumulator {
     }
 
     private void prepare() {
-        callBusy = new long[calls];
-        callLastEnd = new long[calls];
-        Arrays.fill(callLastEnd, Long.MIN_VALUE);
+        callBusy = ArrayPool.zeroedLongs(calls);
+        callLastEnd = ArrayPool.longs(calls);
+        Arrays.fill(callLastEnd, 0, calls, Long.MIN_VALUE);
         callExcluded = new boolean[calls];
-        Integer[] order = new Integer[calls];
+        sorted = sortedCalls();
+        sortedMaxEnd = ArrayPool.longs(calls);
         for (int i = 0; i < calls; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> callTid[a] != callTid[b] ? Long.compare(callTid[a], callTid[b])
-                : callStart[a] != callStart[b] ? Long.compare(callStart[a], callStart[b])
-                : Long.compare(callEnd[b], callEnd[a]));
-        sorted = new int[calls];
-        sortedMaxEnd = new long[calls];
-        for (int i = 0; i < calls; i++) {
-            int c = order[i];
-            sorted[i] = c;
+            int c = sorted[i];
             boolean sameTid = i > 0 && callTid[sorted[i - 1]] == callTid[c];
             sortedMaxEnd[i] = sameTid ? Math.max(sortedMaxEnd[i - 1], callEnd[c]) : callEnd[c];
             if (sameTid) {
@@ -207,6 +224,53 @@ public final class RooflineAccumulator {
                 }
             }
         }
+    }
+
+    /**
+     * The calls in (tid, start, longer first) order, equal calls in arrival order: a bottom-up merge sort of indexes
+     * that skips pairs of runs already in order (each thread's calls arrive in start order).
+     */
+    private int[] sortedCalls() {
+        int[] order = ArrayPool.ints(calls);
+        int[] buffer = ArrayPool.ints(calls);
+        for (int i = 0; i < calls; i++) {
+            order[i] = i;
+        }
+        for (int width = 1; width < calls; width *= 2) {
+            for (int lo = 0; lo < calls - width; lo += 2 * width) {
+                int mid = lo + width;
+                int hi = Math.min(lo + 2 * width, calls);
+                if (!before(order[mid], order[mid - 1])) {
+                    continue;
+                }
+                int i = lo;
+                int j = mid;
+                int k = lo;
+                while (i < mid && j < hi) {
+                    buffer[k++] = before(order[j], order[i]) ? order[j++] : order[i++]; // ties: left first
+                }
+                while (i < mid) {
+                    buffer[k++] = order[i++];
+                }
+                while (j < hi) {
+                    buffer[k++] = order[j++];
+                }
+                System.arraycopy(buffer, lo, order, lo, hi - lo);
+            }
+        }
+        ArrayPool.give(buffer);
+        return order;
+    }
+
+    /** Whether call {@code a} sorts strictly before call {@code b}: by tid, then start, then the later end first. */
+    private boolean before(int a, int b) {
+        if (callTid[a] != callTid[b]) {
+            return callTid[a] < callTid[b];
+        }
+        if (callStart[a] != callStart[b]) {
+            return callStart[a] < callStart[b];
+        }
+        return callEnd[a] > callEnd[b];
     }
 
     /** Readies {@link #gpuEvent}'s lookups before the sweep, so its per-event code has no first-event branch. */
