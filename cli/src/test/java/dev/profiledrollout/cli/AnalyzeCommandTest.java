@@ -123,6 +123,28 @@ class AnalyzeCommandTest {
     }
 
     @Test
+    void should_keep_input_order_for_results_and_messages_when_files_are_read_in_parallel(@TempDir Path dir)
+            throws IOException {
+        // GIVEN five inputs, more than one per core, with two non-traces among them
+        Path first = TestTraces.resolve("hta/trace_filter/sampled_rank-0.json.gz");
+        Path second = TestTraces.resolve("hta/trace_filter/sampled_rank-1.json.gz");
+        Path badA = Files.writeString(dir.resolve("a-config.json"), "{\"tp\":2}");
+        Path badB = Files.writeString(dir.resolve("b-config.json"), "{\"dp\":4}");
+        // WHEN
+        int exit = run("--format", "json", second.toString(), badB.toString(), first.toString(), badA.toString(),
+                second.toString());
+        // THEN the good files are summarised in the order given, and the messages come in that order too
+        assertThat(exit).isEqualTo(1);
+        List<String> files = new ArrayList<>();
+        new ObjectMapper().readTree(out.toString()).get("traces").forEach(t -> files.add(t.get("file").asText()));
+        assertThat(files).containsExactly(second.toString(), first.toString(), second.toString());
+        assertThat(err.toString().lines().filter(l -> l.contains("is not a Kineto trace")).toList())
+                .hasSize(2)
+                .satisfies(lines -> assertThat(lines.get(0)).contains(badB.toString()))
+                .satisfies(lines -> assertThat(lines.get(1)).contains(badA.toString()));
+    }
+
+    @Test
     void should_reject_an_unknown_format() {
         assertThat(run("--format", "xml", TestTraces.resolve("").toString())).isEqualTo(2);
         assertThat(err.toString()).contains("'xml' is not a format; use table, json or csv");
