@@ -2,6 +2,7 @@ package dev.profiledrollout.cli;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
+import dev.profiledrollout.cli.internal.AnalyzeJit;
 import java.util.List;
 import org.apiguardian.api.API;
 import picocli.CommandLine;
@@ -41,6 +42,9 @@ public final class Main implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("analyze")) {
+            AnalyzeJit.apply();
+        }
         System.exit(commandLine(args).execute(args));
     }
 

@@ -1,0 +1,91 @@
+package dev.profiledrollout.cli.internal;
+
+import static org.apiguardian.api.API.Status.INTERNAL;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.apiguardian.api.API;
+
+/**
+ * HotSpot compiler directives for the {@code analyze} process: the optimising compiler (C2) compiles only the trace
+ * scanner ({@code FastEventScanner} and the byte cursor, string and name tables it calls), whose loops run over every
+ * byte of the input; every other method stays with the client compiler (C1, tier 1 once profiled).
+ *
+ * <p>Why: C2 spent 2.4–2.8 s of CPU on an 8-file rank set of 1 GB (about a third of the process's CPU on a 2-core
+ * host), most of it on code that runs once per file (sorts, the timeline sweep, roofline rows) or per event but
+ * cheaply (the accumulators). With C2 for the scanner only, the whole process took 3.3 s instead of 4.0 s on that set,
+ * and 1.95 s instead of 2.24 s on a 1 GB decode trace; C1 for everything ({@code -XX:TieredStopAtLevel=1}) was as fast
+ * on the set but 2.5 s on the decode trace (bench/README.md, issue 27 sixth round, where the other selections tried
+ * are listed).
+ *
+ * <p>How: JDK 17 takes directives at run time through the {@code Compiler.directives_add} diagnostic command
+ * ({@code jcmd PID Compiler.directives_add FILE}), which the platform MBean server offers as the
+ * {@code compilerDirectivesAdd} operation of {@code com.sun.management:type=DiagnosticCommand} (JDK
+ * {@code src/hotspot/share/services/diagnosticCommand.cpp}, {@code CompilerDirectivesAddDCmd}; directive format:
+ * JEP 165, "Compiler Control"). They apply to compilations that start afterwards. The process-wide directive stack is
+ * why only {@code Main} calls this, for {@code analyze} only: the servers and load generators, and tests that run
+ * commands inside their own JVM, keep the JVM's default compilation.
+ */
+@API(status = INTERNAL, since = "0.2")
+public final class AnalyzeJit {
+
+    /** Environment variable that turns the directives off when set to {@code default}. */
+    public static final String SWITCH = "PROFILED_ROLLOUT_JIT";
+
+    /** The directives: the first entry whose pattern matches a method decides (JEP 165). */
+    static final String DIRECTIVES = """
+            [
+              {
+                "match": ["dev/profiledrollout/trace/internal/FastEventScanner.*",
+                          "dev/profiledrollout/trace/internal/ByteCursor.*",
+                          "dev/profiledrollout/trace/internal/RememberedBytes.*",
+                          "dev/profiledrollout/trace/internal/NameMemo.*"],
+                "c2": { "Exclude": false }
+              },
+              {
+                "match": ["*.*"],
+                "c2": { "Exclude": true }
+              }
+            ]
+            """;
+
+    private AnalyzeJit() {
+    }
+
+    /**
+     * Adds the directives to this JVM, unless {@value #SWITCH} is {@code default}.
+     *
+     * @return what the JVM answered ({@code "2 compiler directives added"}), or why nothing was added: the switch, or
+     *         a JVM without the diagnostic command (another JVM, a runtime without {@code jdk.management}); never
+     *         throws, since the directives change speed only
+     */
+    public static String apply() {
+        if ("default".equals(System.getenv(SWITCH))) {
+            return SWITCH + "=default: the JVM's default compilation";
+        }
+        Path file = null;
+        try {
+            file = Files.createTempFile("profiled-rollout-jit", ".json");
+            Files.writeString(file, DIRECTIVES, StandardCharsets.US_ASCII);
+            Object answer = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesAdd",
+                    new Object[] {new String[] {file.toString()}}, new String[] {String[].class.getName()});
+            return String.valueOf(answer).strip();
+        } catch (IOException | JMException | RuntimeException | LinkageError e) {
+            return "compiler directives not added: " + e;
+        } finally {
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException ignored) {
+                    // a temporary file of 400 bytes left behind
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.profiledrollout.cli.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The directives reach the JVM and do what their Javadoc says. Each case runs in a JVM of its own ({@link Probe}):
+ * directives are process-wide, and this test JVM must keep its default compilation.
+ */
+class AnalyzeJitTest {
+
+    /** Applies the directives, then prints the JVM's answer and its directive stack ({@code Compiler.directives_print}). */
+    public static final class Probe {
+        public static void main(String[] args) throws Exception {
+            System.out.println("ANSWER " + AnalyzeJit.apply());
+            System.out.println(ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesPrint",
+                    new Object[] {null}, new String[] {String[].class.getName()}));
+        }
+    }
+
+    private static String probe(Map<String, String> env) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                Probe.class.getName()));
+        pb.environment().putAll(env);
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        return out;
+    }
+
+    @Test
+    void keeps_c2_for_the_scanner_and_excludes_it_for_everything_else() throws Exception {
+        String out = probe(Map.of());
+
+        assertThat(out).contains("ANSWER 2 compiler directives added");
+        // the stack lists the added directives first, in the order of the file, then the JVM's default
+        int scanner = out.indexOf("Directive:");
+        int rest = out.indexOf("matching: *.*");
+        int defaults = out.indexOf("Directive: (default)");
+        assertThat(scanner).isNotNegative().isLessThan(rest);
+        assertThat(rest).isLessThan(defaults);
+        String scannerC2 = out.substring(out.indexOf("c2 directives:", scanner), rest);
+        String restC2 = out.substring(out.indexOf("c2 directives:", rest), defaults);
+        assertThat(scannerC2).contains("Exclude:false");
+        assertThat(restC2).contains("Exclude:true");
+        assertThat(out.substring(scanner, rest)).contains("FastEventScanner.*", "ByteCursor.*", "RememberedBytes.*",
+                "NameMemo.*");
+    }
+
+    @Test
+    void adds_nothing_when_switched_to_the_default() throws Exception {
+        String out = probe(Map.of(AnalyzeJit.SWITCH, "default"));
+
+        assertThat(out).contains("ANSWER " + AnalyzeJit.SWITCH + "=default");
+        assertThat(out).doesNotContain("FastEventScanner").contains("Directive: (default)");
+        assertThat(out.indexOf("Directive:")).isEqualTo(out.indexOf("Directive: (default)"));
+    }
+
+    @Test
+    void names_the_scanner_classes_that_exist() throws ClassNotFoundException {
+        // a renamed class would silently fall under the C1-only rule
+        for (String name : List.of("FastEventScanner", "ByteCursor", "RememberedBytes", "NameMemo")) {
+            assertThat(AnalyzeJit.DIRECTIVES).contains("dev/profiledrollout/trace/internal/" + name + ".*");
+            Class.forName("dev.profiledrollout.trace.internal." + name);
+        }
+    }
+}
