@@ -669,6 +669,10 @@ abstract class ByteCursor {
             len = end - 1;
             pos += end + 1;
         } else {
+            long quick = quickMicros();
+            if (quick != RawEvent.NONE) {
+                return quick;
+            }
             start = pos;
             len = plainNumberLength();
             if (len < 0) {
@@ -698,6 +702,115 @@ abstract class ByteCursor {
             e.badTime = true;
             return RawEvent.NONE;
         }
+    }
+
+    /**
+     * {@link #micros} of the usual number in one pass, eight digits at a time: {@code -?(0|[1-9]d{0,17})(.d+)?}
+     * followed by a delimiter ({@link #endsScalar}), with its whole µs at most {@code MAX_WHOLE_MICROS}; pos moves past
+     * it. {@link RawEvent#NONE} and pos unchanged for anything else, which {@link #micros} then reads as before
+     * ({@link #plainNumberLength}, {@link #plainMicros}), so the value is the same either way. Kineto's {@code ts} is 16
+     * digits of epoch µs and {@code dur} a few digits, and before this they were scanned twice, byte by byte: a third
+     * of the scan of a training trace's events ({@code bench/README.md}, issue 27 sixth round).
+     */
+    private long quickMicros() {
+        byte[] b = buf;
+        int end = lim;
+        int p = pos;
+        boolean negative = b[p] == '-';
+        if (negative) {
+            p++;
+        }
+        int first = p;
+        long whole = 0;
+        while (true) {
+            if (p + 8 > end) {
+                return RawEvent.NONE; // near the buffer's end: the byte-wise path (it may refill)
+            }
+            long w = (long) LONGS.get(b, p);
+            long other = nonDigits(w);
+            if (other == 0) {
+                whole = whole * 100_000_000L + eightDigits(w);
+                p += 8;
+                if (p - first > 16) {
+                    return RawEvent.NONE; // at least 17 digits: the byte-wise path checks the range
+                }
+                continue;
+            }
+            int k = Long.numberOfTrailingZeros(other) >>> 3;
+            if (k > 0) {
+                whole = whole * POWERS_OF_TEN[k] + leadingDigits(w, k);
+                p += k;
+            }
+            break;
+        }
+        int digits = p - first;
+        if (digits == 0 || digits > 18 || (digits > 1 && b[first] == '0') || whole > MAX_WHOLE_MICROS) {
+            return RawEvent.NONE;
+        }
+        long fraction = 0;
+        if (b[p] == '.') {
+            int f = ++p;
+            if (p + 8 > end) {
+                return RawEvent.NONE;
+            }
+            long w = (long) LONGS.get(b, p);
+            long other = nonDigits(w);
+            if (other == 0) {
+                return RawEvent.NONE; // eight or more fraction digits: the byte-wise path rounds them
+            }
+            int k = Long.numberOfTrailingZeros(other) >>> 3;
+            if (k == 0) {
+                return RawEvent.NONE; // "1." is not a number
+            }
+            // three digits of ns, the fourth rounds half-up (as plainMicros)
+            long value = leadingDigits(w, k);
+            if (k <= 3) {
+                fraction = value * POWERS_OF_TEN[3 - k];
+            } else {
+                long scale = POWERS_OF_TEN[k - 3];
+                fraction = value / scale;
+                if ((value / POWERS_OF_TEN[k - 4]) % 10 >= 5) {
+                    fraction++;
+                }
+            }
+            p = f + k;
+        }
+        if (p >= end || !endsScalar(b[p])) {
+            return RawEvent.NONE;
+        }
+        pos = p;
+        long ns = whole * 1000 + fraction;
+        return negative ? -ns : ns;
+    }
+
+    private static final long[] POWERS_OF_TEN = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
+        100_000_000L};
+
+    /**
+     * Flags (high bit of the byte) the bytes of {@code w} that are not ASCII digits: with x = byte ^ '0', a digit is
+     * x &lt; 10; (x &amp; 0x7F) + 0x76 carries into the high bit exactly for x &ge; 10 below 0x80, never into the next
+     * byte, and x's own high bit flags the rest.
+     */
+    static long nonDigits(long w) {
+        long x = w ^ 0x3030303030303030L;
+        return (((x & 0x7F7F7F7F7F7F7F7FL) + 0x7676767676767676L) | x) & HIGHS;
+    }
+
+    /**
+     * The value of eight ASCII digits read as a little-endian word (first digit in the lowest byte): pairs, then
+     * quads, then the whole, each step a multiply-add of neighbouring lanes that cannot carry across lanes.
+     */
+    static long eightDigits(long w) {
+        long v = w - 0x3030303030303030L;
+        v = (v * 10 + (v >>> 8)) & 0x00FF00FF00FF00FFL;
+        v = (v * 100 + (v >>> 16)) & 0x0000FFFF0000FFFFL;
+        return (v * 10_000 + (v >>> 32)) & 0xFFFFFFFFL;
+    }
+
+    /** The value of the first {@code k} (1 to 7) bytes of {@code w}, all ASCII digits: '0's pushed in front. */
+    static long leadingDigits(long w, int k) {
+        int shift = (8 - k) << 3;
+        return eightDigits((w << shift) | (0x3030303030303030L >>> (k << 3)));
     }
 
     /**
