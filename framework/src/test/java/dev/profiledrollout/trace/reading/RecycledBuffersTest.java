@@ -15,8 +15,9 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reader recycles its GPU timeline chunk and scanner buffer per thread: a read must not see anything of the
- * reads before it on the same thread, nor of reads on other threads.
+ * The reader recycles its GPU timeline chunk, scanner buffer, join blocks, inflate chunks and per-file arrays (stream
+ * queues, roofline call columns, sort orders: {@code ArrayPool}) per thread: a read must not see anything of the reads
+ * before it on the same thread, nor of reads on other threads.
  */
 class RecycledBuffersTest {
 
