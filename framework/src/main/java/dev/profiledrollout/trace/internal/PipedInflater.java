@@ -26,6 +26,8 @@ public final class PipedInflater extends InputStream {
 
     private static final int CHUNK = 1 << 18;
     private static final int DEPTH = 16;
+    /** Longest wait in {@link #close()} for the inflating thread to end. */
+    private static final long JOIN_MS = 10_000;
     /** A reading thread's chunks from its last file; a set may hold fewer than DEPTH + 2 (the rest are allocated). */
     private static final Recycler<ArrayDeque<byte[]>> CHUNKS = new Recycler<>(ArrayDeque::new);
     private static final byte[] END = new byte[0];
@@ -145,9 +147,10 @@ public final class PipedInflater extends InputStream {
     }
 
     /**
-     * Stops the inflating thread and waits for it (it ends within one chunk's inflate), then keeps the full-size chunks
-     * for the next {@code PipedInflater} of this thread. If the wait is interrupted the chunks are left to the
-     * collector, since the inflating thread may still write to one, and the interrupt status is kept.
+     * Stops the inflating thread and waits for it (it ends within one chunk's inflate: its file channel's reads are
+     * interruptible), then keeps the full-size chunks for the next {@code PipedInflater} of this thread. If the wait
+     * is interrupted, or the thread is still running after {@value #JOIN_MS} ms, the chunks are left to the collector,
+     * since the inflating thread may still write to one; the interrupt status is kept.
      */
     @Override
     public void close() {
@@ -157,10 +160,14 @@ public final class PipedInflater extends InputStream {
         closed = true;
         thread.interrupt();
         try {
-            thread.join();
+            thread.join(JOIN_MS);
         } catch (InterruptedException e) {
             queue.clear();
             Thread.currentThread().interrupt();
+            return;
+        }
+        if (thread.isAlive()) {
+            queue.clear();
             return;
         }
         ArrayDeque<byte[]> keep = new ArrayDeque<>(DEPTH + 2);
