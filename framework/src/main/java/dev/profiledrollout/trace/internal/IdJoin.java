@@ -306,36 +306,11 @@ public final class IdJoin {
 
     /**
      * Stable sort of the entries by id through an index order (for entries far from id order, such as the ops of
-     * several threads): a bottom-up merge sort of indexes that starts from the runs already in order.
+     * several threads): {@link IndexMergeSort}, then the entries moved into that order in place.
      */
     private void sortByIndex() {
-        int[] order = ArrayPool.ints(size);
+        int[] order = IndexMergeSort.sort(size, (a, b) -> key(a) < key(b)); // ties keep file order
         int[] buffer = ArrayPool.ints(size);
-        for (int i = 0; i < size; i++) {
-            order[i] = i;
-        }
-        for (int width = 1; width < size; width *= 2) {
-            for (int lo = 0; lo < size - width; lo += 2 * width) {
-                int mid = lo + width;
-                int hi = Math.min(lo + 2 * width, size);
-                if (key(order[mid - 1]) <= key(order[mid])) {
-                    continue; // already in order: the common case for almost sorted ids
-                }
-                int i = lo;
-                int j = mid;
-                int k = lo;
-                while (i < mid && j < hi) {
-                    buffer[k++] = key(order[j]) < key(order[i]) ? order[j++] : order[i++]; // ties: left first
-                }
-                while (i < mid) {
-                    buffer[k++] = order[i++];
-                }
-                while (j < hi) {
-                    buffer[k++] = order[j++];
-                }
-                System.arraycopy(buffer, lo, order, lo, hi - lo);
-            }
-        }
         // Entry order[i] goes to slot i: follow each cycle of the permutation in place (buffer marks done slots).
         java.util.Arrays.fill(buffer, 0, size, 0);
         for (int start = 0; start < size; start++) {

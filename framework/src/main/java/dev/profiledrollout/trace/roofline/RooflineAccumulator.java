@@ -4,6 +4,7 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import dev.profiledrollout.trace.internal.ArrayPool;
 import dev.profiledrollout.trace.internal.IdJoin;
+import dev.profiledrollout.trace.internal.IndexMergeSort;
 import dev.profiledrollout.trace.internal.IndexSlots;
 import dev.profiledrollout.trace.internal.RawEvent;
 import java.util.ArrayList;
@@ -210,7 +211,7 @@ public final class RooflineAccumulator {
         callLastEnd = ArrayPool.longs(calls);
         Arrays.fill(callLastEnd, 0, calls, Long.MIN_VALUE);
         callExcluded = new boolean[calls];
-        sorted = sortedCalls();
+        sorted = IndexMergeSort.sort(calls, this::before); // equal calls keep their arrival order
         sortedMaxEnd = ArrayPool.longs(calls);
         for (int i = 0; i < calls; i++) {
             int c = sorted[i];
@@ -224,42 +225,6 @@ public final class RooflineAccumulator {
                 }
             }
         }
-    }
-
-    /**
-     * The calls in (tid, start, longer first) order, equal calls in arrival order: a bottom-up merge sort of indexes
-     * that skips pairs of runs already in order (each thread's calls arrive in start order).
-     */
-    private int[] sortedCalls() {
-        int[] order = ArrayPool.ints(calls);
-        int[] buffer = ArrayPool.ints(calls);
-        for (int i = 0; i < calls; i++) {
-            order[i] = i;
-        }
-        for (int width = 1; width < calls; width *= 2) {
-            for (int lo = 0; lo < calls - width; lo += 2 * width) {
-                int mid = lo + width;
-                int hi = Math.min(lo + 2 * width, calls);
-                if (!before(order[mid], order[mid - 1])) {
-                    continue;
-                }
-                int i = lo;
-                int j = mid;
-                int k = lo;
-                while (i < mid && j < hi) {
-                    buffer[k++] = before(order[j], order[i]) ? order[j++] : order[i++]; // ties: left first
-                }
-                while (i < mid) {
-                    buffer[k++] = order[i++];
-                }
-                while (j < hi) {
-                    buffer[k++] = order[j++];
-                }
-                System.arraycopy(buffer, lo, order, lo, hi - lo);
-            }
-        }
-        ArrayPool.give(buffer);
-        return order;
     }
 
     /** Whether call {@code a} sorts strictly before call {@code b}: by tid, then start, then the later end first. */
