@@ -98,7 +98,8 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
     /** correlation → launch ts of HTA's launch calls ({@link StreamQueue}). */
     final IdJoin queueLaunches = IdJoin.keysAndA(); // correlation → cpu ts
     final IdJoin graphLaunches = new IdJoin(); // correlation → (cpu ts, GPU events seen)
-    final IntCountsHistogram launchDurations = new IntCountsHistogram(2);
+    private boolean histogramsReleased;
+    final IntCountsHistogram launchDurations = HistogramPool.take();
     long launchCount;
     final IdJoin opsByExternalId = IdJoin.keysAndA(); // External id → op index
     /**
@@ -154,6 +155,11 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
         graphLaunches.release();
         opsByExternalId.release();
         roofline.release();
+        if (!histogramsReleased) { // close() may come twice; a histogram given twice would be shared
+            histogramsReleased = true;
+            kernels.values().forEach(agg -> HistogramPool.give(agg.histogram));
+            HistogramPool.give(launchDurations);
+        }
     }
 
     @Override
@@ -231,7 +237,7 @@ final class KinetoAccumulator implements KinetoTraceReader.Sink {
                 agg.category = categories.categoryOf(name).ordinal();
                 agg.htaType = HtaKernelType.of(name);
                 agg.traceLensComm = isTraceLensComm(name);
-                agg.histogram = new IntCountsHistogram(2);
+                agg.histogram = HistogramPool.take();
                 agg.id = kernelNames.size();
                 kernelNames.add(name);
                 kernels.put(name, agg);

@@ -77,7 +77,7 @@ final class TimelineSweep {
     private int pendingSize;
     /** The rounded start shared by the pending rows; none before the first row (a rounded start is never MIN_VALUE). */
     private long pendingStart = Long.MIN_VALUE;
-    private final IntCountsHistogram delays = new IntCountsHistogram(2);
+    private final IntCountsHistogram delays = HistogramPool.take();
     private long kernelsWithoutLaunch;
     private long kernelNsWithoutOp;
     private long graphKernels;
@@ -420,10 +420,12 @@ final class TimelineSweep {
     }
 
     /**
-     * Gives the stream queues' arrays to this thread's {@link ArrayPool} for the next file; {@link #streamQueues()}
+     * Gives the stream queues' arrays to this thread's {@link ArrayPool} and the delay histogram to its
+     * {@link HistogramPool}, for the next file; {@link #streamQueues()}, {@link #launches()}
      * and {@link #queueSeries()} must not be called afterwards.
      */
     void release() {
+        HistogramPool.give(delays);
         for (int l = 0; l < laneQueue.length; l++) {
             ArrayPool.give(laneQueue[l][0]);
             ArrayPool.give(laneQueue[l][1]);
