@@ -66,15 +66,8 @@ public final class ArrayPool {
             return new long[minLength];
         }
         ArrayPool pool = POOLS.get();
-        ArrayDeque<SoftReference<long[]>> list = pool.longs[bits];
-        while (!list.isEmpty()) {
-            pool.keptBytes -= 8L << bits;
-            long[] array = list.pop().get();
-            if (array != null) {
-                return array;
-            }
-        }
-        return new long[1 << bits];
+        long[] array = pool.pop(pool.longs[bits], 8L << bits);
+        return array != null ? array : new long[1 << bits];
     }
 
     /** {@link #longs(int)} with every element 0. */
@@ -91,15 +84,20 @@ public final class ArrayPool {
             return new int[minLength];
         }
         ArrayPool pool = POOLS.get();
-        ArrayDeque<SoftReference<int[]>> list = pool.ints[bits];
+        int[] array = pool.pop(pool.ints[bits], 4L << bits);
+        return array != null ? array : new int[1 << bits];
+    }
+
+    /** The newest array on {@code list} the collector has not cleared, or null. */
+    private <T> T pop(ArrayDeque<SoftReference<T>> list, long bytes) {
         while (!list.isEmpty()) {
-            pool.keptBytes -= 4L << bits;
-            int[] array = list.pop().get();
+            keptBytes -= bytes;
+            T array = list.pop().get();
             if (array != null) {
                 return array;
             }
         }
-        return new int[1 << bits];
+        return null;
     }
 
     /**
