@@ -4,6 +4,8 @@ import static org.apiguardian.api.API.Status.INTERNAL;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,12 +26,15 @@ import org.apiguardian.api.API;
  * are listed).
  *
  * <p>How: JDK 17 takes directives at run time through the {@code Compiler.directives_add} diagnostic command
- * ({@code jcmd PID Compiler.directives_add FILE}), which the platform MBean server offers as the
- * {@code compilerDirectivesAdd} operation of {@code com.sun.management:type=DiagnosticCommand} (JDK
- * {@code src/hotspot/share/services/diagnosticCommand.cpp}, {@code CompilerDirectivesAddDCmd}; directive format:
- * JEP 165, "Compiler Control"). They apply to compilations that start afterwards. The process-wide directive stack is
- * why only {@code Main} calls this, for {@code analyze} only: the servers and load generators, and tests that run
- * commands inside their own JVM, keep the JVM's default compilation.
+ * ({@code jcmd PID Compiler.directives_add FILE}; JDK {@code src/hotspot/share/services/diagnosticCommand.cpp},
+ * {@code CompilerDirectivesAddDCmd}; directive format: JEP 165, "Compiler Control"). They apply to compilations that
+ * start afterwards. The public way in is the {@code compilerDirectivesAdd} operation of the platform MBean server's
+ * {@code com.sun.management:type=DiagnosticCommand}, but starting that server costs about 0.1 s. So, when the jar's
+ * manifest has opened the two JDK packages (the {@code Add-Opens} that {@code java -jar} honours), this calls the
+ * command through the JDK class behind that MBean ({@code com.sun.management.internal.DiagnosticCommandImpl}, about
+ * 9 ms), and otherwise, or when that class is not as in JDK 17, through the MBean server. The process-wide directive
+ * stack is why only {@code Main} calls this, for {@code analyze} only: the servers and load generators, and tests
+ * that run commands inside their own JVM, keep the JVM's default compilation.
  */
 @API(status = INTERNAL, since = "0.2")
 public final class AnalyzeJit {
@@ -60,9 +65,10 @@ public final class AnalyzeJit {
     /**
      * Adds the directives to this JVM, unless {@value #SWITCH} is {@code default}.
      *
-     * @return what the JVM answered ({@code "2 compiler directives added"}), or why nothing was added: the switch, or
-     *         a JVM without the diagnostic command (another JVM, a runtime without {@code jdk.management}); never
-     *         throws, since the directives change speed only
+     * @return what the JVM answered ({@code "2 compiler directives added"}) and the way taken ({@code " (direct)"} or
+     *         {@code " (MBean)"}), or why nothing was added: the switch, or a JVM without the diagnostic command
+     *         (another JVM, a runtime without {@code jdk.management}); never throws, since the directives change
+     *         speed only
      */
     public static String apply() {
         if ("default".equals(System.getenv(SWITCH))) {
@@ -72,10 +78,14 @@ public final class AnalyzeJit {
         try {
             file = Files.createTempFile("profiled-rollout-jit", ".json");
             Files.writeString(file, DIRECTIVES, StandardCharsets.US_ASCII);
+            String direct = direct("Compiler.directives_add " + file);
+            if (direct != null && direct.contains("compiler directives added")) {
+                return direct.strip() + " (direct)";
+            }
             Object answer = ManagementFactory.getPlatformMBeanServer().invoke(
                     new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerDirectivesAdd",
                     new Object[] {new String[] {file.toString()}}, new String[] {String[].class.getName()});
-            return String.valueOf(answer).strip();
+            return String.valueOf(answer).strip() + " (MBean)";
         } catch (IOException | JMException | RuntimeException | LinkageError e) {
             return "compiler directives not added: " + e;
         } finally {
@@ -86,6 +96,31 @@ public final class AnalyzeJit {
                     // a temporary file of 400 bytes left behind
                 }
             }
+        }
+    }
+
+    /**
+     * Runs a diagnostic command through the JDK 17 class behind the {@code DiagnosticCommand} MBean, without the MBean
+     * server: {@code PlatformMBeanProviderImpl} loads the native library, {@code ManagementFactoryHelper} gives the
+     * VM's management interface, and {@code DiagnosticCommandImpl.executeDiagnosticCommand} runs the command line.
+     *
+     * @return the command's output, or null when the packages are not opened to this code or a class is not as in
+     *         JDK 17 (the caller then takes the MBean server)
+     */
+    static String direct(String command) {
+        try {
+            Class.forName("com.sun.management.internal.PlatformMBeanProviderImpl", true, null);
+            Method management = Class.forName("sun.management.ManagementFactoryHelper")
+                    .getDeclaredMethod("getVMManagement");
+            management.setAccessible(true);
+            Class<?> impl = Class.forName("com.sun.management.internal.DiagnosticCommandImpl");
+            Constructor<?> constructor = impl.getDeclaredConstructor(Class.forName("sun.management.VMManagement"));
+            constructor.setAccessible(true);
+            Method execute = impl.getDeclaredMethod("executeDiagnosticCommand", String.class);
+            execute.setAccessible(true);
+            return (String) execute.invoke(constructor.newInstance(management.invoke(null)), command);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null; // not opened (InaccessibleObjectException), or another JDK's classes
         }
     }
 }

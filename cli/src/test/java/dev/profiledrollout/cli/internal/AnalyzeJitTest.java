@@ -28,10 +28,22 @@ class AnalyzeJitTest {
         }
     }
 
+    /** The two packages the jar's manifest opens (cli/pom.xml), as {@code java -jar} opens them. */
+    private static final List<String> OPENS = List.of("--add-opens", "java.management/sun.management=ALL-UNNAMED",
+            "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
+
     private static String probe(Map<String, String> env) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                Probe.class.getName()));
+        return probe(env, List.of());
+    }
+
+    private static String probe(Map<String, String> env, List<String> jvmOptions)
+            throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")), Probe.class.getName()));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         Process p = pb.start();
@@ -45,7 +57,19 @@ class AnalyzeJitTest {
     void keeps_c2_for_the_scanner_and_excludes_it_for_everything_else() throws Exception {
         String out = probe(Map.of());
 
-        assertThat(out).contains("ANSWER 2 compiler directives added");
+        assertThat(out).contains("ANSWER 2 compiler directives added (MBean)"); // the packages are not opened here
+        assertDirectives(out);
+    }
+
+    @Test
+    void takes_the_direct_way_when_the_packages_are_opened_as_the_jar_manifest_opens_them() throws Exception {
+        String out = probe(Map.of(), OPENS);
+
+        assertThat(out).contains("ANSWER 2 compiler directives added (direct)");
+        assertDirectives(out);
+    }
+
+    private static void assertDirectives(String out) {
         // the stack lists the added directives first, in the order of the file, then the JVM's default
         int scanner = out.indexOf("Directive:");
         int rest = out.indexOf("matching: *.*");
