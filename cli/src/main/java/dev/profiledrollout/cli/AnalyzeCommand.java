@@ -12,11 +12,13 @@ import dev.profiledrollout.trace.baselines.TraceBaseline;
 import dev.profiledrollout.trace.files.TraceFileName;
 import dev.profiledrollout.trace.files.TraceFiles;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.reading.ParallelReads;
 import dev.profiledrollout.trace.reading.SqliteTraceReader;
 import dev.profiledrollout.trace.reading.TraceFormatException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,11 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apiguardian.api.API;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -278,82 +275,36 @@ public final class AnalyzeCommand implements Callable<Integer> {
     record Labeled(String label, TraceSummary summary) {
     }
 
-    /** A file's summaries (empty when it was not summarised) and the exit code it calls for. */
-    private record Outcome(List<Labeled> summaries, int exit) {
+    /** A file's summaries (empty when it was not summarised), the exit code it calls for, and its messages for stderr. */
+    private record Outcome(List<Labeled> summaries, int exit, String messages) {
+        Outcome(List<Labeled> summaries, int exit) {
+            this(summaries, exit, "");
+        }
+
+        Outcome withMessages(String text) {
+            return new Outcome(summaries, exit, text);
+        }
     }
 
     /**
-     * Reads the inputs on a pool of at most {@code availableProcessors} threads, one file per task, and returns the
-     * outcomes in input order; each file's messages reach {@code err} in input order too. With one file per core,
-     * each reader inflates on its own thread (as {@link TraceSet#read} does); a lone file gets a second thread for the
-     * inflate instead. The 8 files of a 1 GB training rank set took 3.46 s of CPU on the one reading thread before
-     * (bench/README.md, issue 27 sixth round). The pool is shut down and awaited before this returns.
+     * Reads the inputs in parallel, one reader per core ({@link ParallelReads}: a lone file is read on this thread
+     * with its inflate on a second one), and returns the outcomes in input order; each file's messages reach
+     * {@code err} in input order, as soon as it and the files before it are read. The 8 files of a 1 GB training rank
+     * set took 3.46 s of CPU on one reading thread before (bench/README.md, issue 27 sixth round).
      */
     private static List<Outcome> readAll(List<Input> inputs, PrintWriter err) {
-        int threads = Math.max(1, Math.min(inputs.size(), Runtime.getRuntime().availableProcessors()));
-        boolean pipe = threads < Runtime.getRuntime().availableProcessors();
-        if (threads == 1) {
-            List<Outcome> outcomes = new ArrayList<>();
-            for (Input input : inputs) {
-                outcomes.add(read(input, err, pipe));
-                err.flush();
-            }
-            return outcomes;
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "analyze-reader");
-            t.setDaemon(true);
-            return t;
-        });
         try {
-            List<Future<Outcome>> futures = new ArrayList<>();
-            List<StringWriter> messages = new ArrayList<>();
-            for (Input input : inputs) {
+            return ParallelReads.map(inputs, "analyze-reader", (input, pipe) -> {
                 StringWriter text = new StringWriter();
-                messages.add(text);
-                futures.add(pool.submit(() -> {
-                    try (PrintWriter own = new PrintWriter(text)) {
-                        return read(input, own, pipe);
-                    }
-                }));
-            }
-            List<Outcome> outcomes = new ArrayList<>();
-            for (int i = 0; i < futures.size(); i++) {
-                outcomes.add(await(futures.get(i)));
-                err.print(messages.get(i));
+                try (PrintWriter own = new PrintWriter(text)) {
+                    return read(input, own, pipe).withMessages(text.toString());
+                }
+            }, outcome -> {
+                err.print(outcome.messages());
                 err.flush();
-            }
-            return outcomes;
-        } finally {
-            pool.shutdownNow();
-            awaitTermination(pool);
-        }
-    }
-
-    private static Outcome await(Future<Outcome> future) {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("analyze was interrupted while reading traces", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw new IllegalStateException(e.getCause());
-        }
-    }
-
-    private static void awaitTermination(ExecutorService pool) {
-        try {
-            while (!pool.awaitTermination(10, TimeUnit.SECONDS)) {
-                pool.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            });
+        } catch (IOException notThrown) {
+            throw new UncheckedIOException(notThrown); // read() reports every IOException as an outcome
         }
     }
 

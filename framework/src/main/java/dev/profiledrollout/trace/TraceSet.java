@@ -7,10 +7,10 @@ import dev.profiledrollout.trace.analysis.StepTimeline;
 import dev.profiledrollout.trace.files.RankIdentity;
 import dev.profiledrollout.trace.files.TraceFileName;
 import dev.profiledrollout.trace.reading.KinetoTraceReader;
+import dev.profiledrollout.trace.reading.ParallelReads;
 import dev.profiledrollout.trace.reading.SqliteTraceReader;
 import dev.profiledrollout.trace.reading.TraceFormatException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,10 +22,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apiguardian.api.API;
@@ -190,8 +186,8 @@ public final class TraceSet {
 
     /**
      * Reads every file with {@link KinetoTraceReader#read(Path)} (SGLang {@code merged-*} files with
-     * {@link KinetoTraceReader#readRanks(Path, KernelCategories)}, one trace per rank), in parallel on a pool of at most
-     * {@code availableProcessors} threads that is shut down before this method returns.
+     * {@link KinetoTraceReader#readRanks(Path, KernelCategories)}, one trace per rank), in parallel, one reader per
+     * core ({@link ParallelReads}); the readers' threads have ended before this method returns.
      *
      * @param files the trace files, one per rank, not null
      * @throws TraceFormatException when one of the files is not a trace
@@ -202,28 +198,9 @@ public final class TraceSet {
         if (paths.isEmpty()) {
             return new TraceSet(List.of());
         }
-        int threads = Math.max(1, Math.min(paths.size(), Runtime.getRuntime().availableProcessors()));
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "trace-reader");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<List<TraceSummary>>> futures = new ArrayList<>();
-            // One reader per core already keeps every core busy: each then inflates on its own thread, which saves
-            // the hand-over between threads (bench/analyze: about 5 % of the CPU time of an 8-file rank set).
-            boolean pipe = threads < Runtime.getRuntime().availableProcessors();
-            for (Path path : paths) {
-                futures.add(pool.submit(() -> readOne(path, pipe)));
-            }
-            List<TraceSummary> summaries = new ArrayList<>();
-            for (Future<List<TraceSummary>> future : futures) {
-                summaries.addAll(await(future));
-            }
-            return new TraceSet(summaries);
-        } finally {
-            pool.shutdownNow();
-        }
+        List<TraceSummary> summaries = new ArrayList<>();
+        ParallelReads.map(paths, "trace-reader", TraceSet::readOne, summaries::addAll);
+        return new TraceSet(summaries);
     }
 
     /** SGLang merged files are split into ranks; other files are read whole. */
@@ -232,30 +209,6 @@ public final class TraceSet {
             return KinetoTraceReader.readRanks(path, KernelCategories.defaults(), pipe);
         }
         return List.of(KinetoTraceReader.read(path, KernelCategories.defaults(), true, pipe));
-    }
-
-    private static List<TraceSummary> await(Future<List<TraceSummary>> future) throws IOException {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading traces", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof UncheckedIOException io) {
-                throw io.getCause();
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(cause);
-        }
     }
 
     /** The per-file summaries, sorted by rank (files without a rank last), then file name. */
