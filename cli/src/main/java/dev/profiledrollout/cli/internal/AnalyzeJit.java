@@ -7,8 +7,10 @@ import java.lang.management.ManagementFactory;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.apiguardian.api.API;
@@ -50,7 +52,14 @@ public final class AnalyzeJit {
                           "dev/profiledrollout/trace/internal/ByteCursor.*",
                           "dev/profiledrollout/trace/internal/RememberedBytes.*",
                           "dev/profiledrollout/trace/internal/NameMemo.*"],
-                "c2": { "Exclude": false }
+                "c2": {
+                  "Exclude": false,
+                  "inline": ["-dev/profiledrollout/trace/internal/FastEventScanner.args",
+                             "-dev/profiledrollout/trace/internal/FastEventScanner.cat",
+                             "-dev/profiledrollout/trace/internal/FastEventScanner.ph",
+                             "-dev/profiledrollout/trace/internal/ByteCursor.text",
+                             "-dev/profiledrollout/trace/internal/ByteCursor.micros"]
+                }
               },
               {
                 "match": ["*.*"],
@@ -76,8 +85,7 @@ public final class AnalyzeJit {
         }
         Path file = null;
         try {
-            file = Files.createTempFile("profiled-rollout-jit", ".json");
-            Files.writeString(file, DIRECTIVES, StandardCharsets.US_ASCII);
+            file = directivesFile();
             String direct = direct("Compiler.directives_add " + file);
             if (direct != null && direct.contains("compiler directives added")) {
                 return direct.strip() + " (direct)";
@@ -94,6 +102,29 @@ public final class AnalyzeJit {
                     Files.deleteIfExists(file);
                 } catch (IOException ignored) {
                     // a temporary file of 400 bytes left behind
+                }
+            }
+        }
+    }
+
+    /**
+     * The directives in a new file of the temporary directory. Named from the process id and the clock, not by
+     * {@code Files.createTempFile}: its random name set up {@code SecureRandom} and the security providers, 15–20 ms
+     * of the start-up before any trace is read (CPU profile of {@code analyze}). {@code CREATE_NEW} refuses a file
+     * that exists, so a name taken by another process only costs another try.
+     */
+    private static Path directivesFile() throws IOException {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+        long pid = ProcessHandle.current().pid();
+        for (int attempt = 0; ; attempt++) {
+            Path file = dir.resolve("profiled-rollout-jit-" + pid + "-" + System.nanoTime() + ".json");
+            try {
+                Files.writeString(file, DIRECTIVES, StandardCharsets.US_ASCII, StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE);
+                return file;
+            } catch (FileAlreadyExistsException taken) {
+                if (attempt == 9) {
+                    throw taken;
                 }
             }
         }

@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The directives reach the JVM and do what their Javadoc says. Each case runs in a JVM of its own ({@link Probe}):
@@ -82,6 +87,38 @@ class AnalyzeJitTest {
         assertThat(restC2).contains("Exclude:true");
         assertThat(out.substring(scanner, rest)).contains("FastEventScanner.*", "ByteCursor.*", "RememberedBytes.*",
                 "NameMemo.*");
+        // C2 compiles the per-field readers on their own rather than into the event loop
+        assertThat(scannerC2).contains("inline: -dev/profiledrollout/trace/internal/FastEventScanner.args, "
+                + "-dev/profiledrollout/trace/internal/FastEventScanner.cat, "
+                + "-dev/profiledrollout/trace/internal/FastEventScanner.ph, "
+                + "-dev/profiledrollout/trace/internal/ByteCursor.text, "
+                + "-dev/profiledrollout/trace/internal/ByteCursor.micros");
+        assertThat(restC2).contains("inline: -\n");
+    }
+
+    @Test
+    void leaves_no_directives_file_behind(@TempDir Path tmp) throws Exception {
+        String out = probe(Map.of(), List.of("-Djava.io.tmpdir=" + tmp));
+
+        assertThat(out).contains("ANSWER 2 compiler directives added");
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    @Test
+    void keeps_out_of_the_event_loop_only_methods_that_exist() throws ClassNotFoundException {
+        // a renamed method would silently be inlined again
+        Matcher m = Pattern.compile("\"-dev/profiledrollout/trace/internal/(\\w+)\\.(\\w+)\"")
+                .matcher(AnalyzeJit.DIRECTIVES);
+        int found = 0;
+        while (m.find()) {
+            Class<?> owner = Class.forName("dev.profiledrollout.trace.internal." + m.group(1));
+            String method = m.group(2);
+            assertThat(owner.getDeclaredMethods()).as(m.group()).anyMatch(x -> x.getName().equals(method));
+            found++;
+        }
+        assertThat(found).isEqualTo(5);
     }
 
     @Test

@@ -255,11 +255,23 @@ public final class FastEventScanner extends ByteCursor {
                 && (c = buf[pos + 1]) >= 0x20 && c != '"' && c != '\\') {
             // a one-character plain string (0x7F and non-ASCII bytes are negative or fail the test)
             e.phSeen = true;
-            e.complete = c == 'X';
+            e.complete = PHASE_X[c]; // a load, not a branch (see PHASE_X)
             pos += 3;
         } else {
             phOther(e);
         }
+    }
+
+    /**
+     * {@code PHASE_X[c]}: whether the phase byte {@code c} (0x20–0x7F) is {@code 'X'}. A comparison here would be a
+     * branch that the JIT profiles; in a trace whose first tens of thousands of events are all complete events ("X"),
+     * it compiled the other side as a trap, and the first metadata event ("M") deoptimised and recompiled the whole
+     * event scanner (C2 log, rank set: {@code unstable_if} at this comparison).
+     */
+    private static final boolean[] PHASE_X = new boolean[128];
+
+    static {
+        PHASE_X['X'] = true;
     }
 
     private void phOther(RawEvent e) throws IOException {
@@ -312,10 +324,31 @@ public final class FastEventScanner extends ByteCursor {
      * The JSON scalar {@code text} (validated, possibly {@code null}) as a 64-bit integer, or {@link RawEvent#NONE}
      * for anything else, as {@link #integer()} reads it.
      */
-    private static long integerOf(String text) {
+    static long integerOf(String text) {
         if (text == null || text.isEmpty() || (text.charAt(0) != '-' && (text.charAt(0) < '0' || text.charAt(0) > '9'))) {
             return RawEvent.NONE;
         }
+        // Digits by hand up to 18 (no overflow possible), rather than Long.parseLong: its Character.digit made the
+        // compiled scanner depend on java.lang.CharacterData having one subclass, and the first non-Latin-1 character
+        // handled anywhere in the JVM (CharacterData00 loaded) deoptimised the event scanner (C2 log, rank set).
+        int i = text.charAt(0) == '-' ? 1 : 0;
+        int n = text.length();
+        if (n - i < 1 || n - i > 18) {
+            return wideIntegerOf(text);
+        }
+        long v = 0;
+        for (; i < n; i++) {
+            int d = text.charAt(i) - '0';
+            if (d < 0 || d > 9) {
+                return RawEvent.NONE; // a fraction or an exponent: not an integer
+            }
+            v = v * 10 + d;
+        }
+        return text.charAt(0) == '-' ? -v : v;
+    }
+
+    /** {@link #integerOf} beyond 18 digits (or a lone minus sign): {@link RawEvent#NONE} beyond 64 bits. */
+    private static long wideIntegerOf(String text) {
         try {
             return Long.parseLong(text);
         } catch (NumberFormatException fractionOrWider) {

@@ -37,12 +37,29 @@ final class RememberedBytes {
                 continue;
             }
             int end = at + known.length;
-            if ((follow < 0 ? end <= lim : end < lim && b[end] == follow)
+            if (firstWordEqual(known, b, at)
+                    && (follow < 0 ? end <= lim : end < lim && b[end] == follow)
                     && java.util.Arrays.equals(known, 0, known.length, b, at, end)) {
                 return base + way;
             }
         }
         return -1;
+    }
+
+    /**
+     * Whether the first 8 bytes of {@code known} (its first byte when shorter) equal the bytes of {@code b} at
+     * {@code at}, as far as {@code b} reaches: a quick first test, the length and the whole sequence are checked
+     * after it. It makes the ways holding other sequences fail early, and it leaves {@code Arrays.equals} only
+     * sequences whose first bytes are equal. The JDK's comparison is shared by every caller and was compiled with its
+     * branch for a differing first byte as a trap, since that was rare; the first such miss then deoptimised the
+     * whole event scanner it was compiled into (C2 log of a rank set: {@code unstable_if} in
+     * {@code ArraysSupport.mismatch}).
+     */
+    private static boolean firstWordEqual(byte[] known, byte[] b, int at) {
+        if (known.length >= 8 && at + 8 <= b.length) {
+            return (long) ByteCursor.LONGS.get(known, 0) == (long) ByteCursor.LONGS.get(b, at);
+        }
+        return known.length == 0 || at < b.length && known[0] == b[at];
     }
 
     /** Length of the sequence in {@code slot}. */
