@@ -21,6 +21,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -149,6 +150,15 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        AnalyzeWarmUp warmUp = AnalyzeWarmUp.start(format == Format.JSON && merge == null);
+        try {
+            return run();
+        } finally {
+            warmUp.await(Duration.ofSeconds(10));
+        }
+    }
+
+    private Integer run() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         for (Path path : paths) {

@@ -39,6 +39,17 @@ final class AnalyzeOutput {
         out.println();
     }
 
+    /**
+     * Builds the serializers of {@link #json}'s records ahead of time ({@link AnalyzeWarmUp}); the mapper caches them,
+     * so the output later finds them built. Writes nothing.
+     */
+    static void warmUp() {
+        for (Class<?> type : List.of(JsonOutput.class, LabeledTrace.class, TraceSummary.class, TraceDetails.class,
+                AllRanks.class, BaselineDiff.class)) {
+            JSON.canSerialize(type);
+        }
+    }
+
     private static List<LabeledTrace> labeled(List<AnalyzeCommand.Labeled> traces) {
         return traces.stream().map(t -> new LabeledTrace(t.label(), categoriesByShare(t.summary()))).toList();
     }
