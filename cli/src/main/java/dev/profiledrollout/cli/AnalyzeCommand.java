@@ -150,11 +150,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        AnalyzeWarmUp warmUp = AnalyzeWarmUp.start(format == Format.JSON && merge == null);
+        AnalyzeWarmUp warmUp = merge == null ? AnalyzeWarmUp.start(format == Format.JSON) : null; // --merge: no analysis
         try {
             return run();
         } finally {
-            warmUp.await(Duration.ofSeconds(10));
+            if (warmUp != null) {
+                warmUp.await(Duration.ofSeconds(10));
+            }
         }
     }
 

@@ -264,9 +264,9 @@ public final class FastEventScanner extends ByteCursor {
 
     /**
      * {@code PHASE_X[c]}: whether the phase byte {@code c} (0x20–0x7F) is {@code 'X'}. A comparison here would be a
-     * branch that the JIT profiles; in a trace whose first tens of thousands of events are all complete events ("X"),
-     * it compiled the other side as a trap, and the first metadata event ("M") deoptimised and recompiled the whole
-     * event scanner (C2 log, rank set: {@code unstable_if} at this comparison).
+     * branch that the JIT profiles; in a trace whose events up to the compilation were all complete events ("X"), it
+     * compiled the other side as a trap, and the first metadata event ("M") after it deoptimised and recompiled the
+     * whole event scanner (C2 log of the training rank set: {@code unstable_if} at this comparison).
      */
     private static final boolean[] PHASE_X = new boolean[128];
 
