@@ -150,7 +150,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        AnalyzeWarmUp warmUp = merge == null ? AnalyzeWarmUp.start(format == Format.JSON) : null; // --merge: no analysis
+        // --merge analyses nothing, so it needs no warm-up
+        AnalyzeWarmUp warmUp = merge == null ? AnalyzeWarmUp.start(format == Format.JSON) : null;
         try {
             return run();
         } finally {
