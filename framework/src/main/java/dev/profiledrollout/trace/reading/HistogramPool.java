@@ -1,7 +1,6 @@
 package dev.profiledrollout.trace.reading;
 
-import java.lang.ref.SoftReference;
-import java.util.ArrayDeque;
+import dev.profiledrollout.trace.internal.Recycler;
 import org.HdrHistogram.IntCountsHistogram;
 
 /**
@@ -11,36 +10,29 @@ import org.HdrHistogram.IntCountsHistogram;
  * bench/README.md, issue 27 sixth round). A histogram taken from the list is {@link IntCountsHistogram#reset() reset}:
  * its counts are zero and it keeps its grown range, which changes no recorded value and no percentile (both follow
  * from the bucket layout of 2 significant digits, the same at every range). At most {@value #KEEP} per thread,
- * softly referenced.
+ * softly referenced ({@link Recycler}).
  */
 final class HistogramPool {
 
     static final int KEEP = 2048;
 
-    private static final ThreadLocal<ArrayDeque<SoftReference<IntCountsHistogram>>> FREE =
-            ThreadLocal.withInitial(ArrayDeque::new);
+    private static final Recycler<IntCountsHistogram> FREE =
+            new Recycler<>(KEEP, () -> new IntCountsHistogram(2));
 
     private HistogramPool() {
     }
 
     /** An empty auto-resizing histogram of 2 significant digits (a recycled one when this thread has one). */
     static IntCountsHistogram take() {
-        ArrayDeque<SoftReference<IntCountsHistogram>> free = FREE.get();
-        while (!free.isEmpty()) {
-            IntCountsHistogram h = free.pop().get();
-            if (h != null) {
-                h.reset();
-                return h;
-            }
-        }
-        return new IntCountsHistogram(2);
+        IntCountsHistogram h = FREE.take();
+        h.reset(); // a no-op on a fresh one
+        return h;
     }
 
     /** Gives {@code h} back to this thread's list; it must no longer be used by the giver. */
     static void give(IntCountsHistogram h) {
-        ArrayDeque<SoftReference<IntCountsHistogram>> free = FREE.get();
-        if (h != null && free.size() < KEEP) {
-            free.push(new SoftReference<>(h));
+        if (h != null) {
+            FREE.give(h);
         }
     }
 }
