@@ -2,8 +2,6 @@ package dev.profiledrollout.trace.internal;
 
 import static org.apiguardian.api.API.Status.INTERNAL;
 
-import java.lang.ref.SoftReference;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import org.apiguardian.api.API;
 
@@ -23,11 +21,11 @@ import org.apiguardian.api.API;
  * {@value #BLOCK} entries: the first block doubles up to that size, then each new block is added without copying the
  * others. A flat array doubled by copying held up to twice its entries, and every discarded copy of a large one had
  * already been promoted, so it stayed in the old generation as garbage until the end of a read: on a 1 GB trace with
- * recorded shapes the joins took 33 MiB of heap for 10 MiB of entries. Full blocks are reused: {@link #release()}
- * gives a finished join's blocks to its thread, and the next join that grows on that thread takes them (the files of a
- * rank set on a reader thread). Without that, each file's blocks outlived the young collections of its read, were
- * promoted, and stayed in the old generation as garbage: on HTA's training sample tiled to 8 files, the live heap after
- * each G1 collection rose by about 10 MiB per file. {@link Long#MIN_VALUE} cannot be an id. Not thread-safe.
+ * recorded shapes the joins took 33 MiB of heap for 10 MiB of entries. Full blocks are reused: {@link #release()} gives
+ * a finished join's blocks to its thread, and the next join that grows on that thread takes them (the files of a rank
+ * set on a reader thread; {@link Recycler}). Without that, each file's blocks outlived the young collections of its
+ * read, were promoted, and stayed in the old generation as garbage: on HTA's training sample tiled to 8 files, the live
+ * heap after each G1 collection rose by about 10 MiB per file. {@link Long#MIN_VALUE} cannot be an id. Not thread-safe.
  */
 @API(status = INTERNAL, since = "0.1")
 public final class IdJoin {
@@ -40,8 +38,7 @@ public final class IdJoin {
     private static final int FIRST = 256;
     /** Full blocks kept per thread for reuse (32 MiB), softly: the collector may take them under memory pressure. */
     private static final int KEEP_BLOCKS = 512;
-    private static final ThreadLocal<ArrayDeque<SoftReference<long[]>>> FREE_BLOCKS =
-            ThreadLocal.withInitial(ArrayDeque::new);
+    private static final Recycler<long[]> FREE_BLOCKS = new Recycler<>(KEEP_BLOCKS, () -> new long[BLOCK]);
     private static final long[][] RELEASED = {};
 
     private long[][] keys = {new long[FIRST]};
@@ -122,14 +119,7 @@ public final class IdJoin {
 
     /** A block given back on this thread (its old content is overwritten before it is read), else a new one. */
     private static long[] freeBlock() {
-        ArrayDeque<SoftReference<long[]>> free = FREE_BLOCKS.get();
-        while (!free.isEmpty()) {
-            long[] block = free.pop().get();
-            if (block != null) {
-                return block;
-            }
-        }
-        return new long[BLOCK];
+        return FREE_BLOCKS.take();
     }
 
     /**
@@ -137,11 +127,10 @@ public final class IdJoin {
      * used afterwards: its lookups and appends then fail with an {@link ArrayIndexOutOfBoundsException}.
      */
     public void release() {
-        ArrayDeque<SoftReference<long[]>> free = FREE_BLOCKS.get();
         for (long[][] column : new long[][][] {keys, as, bs == null ? RELEASED : bs}) {
             for (long[] block : column) {
-                if (block != null && block.length == BLOCK && free.size() < KEEP_BLOCKS) {
-                    free.push(new SoftReference<>(block));
+                if (block != null && block.length == BLOCK) {
+                    FREE_BLOCKS.give(block);
                 }
             }
         }

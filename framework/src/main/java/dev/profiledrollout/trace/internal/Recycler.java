@@ -9,9 +9,9 @@ import org.apiguardian.api.API;
 
 /**
  * Per-thread free lists of the trace reader's large working objects (the GPU timeline's chunk, the scanner's buffer,
- * the duration histograms), so that consecutive reads on one thread — the files of a rank set on a pool thread, a
- * test's traces on its thread — reuse memory: fresh arrays cost zeroing, page faults on first touch and
- * young-generation collections that copy the live arrays of the reads in progress. At most {@code keep} objects per
+ * the duration histograms, the id joins' blocks), so that consecutive reads on one thread — the files of a rank set on
+ * a pool thread, a test's traces on its thread — reuse memory: fresh arrays cost zeroing, page faults on first touch
+ * and young-generation collections that copy the live arrays of the reads in progress. At most {@code keep} objects per
  * thread ({@value #KEEP} unless given), softly referenced so the collector may drop them under memory pressure. An
  * object given back must no longer be used by the giver. Not shared between threads: each thread has its own list.
  *
